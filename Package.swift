@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "uti",
+    products: [
+        .library(name: "UniformTypes", targets: ["UniformTypes"]),
+        .library(name: "PropertyLists", targets: ["PropertyLists"]),
+        .executable(name: "uti", targets: ["uti"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        // The only code that sees libxml2's headers; Swift sees opaque handles.
+        .target(name: "CXMLShim", dependencies: ["CLibXML2"]),
+        .target(name: "PropertyLists", dependencies: ["CXMLShim"]),
+        .target(name: "UniformTypes", dependencies: ["PropertyLists"]),
+        .executableTarget(
+            name: "uti",
+            dependencies: [
+                "UniformTypes",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "PropertyListsTests",
+            dependencies: ["PropertyLists"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "UniformTypesTests",
+            dependencies: ["UniformTypes"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "utiTests",
+            dependencies: ["UniformTypes"],
+            resources: [.copy("Fixtures")]
+        ),
+    ]
+)

@@ -1,0 +1,196 @@
+#include "CXMLShim.h"
+
+// Keep ICU's headers out of this translation unit: nothing here needs them.
+#include <libxml/xmlversion.h>
+#undef LIBXML_ICU_ENABLED
+#include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct uti_xml_document { xmlDocPtr doc; };
+
+typedef struct {
+    int entity_declared;
+    long entity_line;
+} guard_state;
+
+/// SAX hook: any entity declaration stops the parser before it can be used.
+static void refuse_entity(void *context, const xmlChar *name, int type,
+                          const xmlChar *public_id, const xmlChar *system_id,
+                          xmlChar *content) {
+    (void)name; (void)type; (void)public_id; (void)system_id; (void)content;
+    xmlParserCtxtPtr ctxt = (xmlParserCtxtPtr)context;
+    guard_state *state = (guard_state *)ctxt->_private;
+    if (state != NULL && !state->entity_declared) {
+        state->entity_declared = 1;
+        state->entity_line = xmlSAX2GetLineNumber(ctxt);
+    }
+    xmlStopParser(ctxt);
+}
+
+static void silent_error(void *context, const char *message, ...) {
+    (void)context; (void)message;
+}
+
+static void silent_structured(void *context, xmlErrorPtr error) {
+    (void)context; (void)error;
+}
+
+static void copy_message(char *message, size_t capacity, const char *text) {
+    if (message == NULL || capacity == 0) return;
+    snprintf(message, capacity, "%s", text ? text : "unknown error");
+    // libxml2 messages end with a newline.
+    size_t n = strlen(message);
+    while (n > 0 && (message[n - 1] == '\n' || message[n - 1] == '\r')) message[--n] = 0;
+}
+
+uti_xml_status uti_xml_parse(const char *bytes, size_t length,
+                             uti_xml_document **out,
+                             char *message, size_t message_capacity,
+                             long *line) {
+    *out = NULL;
+    if (line) *line = 0;
+    if (length > (size_t)INT_MAX) {
+        copy_message(message, message_capacity, "document too large");
+        return UTI_XML_TOO_LARGE;
+    }
+    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+    if (ctxt == NULL) {
+        copy_message(message, message_capacity, "out of memory");
+        return UTI_XML_OUT_OF_MEMORY;
+    }
+    guard_state state = {0, 0};
+    ctxt->_private = &state;
+    ctxt->sax->entityDecl = refuse_entity;
+    ctxt->sax->warning = silent_error;
+    ctxt->sax->error = silent_error;
+    ctxt->sax->fatalError = silent_error;
+    ctxt->sax->serror = silent_structured;
+    ctxt->vctxt.error = silent_error;
+    ctxt->vctxt.warning = silent_error;
+
+    // Only what is safe: no network, big line numbers. Never
+    // NOENT, DTDLOAD, HUGE or RECOVER.
+    int options = XML_PARSE_NONET | XML_PARSE_BIG_LINES |
+                  XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA;
+    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, bytes, (int)length, NULL, NULL, options);
+
+    if (state.entity_declared) {
+        if (doc) xmlFreeDoc(doc);
+        copy_message(message, message_capacity,
+                     "the document declares an entity; entity declarations are not accepted");
+        if (line) *line = state.entity_line;
+        xmlFreeParserCtxt(ctxt);
+        return UTI_XML_ENTITY_DECLARED;
+    }
+    if (doc == NULL || !ctxt->wellFormed) {
+        xmlErrorPtr error = xmlCtxtGetLastError(ctxt);
+        copy_message(message, message_capacity, error ? error->message : "not well-formed XML");
+        if (line) *line = error ? error->line : 0;
+        if (doc) xmlFreeDoc(doc);
+        int memory = error && error->code == XML_ERR_NO_MEMORY;
+        xmlFreeParserCtxt(ctxt);
+        return memory ? UTI_XML_OUT_OF_MEMORY : UTI_XML_MALFORMED;
+    }
+    xmlFreeParserCtxt(ctxt);
+
+    uti_xml_document *result = malloc(sizeof *result);
+    if (result == NULL) {
+        xmlFreeDoc(doc);
+        copy_message(message, message_capacity, "out of memory");
+        return UTI_XML_OUT_OF_MEMORY;
+    }
+    result->doc = doc;
+    *out = result;
+    return UTI_XML_OK;
+}
+
+void uti_xml_document_free(uti_xml_document *document) {
+    if (document == NULL) return;
+    xmlFreeDoc(document->doc);
+    free(document);
+}
+
+static const uti_xml_element *element_from(xmlNodePtr node) {
+    while (node != NULL && node->type != XML_ELEMENT_NODE) node = node->next;
+    return (const uti_xml_element *)node;
+}
+
+const uti_xml_element *uti_xml_root(const uti_xml_document *document) {
+    return (const uti_xml_element *)xmlDocGetRootElement(document->doc);
+}
+
+const uti_xml_element *uti_xml_first_child(const uti_xml_element *element) {
+    return element_from(((xmlNodePtr)element)->children);
+}
+
+const uti_xml_element *uti_xml_next_sibling(const uti_xml_element *element) {
+    return element_from(((xmlNodePtr)element)->next);
+}
+
+const char *uti_xml_name(const uti_xml_element *element) {
+    return (const char *)((xmlNodePtr)element)->name;
+}
+
+long uti_xml_line(const uti_xml_element *element) {
+    return xmlGetLineNo((xmlNodePtr)element);
+}
+
+int uti_xml_has_child_elements(const uti_xml_element *element) {
+    return uti_xml_first_child(element) != NULL;
+}
+
+uti_xml_text_status uti_xml_text(const uti_xml_element *element,
+                                 char **out, size_t *length) {
+    *out = NULL;
+    *length = 0;
+    size_t total = 0;
+    for (xmlNodePtr child = ((xmlNodePtr)element)->children; child; child = child->next) {
+        switch (child->type) {
+        case XML_TEXT_NODE:
+        case XML_CDATA_SECTION_NODE:
+            if (child->content) total += strlen((const char *)child->content);
+            break;
+        case XML_ELEMENT_NODE:
+            return UTI_XML_TEXT_HAS_ELEMENT;
+        case XML_ENTITY_REF_NODE:
+        case XML_ENTITY_NODE:
+            return UTI_XML_TEXT_HAS_ENTITY;
+        default:
+            break;
+        }
+    }
+    char *buffer = malloc(total + 1);
+    if (buffer == NULL) return UTI_XML_TEXT_OUT_OF_MEMORY;
+    size_t at = 0;
+    for (xmlNodePtr child = ((xmlNodePtr)element)->children; child; child = child->next) {
+        if ((child->type == XML_TEXT_NODE || child->type == XML_CDATA_SECTION_NODE) && child->content) {
+            size_t n = strlen((const char *)child->content);
+            memcpy(buffer + at, child->content, n);
+            at += n;
+        }
+    }
+    buffer[at] = 0;
+    *out = buffer;
+    *length = at;
+    return UTI_XML_TEXT_OK;
+}
+
+void uti_xml_string_free(char *string) { free(string); }
+
+int uti_xml_has_stray_text(const uti_xml_element *element) {
+    for (xmlNodePtr child = ((xmlNodePtr)element)->children; child; child = child->next) {
+        if (child->type == XML_ENTITY_REF_NODE || child->type == XML_ENTITY_NODE) return 1;
+        if ((child->type == XML_TEXT_NODE || child->type == XML_CDATA_SECTION_NODE) && child->content) {
+            for (const xmlChar *c = child->content; *c; c++) {
+                if (*c != ' ' && *c != '\t' && *c != '\n' && *c != '\r') return 1;
+            }
+        }
+    }
+    return 0;
+}

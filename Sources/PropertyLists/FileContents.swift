@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reading whole files without Foundation, with a size limit and errors that
+/// name the file.
+public enum FileContents {
+    public struct ReadError: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    /// The bytes of the regular file at `path`, refusing files larger than
+    /// `limit` bytes, directories, FIFOs and devices (never opened).
+    public static func read(_ path: String, limit: Int) throws(ReadError) -> [UInt8] {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw ReadError(path: path, reason: errnoText()) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw ReadError(path: path, reason: (info.st_mode & S_IFMT) == S_IFDIR ? "is a directory" : "is not a regular file")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw ReadError(path: path, reason: errnoText()) }
+        defer { close(fd) }
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw ReadError(path: path, reason: "is not a regular file")
+        }
+        if Int(info.st_size) > limit {
+            throw ReadError(path: path, reason: "is \(info.st_size) bytes; the limit is \(limit)")
+        }
+        var result: [UInt8] = []
+        result.reserveCapacity(Int(info.st_size))
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ReadError(path: path, reason: errnoText())
+            }
+            if n == 0 { break }
+            result.append(contentsOf: buffer[0..<n])
+            if result.count > limit {
+                throw ReadError(path: path, reason: "grew past the limit of \(limit) bytes while being read")
+            }
+        }
+        return result
+    }
+
+    static func errnoText() -> String {
+        String(cString: strerror(errno))
+    }
+}

@@ -1,0 +1,147 @@
+/// A property list value, as Apple's XML and binary formats carry it.
+///
+/// Every value remembers where it stood in its source: the line of an XML
+/// element, or the byte offset of a binary object.
+public struct PropertyList: Sendable, Equatable {
+    public enum Value: Sendable, Equatable {
+        case string(String)
+        case integer(Int64)
+        case real(Double)
+        case bool(Bool)
+        /// Seconds since 2001-01-01T00:00:00Z, as Apple counts them.
+        case date(Double)
+        case data([UInt8])
+        case array([PropertyList])
+        case dictionary([Entry])
+    }
+
+    /// One key and its value in a dictionary, in document order.
+    public struct Entry: Sendable, Equatable {
+        public var key: String
+        public var value: PropertyList
+        public init(key: String, value: PropertyList) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    public var value: Value
+    public var location: SourcePosition
+
+    public init(_ value: Value, at location: SourcePosition = .unknown) {
+        self.value = value
+        self.location = location
+    }
+
+    /// The value for `key` when this is a dictionary.
+    public subscript(key: String) -> PropertyList? {
+        guard case .dictionary(let entries) = value else { return nil }
+        return entries.first { $0.key == key }?.value
+    }
+
+    public var stringValue: String? {
+        if case .string(let s) = value { return s }
+        return nil
+    }
+
+    public var arrayValue: [PropertyList]? {
+        if case .array(let a) = value { return a }
+        return nil
+    }
+
+    public var dictionaryValue: [Entry]? {
+        if case .dictionary(let d) = value { return d }
+        return nil
+    }
+
+    public var boolValue: Bool? {
+        if case .bool(let b) = value { return b }
+        return nil
+    }
+
+    /// The name of the value's kind, as the XML format spells it.
+    public var kindName: String {
+        switch value {
+        case .string: "string"
+        case .integer: "integer"
+        case .real: "real"
+        case .bool: "boolean"
+        case .date: "date"
+        case .data: "data"
+        case .array: "array"
+        case .dictionary: "dict"
+        }
+    }
+}
+
+/// Where something stands in a source file: a line (XML, text) or a byte
+/// offset (binary property lists).
+public enum SourcePosition: Sendable, Hashable, CustomStringConvertible {
+    case unknown
+    case line(Int)
+    case offset(Int)
+
+    public var line: Int? {
+        if case .line(let n) = self { return n }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .unknown: ""
+        case .line(let n): "\(n)"
+        case .offset(let n): "offset \(n)"
+        }
+    }
+}
+
+/// A property list that could not be read, and where.
+public struct PropertyListError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var position: SourcePosition
+
+    public init(_ message: String, at position: SourcePosition = .unknown) {
+        self.message = message
+        self.position = position
+    }
+
+    public var description: String {
+        switch position {
+        case .unknown: message
+        case .line(let n): "line \(n): \(message)"
+        case .offset(let n): "offset \(n): \(message)"
+        }
+    }
+}
+
+/// Limits that keep a hostile property list from using unbounded resources.
+public struct PropertyListLimits: Sendable {
+    /// Largest input accepted, in bytes.
+    public var maximumBytes: Int
+    /// Deepest nesting of arrays and dictionaries.
+    public var maximumDepth: Int
+    /// Most objects (values of any kind) in one document.
+    public var maximumObjects: Int
+
+    public init(maximumBytes: Int = 64 << 20, maximumDepth: Int = 128, maximumObjects: Int = 4_000_000) {
+        self.maximumBytes = maximumBytes
+        self.maximumDepth = maximumDepth
+        self.maximumObjects = maximumObjects
+    }
+
+    public static let standard = PropertyListLimits()
+}
+
+extension PropertyList {
+    /// Reads a property list in Apple's XML or binary (`bplist00`) format.
+    public static func parse(_ bytes: [UInt8], limits: PropertyListLimits = .standard) throws(PropertyListError) -> PropertyList {
+        if bytes.count > limits.maximumBytes {
+            throw PropertyListError("property list is \(bytes.count) bytes; the limit is \(limits.maximumBytes)")
+        }
+        if BinaryPropertyListReader.isBinary(bytes) {
+            var reader = try BinaryPropertyListReader(bytes, limits: limits)
+            return try reader.read()
+        }
+        return try XMLPropertyListReader.read(bytes, limits: limits)
+    }
+}

@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where declaration files are looked for at run time, least important
+/// first (later files override earlier ones):
+/// each `$XDG_DATA_DIRS/uti/types` (default `/usr/local/share:/usr/share`,
+/// the last listed first), `$XDG_DATA_HOME/uti/types` (default
+/// `~/.local/share`), then each entry of `UTI_DECLARATIONS` (a `:` list).
+/// A folder contributes its `*.plist` files in byte order of their names.
+public struct DeclarationSearchPath: Sendable {
+    /// Folders whose absence is normal (the XDG ones).
+    public var optionalFolders: [String]
+    /// Files or folders the user named; their absence is an error.
+    public var explicitPaths: [String]
+
+    public init(optionalFolders: [String] = [], explicitPaths: [String] = []) {
+        self.optionalFolders = optionalFolders
+        self.explicitPaths = explicitPaths
+    }
+
+    /// The search path the environment describes.
+    public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> DeclarationSearchPath {
+        var folders: [String] = []
+        let dataDirs = variables["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
+        for dir in dataDirs.split(separator: ":").reversed() where dir.hasPrefix("/") {
+            folders.append("\(dir)/uti/types")
+        }
+        if let home = variables["XDG_DATA_HOME"], home.hasPrefix("/") {
+            folders.append("\(home)/uti/types")
+        } else if let home = variables["HOME"], !home.isEmpty {
+            folders.append("\(home)/.local/share/uti/types")
+        }
+        let explicit = (variables["UTI_DECLARATIONS"] ?? "").split(separator: ":").map(String.init)
+        return DeclarationSearchPath(optionalFolders: folders, explicitPaths: explicit)
+    }
+
+    /// A path that could not be used.
+    public struct Missing: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    /// The declaration files, in load order; explicit paths that do not
+    /// exist are reported in `missing`.
+    public func resolve() -> (files: [String], missing: [Missing]) {
+        var files: [String] = []
+        var missing: [Missing] = []
+        for folder in optionalFolders where Self.isDirectory(folder) {
+            files.append(contentsOf: Self.plistFiles(in: folder))
+        }
+        for path in explicitPaths {
+            var info = stat()
+            if stat(path, &info) != 0 {
+                missing.append(Missing(path: path, reason: String(cString: strerror(errno))))
+            } else if (info.st_mode & S_IFMT) == S_IFDIR {
+                files.append(contentsOf: Self.plistFiles(in: path))
+            } else {
+                files.append(path)
+            }
+        }
+        return (files, missing)
+    }
+
+    /// The files to load, ignoring missing explicit paths.
+    public func files() -> [String] { resolve().files }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The `*.plist` entries of `folder`, sorted by their bytes.
+    static func plistFiles(in folder: String) -> [String] {
+        guard let dir = opendir(folder) else { return [] }
+        defer { closedir(dir) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                Array(raw.prefix { $0 != 0 })
+            }
+            if name.count > 6, name.suffix(6).elementsEqual(".plist".utf8), name.first != UInt8(ascii: ".") {
+                names.append(name)
+            }
+        }
+        names.sort { $0.lexicographicallyPrecedes($1) }
+        let base = folder.hasSuffix("/") ? folder : folder + "/"
+        return names.map { base + String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+/// The process environment as a dictionary, read without Foundation.
+public enum ProcessEnvironment {
+    public static var current: [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                result[String(text[..<eq])] = String(text[text.index(after: eq)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+}

@@ -1,0 +1,103 @@
+import PropertyLists
+
+/// One type declaration as a source states it, with where it came from.
+public struct TypeDeclaration: Sendable, Equatable {
+    /// Exported: the source owns the type. Imported: the source describes a
+    /// type someone else owns. An exported declaration beats an imported one.
+    public enum Kind: String, Sendable, Equatable {
+        case exported, imported
+    }
+
+    public var identifier: String
+    public var kind: Kind
+    /// Direct parents, in declared order.
+    public var conformsTo: [String]
+    /// Tags by class, in declared order.
+    public var tagSpecification: [TagSpecification]
+    /// `UTTypeDescription`: a short human-readable name.
+    public var description: String?
+    public var referenceURL: String?
+    public var version: String?
+    /// The icon name or file the declaration names, if any.
+    public var iconName: String?
+    public var origin: DeclarationOrigin
+
+    public init(identifier: String, kind: Kind, conformsTo: [String] = [],
+                tagSpecification: [TagSpecification] = [], description: String? = nil,
+                referenceURL: String? = nil, version: String? = nil, iconName: String? = nil,
+                origin: DeclarationOrigin) {
+        self.identifier = identifier
+        self.kind = kind
+        self.conformsTo = conformsTo
+        self.tagSpecification = tagSpecification
+        self.description = description
+        self.referenceURL = referenceURL
+        self.version = version
+        self.iconName = iconName
+        self.origin = origin
+    }
+
+    /// The declared tags of `tagClass`, in order.
+    public func tags(_ tagClass: TagClass) -> [String] {
+        tagSpecification.first { $0.tagClass == tagClass }?.tags ?? []
+    }
+}
+
+/// Where a declaration came from: which kind of source, which file, where.
+public struct DeclarationOrigin: Sendable, Equatable, CustomStringConvertible {
+    public enum Source: String, Sendable, Equatable {
+        /// Shipped with this package (`Data/`).
+        case bundled
+        /// Declaration files given by the user: `--declarations`,
+        /// `UTI_DECLARATIONS`, or the XDG `uti/types` folders.
+        case user
+    }
+
+    public var source: Source
+    public var file: String
+    public var position: SourcePosition
+
+    public init(source: Source, file: String, position: SourcePosition = .unknown) {
+        self.source = source
+        self.file = file
+        self.position = position
+    }
+
+    /// `file:line` (or `file@offset N` for binary property lists).
+    public var description: String {
+        switch position {
+        case .unknown: file
+        case .line(let n): "\(file):\(n)"
+        case .offset(let n): "\(file)@offset \(n)"
+        }
+    }
+}
+
+/// A problem found in a declaration source.
+public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+    /// A note tells what happened (an override); a warning points at a
+    /// likely mistake; an error is a declaration that is wrong.
+    public enum Severity: String, Sendable, Comparable {
+        case note, warning, error
+        private var rank: Int { self == .note ? 0 : self == .warning ? 1 : 2 }
+        public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+    }
+
+    public var severity: Severity
+    public var file: String
+    public var position: SourcePosition
+    public var message: String
+
+    public init(_ severity: Severity, file: String, position: SourcePosition = .unknown, _ message: String) {
+        self.severity = severity
+        self.file = file
+        self.position = position
+        self.message = message
+    }
+
+    /// `file:line: severity: message`, the form compilers use.
+    public var description: String {
+        let place = DeclarationOrigin(source: .user, file: file, position: position).description
+        return "\(place): \(severity.rawValue): \(message)"
+    }
+}

@@ -1,0 +1,221 @@
+/// A uniform type: a declared type of a registry, or an undeclared one (a
+/// dynamic `dyn.a…` type, or an identifier no source declares).
+///
+/// Names follow Apple's `UTType` where Apple has them. Two types are equal
+/// when their identifiers are equal, compared case-insensitively.
+public struct UTType: Sendable, Hashable, CustomStringConvertible {
+    struct Undeclared: Sendable {
+        var identifier: String
+        var conformsTo: [String]
+        var tags: [TagSpecification]
+        var isDynamic: Bool
+    }
+
+    enum Storage: Sendable {
+        case declared(Int32)
+        case undeclared(Undeclared)
+    }
+
+    /// The registry that answers this type's questions.
+    public let registry: TypeRegistry
+    let storage: Storage
+
+    init(_ registry: TypeRegistry, _ slot: Int32) {
+        self.registry = registry
+        self.storage = .declared(slot)
+    }
+
+    init(_ registry: TypeRegistry, undeclared: Undeclared) {
+        self.registry = registry
+        self.storage = .undeclared(undeclared)
+    }
+
+    var slot: Int32? {
+        if case .declared(let s) = storage { return s }
+        return nil
+    }
+
+    // MARK: Apple's initializers, over `TypeRegistry.default`
+
+    /// The declared or dynamic type with `identifier`.
+    public init?(_ identifier: String) {
+        guard let type = TypeRegistry.default.type(identifier: identifier) else { return nil }
+        self = type
+    }
+
+    public init?(filenameExtension: String, conformingTo supertype: UTType = .data) {
+        guard let type = TypeRegistry.default.type(filenameExtension: filenameExtension, conformingTo: supertype) else { return nil }
+        self = type
+    }
+
+    public init?(mimeType: String, conformingTo supertype: UTType = .data) {
+        guard let type = TypeRegistry.default.type(mimeType: mimeType, conformingTo: supertype) else { return nil }
+        self = type
+    }
+
+    public init?(tag: String, tagClass: TagClass, conformingTo supertype: UTType?) {
+        guard let type = TypeRegistry.default.type(tag: tag, tagClass: tagClass, conformingTo: supertype) else { return nil }
+        self = type
+    }
+
+    /// The declared type `identifier`, or, when no source declares it, an
+    /// undeclared type with that identifier conforming to `parentType`.
+    public init(exportedAs identifier: String, conformingTo parentType: UTType? = nil) {
+        self = UTType.declaredOrPlaceholder(identifier, parentType, in: .default)
+    }
+
+    /// As `init(exportedAs:conformingTo:)`, for a type owned by someone else.
+    public init(importedAs identifier: String, conformingTo parentType: UTType? = nil) {
+        self = UTType.declaredOrPlaceholder(identifier, parentType, in: .default)
+    }
+
+    static func declaredOrPlaceholder(_ identifier: String, _ parent: UTType?, in registry: TypeRegistry) -> UTType {
+        registry.declaredType(identifier) ?? UTType(registry, undeclared: Undeclared(
+            identifier: identifier, conformsTo: parent.map { [$0.identifier] } ?? [], tags: [], isDynamic: false))
+    }
+
+    public static func types(tag: String, tagClass: TagClass, conformingTo supertype: UTType?) -> [UTType] {
+        TypeRegistry.default.types(tag: tag, tagClass: tagClass, conformingTo: supertype)
+    }
+
+    // MARK: Properties
+
+    public var identifier: String {
+        switch storage {
+        case .declared(let s): registry.declarations[Int(s)].identifier
+        case .undeclared(let u): u.identifier
+        }
+    }
+
+    /// The declaration that defines this type, nil for undeclared types.
+    public var declaration: TypeDeclaration? {
+        slot.map { registry.declarations[Int($0)] }
+    }
+
+    /// The declared description (`UTTypeDescription`).
+    public var localizedDescription: String? { declaration?.description }
+
+    public var referenceURL: String? { declaration?.referenceURL }
+
+    /// `UTTypeVersion` as declared.
+    public var version: String? { declaration?.version }
+
+    public var isDeclared: Bool { slot != nil }
+
+    public var isDynamic: Bool {
+        if case .undeclared(let u) = storage { return u.isDynamic }
+        return false
+    }
+
+    /// Whether the identifier is in the reserved `public` domain.
+    public var isPublic: Bool { identifier.lowercased().hasPrefix("public.") }
+
+    /// Tags by class, each list in declared order.
+    public var tagSpecification: [TagSpecification] {
+        switch storage {
+        case .declared(let s): registry.declarations[Int(s)].tagSpecification
+        case .undeclared(let u): u.tags
+        }
+    }
+
+    public var tags: [TagClass: [String]] {
+        var result: [TagClass: [String]] = [:]
+        for spec in tagSpecification { result[spec.tagClass, default: []].append(contentsOf: spec.tags) }
+        return result
+    }
+
+    public func tags(_ tagClass: TagClass) -> [String] {
+        tagSpecification.filter { $0.tagClass == tagClass }.flatMap(\.tags)
+    }
+
+    public var preferredFilenameExtension: String? { tags(.filenameExtension).first }
+    public var preferredMIMEType: String? { tags(.mimeType).first }
+
+    /// The identifiers of the direct parents, as declared.
+    public var declaredParents: [String] {
+        switch storage {
+        case .declared(let s): registry.declarations[Int(s)].conformsTo
+        case .undeclared(let u): u.conformsTo
+        }
+    }
+
+    /// Every type this one conforms to, excluding itself, nearest first,
+    /// without repeats.
+    public var orderedSupertypes: [UTType] {
+        switch storage {
+        case .declared(let s):
+            return registry.ancestors[Int(s)].map { UTType(registry, $0) }
+        case .undeclared(let u):
+            var result: [UTType] = []
+            var seen: Set<String> = [identifier.lowercased()]
+            for parent in u.conformsTo {
+                let type = UTType.declaredOrPlaceholder(parent, nil, in: registry)
+                for t in [type] + type.orderedSupertypes where seen.insert(t.identifier.lowercased()).inserted {
+                    result.append(t)
+                }
+            }
+            return result
+        }
+    }
+
+    public var supertypes: Set<UTType> { Set(orderedSupertypes) }
+
+    /// Conformance is reflexive and transitive.
+    public func conforms(to other: UTType) -> Bool {
+        if self == other { return true }
+        switch (storage, other.storage) {
+        case (.declared(let a), .declared(let b)):
+            return registry === other.registry ? registry.ancestors[Int(a)].contains(b)
+                : orderedSupertypes.contains(other)
+        default:
+            return orderedSupertypes.contains(other)
+        }
+    }
+
+    public func isSubtype(of other: UTType) -> Bool { self != other && conforms(to: other) }
+    public func isSupertype(of other: UTType) -> Bool { self != other && other.conforms(to: self) }
+
+    /// Where the winning declaration came from.
+    public var origin: DeclarationOrigin? { declaration?.origin }
+
+    public var description: String { identifier }
+
+    public static func == (a: UTType, b: UTType) -> Bool {
+        if case .declared(let x) = a.storage, case .declared(let y) = b.storage, a.registry === b.registry {
+            return x == y
+        }
+        return a.identifier.lowercased() == b.identifier.lowercased()
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(identifier.lowercased())
+    }
+}
+
+extension UTType {
+    private static func system(_ identifier: String) -> UTType {
+        declaredOrPlaceholder(identifier, nil, in: .default)
+    }
+
+    public static var item: UTType { system("public.item") }
+    public static var content: UTType { system("public.content") }
+    public static var data: UTType { system("public.data") }
+    public static var directory: UTType { system("public.directory") }
+    public static var folder: UTType { system("public.folder") }
+    public static var package: UTType { system("com.apple.package") }
+    public static var text: UTType { system("public.text") }
+    public static var plainText: UTType { system("public.plain-text") }
+    public static var utf8PlainText: UTType { system("public.utf8-plain-text") }
+    public static var sourceCode: UTType { system("public.source-code") }
+    public static var json: UTType { system("public.json") }
+    public static var xml: UTType { system("public.xml") }
+    public static var image: UTType { system("public.image") }
+    public static var jpeg: UTType { system("public.jpeg") }
+    public static var png: UTType { system("public.png") }
+    public static var pdf: UTType { system("com.adobe.pdf") }
+    public static var audio: UTType { system("public.audio") }
+    public static var movie: UTType { system("public.movie") }
+    public static var archive: UTType { system("public.archive") }
+    public static var zip: UTType { system("public.zip-archive") }
+    public static var executable: UTType { system("public.executable") }
+}
