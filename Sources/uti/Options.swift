@@ -1,0 +1,77 @@
+import ArgumentParser
+import UniformTypes
+
+/// Where declarations come from, shared by every command.
+struct RegistryOptions: ParsableArguments {
+    @Option(name: .customLong("declarations"),
+            help: ArgumentHelp("A declarations file or folder of *.plist files (repeatable); overrides the bundled types.",
+                               valueName: "path"))
+    var declarations: [String] = []
+
+    /// The registry, or exit status 2 with every unusable source named.
+    func load() throws -> TypeRegistry {
+        do {
+            return try RegistryLoader.load(extraPaths: declarations)
+        } catch {
+            for problem in error.problems { Console.error("uti: \(problem)") }
+            throw ExitCode(Status.error)
+        }
+    }
+}
+
+struct OutputOptions: ParsableArguments {
+    @Flag(help: "Print JSON (the schema is in README.md).")
+    var json = false
+}
+
+/// How to read a query, shared by the commands that take one.
+struct QueryOptions: ParsableArguments {
+    @Flag(name: .customLong("extension"), help: "Read queries as filename extensions.")
+    var asExtension = false
+    @Flag(name: .customLong("mime"), help: "Read queries as MIME types.")
+    var asMIME = false
+    @Flag(name: .customLong("identifier"), help: "Read queries as type identifiers.")
+    var asIdentifier = false
+    @Option(name: .customLong("tag-class"), help: ArgumentHelp("Read queries as tags of this class (extension, mime, ostype, or a class identifier).", valueName: "class"))
+    var tagClass: String?
+    @Option(name: .customLong("conforming-to"), help: ArgumentHelp("Only types conforming to this type (default public.data for extensions and MIME types).", valueName: "type"))
+    var conformingTo: String?
+
+    func validate() throws {
+        let forced = [asExtension, asMIME, asIdentifier, tagClass != nil].filter { $0 }.count
+        if forced > 1 {
+            throw ValidationError("--extension, --mime, --identifier and --tag-class exclude each other")
+        }
+    }
+
+    func resolver(_ registry: TypeRegistry) throws -> QueryResolver {
+        var resolver = QueryResolver(registry: registry)
+        if asExtension { resolver.forcedKind = .filenameExtension }
+        if asMIME { resolver.forcedKind = .mimeType }
+        if asIdentifier { resolver.forcedKind = .identifier }
+        if let tagClass { resolver.tagClass = TagClass.parse(tagClass) }
+        if let conformingTo {
+            do {
+                resolver.conformingTo = try QueryResolver(registry: registry).type(conformingTo)
+            } catch {
+                throw Console.fail("--conforming-to \(conformingTo): \(error)")
+            }
+        }
+        return resolver
+    }
+}
+
+extension QueryResolver {
+    /// Resolves a type argument, or exits 2 naming the argument. An
+    /// undeclared dotted name whose kind was guessed is taken for a mistyped
+    /// identifier, not an extension (`public.imgae`); --extension forces it.
+    func argument(_ query: String, _ name: String) throws -> UTType {
+        let resolution: Resolution
+        do { resolution = try resolve(query) } catch { throw Console.fail("\(name) \"\(query)\": \(error)") }
+        if forcedKind == nil && tagClass == nil && resolution.kind == .filenameExtension && !resolution.type.isDeclared
+            && query.dropFirst().contains(".") {
+            throw Console.fail("\(name) \"\(query)\": no type is declared with this identifier (use --extension to read it as an extension)")
+        }
+        return resolution.type
+    }
+}

@@ -1,0 +1,100 @@
+import UniformTypes
+
+/// The text and JSON forms of types and lookups. The JSON schema is
+/// documented in README.md and kept stable.
+enum TypeFormatting {
+    static func json(_ type: UTType) -> JSON {
+        var tags: [(String, JSON)] = []
+        for spec in type.tagSpecification {
+            if let i = tags.firstIndex(where: { $0.0 == spec.tagClass.identifier }),
+               case .array(let existing) = tags[i].1 {
+                tags[i].1 = .array(existing + spec.tags.map(JSON.string))
+            } else {
+                tags.append((spec.tagClass.identifier, JSON.strings(spec.tags)))
+            }
+        }
+        var origin = JSON.null
+        if let declaration = type.declaration {
+            origin = .object([
+                ("source", .string(declaration.origin.source.rawValue)),
+                ("kind", .string(declaration.kind.rawValue)),
+                ("file", .string(declaration.origin.file)),
+                ("line", declaration.origin.position.line.map(JSON.int) ?? .null),
+            ])
+        }
+        return .object([
+            ("identifier", .string(type.identifier)),
+            ("description", .optional(type.localizedDescription)),
+            ("declared", .bool(type.isDeclared)),
+            ("dynamic", .bool(type.isDynamic)),
+            ("public", .bool(type.isPublic)),
+            ("conformsTo", JSON.strings(type.declaredParents)),
+            ("supertypes", JSON.strings(type.orderedSupertypes.map(\.identifier))),
+            ("tags", .object(tags)),
+            ("preferredFilenameExtension", .optional(type.preferredFilenameExtension)),
+            ("preferredMIMEType", .optional(type.preferredMIMEType)),
+            ("referenceURL", .optional(type.referenceURL)),
+            ("version", .optional(type.version)),
+            ("origin", origin),
+        ])
+    }
+
+    static func json(_ resolution: Resolution) -> JSON {
+        .object([
+            ("query", .string(resolution.query)),
+            ("queryKind", .string(resolution.kind.rawValue)),
+            ("type", json(resolution.type)),
+            ("alternatives", JSON.strings(resolution.alternatives.map(\.identifier))),
+        ])
+    }
+
+    /// The multi-line description `uti QUERY` prints.
+    static func text(_ resolution: Resolution) -> String {
+        let type = resolution.type
+        var lines: [String] = []
+        var head = type.identifier
+        if let description = type.localizedDescription { head += "  \(description)" }
+        lines.append(head)
+        func field(_ name: String, _ value: String) {
+            lines.append("  " + (name + ":").padding(18) + value)
+        }
+        field("query", "\(resolution.kind.rawValue) \"\(resolution.query)\"")
+        if let declaration = type.declaration {
+            field("declared", "\(declaration.kind.rawValue), \(declaration.origin.source.rawValue), \(declaration.origin)")
+            for overridden in type.registry.overridden(type) {
+                field("overrides", overridden.description)
+            }
+        } else {
+            field("declared", type.isDynamic ? "no (dynamic)" : "no")
+        }
+        if !type.declaredParents.isEmpty { field("conforms to", type.declaredParents.joined(separator: ", ")) }
+        let supertypes = type.orderedSupertypes.map(\.identifier)
+        if !supertypes.isEmpty { field("supertypes", supertypes.joined(separator: ", ")) }
+        for spec in mergedTags(type) { field(spec.tagClass.label, spec.tags.joined(separator: ", ")) }
+        if let url = type.referenceURL { field("reference", url) }
+        if let version = type.version { field("version", version) }
+        if !resolution.alternatives.isEmpty {
+            field("also claimed by", resolution.alternatives.map(\.identifier).joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Tag specifications with repeated classes merged, first-seen order.
+    static func mergedTags(_ type: UTType) -> [TagSpecification] {
+        var result: [TagSpecification] = []
+        for spec in type.tagSpecification {
+            if let i = result.firstIndex(where: { $0.tagClass == spec.tagClass }) {
+                result[i].tags += spec.tags
+            } else {
+                result.append(spec)
+            }
+        }
+        return result
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}

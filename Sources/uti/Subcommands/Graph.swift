@@ -1,0 +1,50 @@
+import ArgumentParser
+import UniformTypes
+
+struct Graph: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The conformance graph of a type as Graphviz DOT.",
+        discussion: """
+        By default TYPE and every type under it; with --up, TYPE and every type above
+        it up to the roots (public.item, public.content). Edges point from a type to
+        the type it conforms to. Render with: uti graph public.image | dot -Tsvg > image.svg
+        """)
+
+    @OptionGroup var registryOptions: RegistryOptions
+    @OptionGroup var queryOptions: QueryOptions
+    @Flag(help: "Draw TYPE's supertypes instead of its descendants.")
+    var up = false
+    @Argument(help: "The type (any query form).") var type: String
+
+    func run() throws {
+        let registry = try registryOptions.load()
+        let root = try queryOptions.resolver(registry).argument(type, "TYPE")
+        print(Self.dot(root: root, nodes: [root] + (up ? root.orderedSupertypes : registry.descendants(of: root))))
+    }
+
+    static func dot(root: UTType, nodes: [UTType]) -> String {
+        let members = Set(nodes.map { $0.identifier.lowercased() })
+        var lines = ["digraph \(quote(root.identifier)) {", "  rankdir=BT;", "  node [shape=box, fontname=\"Helvetica\"];"]
+        lines.append("  \(quote(root.identifier)) [style=bold];")
+        for node in nodes {
+            let parents = node.declaredParents.filter { members.contains($0.lowercased()) }
+            if parents.isEmpty && node != root { lines.append("  \(quote(node.identifier));") }
+            for parent in parents {
+                let target = nodes.first { $0.identifier.lowercased() == parent.lowercased() }?.identifier ?? parent
+                lines.append("  \(quote(node.identifier)) -> \(quote(target));")
+            }
+        }
+        lines.append("}")
+        return lines.joined(separator: "\n")
+    }
+
+    static func quote(_ s: String) -> String {
+        "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
+
+extension String {
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        split(separator: Substring(target), omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

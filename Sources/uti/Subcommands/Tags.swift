@@ -1,0 +1,62 @@
+import ArgumentParser
+import UniformTypes
+
+struct Tags: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The tags of a type: all of them, one class, or the preferred one.",
+        discussion: """
+        With --class, prints one tag a line. --descendants adds the tags of every type
+        that conforms to TYPE (every extension that is an image: uti tags public.image
+        --class extension --descendants).
+        """)
+
+    @OptionGroup var registryOptions: RegistryOptions
+    @OptionGroup var queryOptions: QueryOptions
+    @OptionGroup var output: OutputOptions
+    @Option(name: .customLong("class"), help: ArgumentHelp("Only this tag class: extension, mime, ostype, or a class identifier.", valueName: "class"))
+    var tagClass: String?
+    @Flag(help: "Only the preferred (first declared) tag; needs --class.")
+    var preferred = false
+    @Flag(help: "Include the tags of every type that conforms to TYPE.")
+    var descendants = false
+    @Argument(help: "The type (any query form).")
+    var type: String
+
+    func validate() throws {
+        if preferred && tagClass == nil { throw ValidationError("--preferred needs --class") }
+        if preferred && descendants { throw ValidationError("--preferred and --descendants exclude each other") }
+    }
+
+    func run() throws {
+        let registry = try registryOptions.load()
+        let target = try queryOptions.resolver(registry).argument(type, "TYPE")
+        let classes: [TagClass]
+        if let tagClass {
+            classes = [TagClass.parse(tagClass)]
+        } else {
+            var seen: [TagClass] = []
+            for t in [target] + (descendants ? registry.descendants(of: target) : []) {
+                for spec in t.tagSpecification where !seen.contains(spec.tagClass) { seen.append(spec.tagClass) }
+            }
+            classes = seen
+        }
+        var table: [(TagClass, [String])] = classes.map {
+            ($0, registry.tags(of: target, tagClass: $0, includingDescendants: descendants))
+        }
+        if preferred { table = table.map { ($0.0, Array($0.1.prefix(1))) } }
+        if output.json {
+            print(JSON.object([
+                ("identifier", .string(target.identifier)),
+                ("includesDescendants", .bool(descendants)),
+                ("tags", .object(table.map { ($0.0.identifier, JSON.strings($0.1)) })),
+            ]).serialized())
+        } else if tagClass != nil {
+            for tag in table[0].1 { print(tag) }
+        } else {
+            for (tagClass, tags) in table where !tags.isEmpty {
+                print("\(tagClass.identifier): \(tags.joined(separator: " "))")
+            }
+        }
+        if table.allSatisfy({ $0.1.isEmpty }) { throw ExitCode(Status.no) }
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import PropertyLists
+import UniformTypes
+
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check declaration files: syntax, identifiers, parents, cycles, duplicates, tag clashes.",
+        discussion: """
+        Each PATH (a property list, an app Info.plist, or a folder of *.plist) is read
+        with the bundled types, so parents may be bundled types. Problems print as
+        FILE:LINE: SEVERITY: MESSAGE. Exit 0 when no errors were found (--strict: no
+        warnings either), 1 when some were, 2 when a path cannot be used.
+        """)
+
+    @OptionGroup var output: OutputOptions
+    @Flag(help: "Treat warnings as errors for the exit status.")
+    var strict = false
+    @Flag(name: .shortAndLong, help: "Also print notes (overrides of bundled types).")
+    var verbose = false
+    @Flag(name: .customLong("no-bundled"), help: "Check the files on their own, without the bundled types.")
+    var noBundled = false
+    @Argument(help: "Declaration files or folders.") var paths: [String]
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("give at least one declarations file or folder") }
+    }
+
+    func run() throws {
+        let (files, missing) = DeclarationSearchPath(explicitPaths: paths).resolve()
+        if !missing.isEmpty {
+            for m in missing { Console.error("uti: \(m)") }
+            throw ExitCode(Status.error)
+        }
+        var builder = noBundled ? RegistryBuilder() : RegistryBuilder.bundled()
+        for file in files { builder.add(DeclarationReader.read(path: file, source: .user)) }
+        let registry = builder.build()
+        let checked = Set(files)
+        let shown = registry.diagnostics
+            .filter { checked.contains($0.file) && ($0.severity != .note || verbose || output.json) }
+        let errors = shown.filter { $0.severity == .error }.count
+        let warnings = shown.filter { $0.severity == .warning }.count
+        let types = registry.allTypes.filter { $0.origin.map { checked.contains($0.file) } ?? false }.count
+        if output.json {
+            print(JSON.object([
+                ("files", JSON.strings(files)),
+                ("types", .int(types)),
+                ("errors", .int(errors)),
+                ("warnings", .int(warnings)),
+                ("diagnostics", .array(shown.map(Self.json))),
+            ]).serialized())
+        } else {
+            for d in shown { print(d.description) }
+            print("\(files.count) file\(files.count == 1 ? "" : "s"), \(types) type\(types == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+        }
+        if errors > 0 || (strict && warnings > 0) { throw ExitCode(Status.no) }
+    }
+
+    static func json(_ d: Diagnostic) -> JSON {
+        var position: [(String, JSON)] = []
+        switch d.position {
+        case .line(let n): position = [("line", .int(n))]
+        case .offset(let n): position = [("offset", .int(n))]
+        case .unknown: break
+        }
+        return .object([("file", .string(d.file))] + position + [
+            ("severity", .string(d.severity.rawValue)),
+            ("message", .string(d.message)),
+        ])
+    }
+}

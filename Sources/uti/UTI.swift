@@ -1,0 +1,82 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct UTI: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "uti",
+        abstract: "Uniform Type Identifiers on Linux: extensions, MIME types, identifiers and conformance.",
+        discussion: """
+        A query with a "/" is a MIME type, a declared identifier (or dyn.a…) is an
+        identifier, anything else is a filename extension.
+
+        Examples:
+          uti jpg                          describe the type of the extension jpg
+          uti image/png --json             the same for a MIME type, as JSON
+          uti file report.pdf notes.md     the type of paths, by name
+          uti conforms jpg public.image    exit 0 when jpg is an image
+          uti tags public.image --class extension --descendants
+          uti graph public.image > image.dot
+          uti validate MyApp/Info.plist
+          printf 'a.jpg\\nb.txt\\n' | uti batch --file
+
+        Exit status: 0 success (or "yes"), 1 "no" or not found, 2 error.
+        """,
+        version: version,
+        subcommands: [
+            Lookup.self, FileCommand.self, Tags.self, Conforms.self, Equal.self, Supertypes.self,
+            Descendants.self, Decode.self, Graph.self, Validate.self, Batch.self,
+        ],
+        defaultSubcommand: Lookup.self
+    )
+
+    /// Maps argument errors to exit status 2, as documented.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+                Glibc.exit(0)
+            }
+            if !message.isEmpty { Console.error(message) }
+            if code == .validationFailure { Glibc.exit(Status.error) }
+            Glibc.exit(code.rawValue)
+        }
+    }
+}
+
+/// Exit statuses `uti` documents.
+enum Status {
+    static let success: Int32 = 0
+    /// A "no": not conforming, not equal, not found, problems found.
+    static let no: Int32 = 1
+    /// Bad arguments or unusable input.
+    static let error: Int32 = 2
+}
+
+enum Console {
+    static func error(_ message: String) {
+        let text = message.hasSuffix("\n") ? message : message + "\n"
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            bytes = bytes.dropFirst(n)
+        }
+    }
+
+    /// Reports a failure and returns the exit code to throw.
+    static func fail(_ message: String) -> ExitCode {
+        error("uti: \(message)")
+        return ExitCode(Status.error)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+@testable import PropertyLists
+
+private func fixture(_ name: String) throws -> [UInt8] {
+    let url = try #require(Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: nil))
+    return Array(try Data(contentsOf: url))
+}
+
+@Suite struct BinaryPropertyListTests {
+    @Test func readsEveryValueKind() throws {
+        let value = try PropertyList.parse(fixture("all-types.bplist"))
+        #expect(value["string"]?.value == .string("héllo wörld ✓"))
+        #expect(value["ascii"]?.value == .string("plain"))
+        #expect(value["integer"]?.value == .integer(-42))
+        #expect(value["big"]?.value == .integer(1 << 62))
+        #expect(value["real"]?.value == .real(2.5))
+        #expect(value["yes"]?.value == .bool(true))
+        #expect(value["no"]?.value == .bool(false))
+        #expect(value["data"]?.value == .data([0, 1, 0xFE, 0xFF]))
+        #expect(value["dict"]?["k"]?.value == .string("v"))
+        let array = try #require(value["array"]?.arrayValue)
+        #expect(array.map(\.value).prefix(2) == [.string("a"), .integer(1)])
+        #expect(array[2].arrayValue?.first?.value == .string("nested"))
+        // The same instant as the XML form gives.
+        let xml = try PropertyList.parse(Array("<plist><date>2020-05-17T12:30:00Z</date></plist>".utf8))
+        #expect(value["date"]?.value == xml.value)
+        #expect(value.dictionaryValue?.first?.key == "string")
+        if case .offset(let n) = value.location { #expect(n >= 8) } else { Issue.record("no offset") }
+    }
+
+    @Test(arguments: [
+        ("cyclic.bplist", "referenced more than once"),
+        ("shared-container.bplist", "referenced more than once"),
+        ("int128.bplist", "64 bits"),
+        ("nan-date.bplist", "finite"),
+        ("bad-offset.bplist", "outside"),
+        ("long-string.bplist", "exceeds the file size"),
+        ("truncated.bplist", "trailer"),
+        ("deep.bplist", "nesting"),
+        ("number-key.bplist", "not a string"),
+    ])
+    func rejectsHostileFiles(name: String, expected: String) throws {
+        let bytes = try fixture(name)
+        do {
+            _ = try PropertyList.parse(bytes)
+            Issue.record("\(name) was accepted")
+        } catch {
+            #expect(error.message.contains(expected), "\(name): \(error)")
+        }
+    }
+
+    @Test func rejectsEveryTruncationOfAValidFile() throws {
+        let bytes = try fixture("all-types.bplist")
+        for length in 0..<bytes.count {
+            #expect(throws: PropertyListError.self) { try PropertyList.parse(Array(bytes.prefix(length))) }
+        }
+    }
+
+    @Test func readsApplesOwnCoreTypes() throws {
+        // The reference CoreTypes Info.plist is a real Apple bplist00 with shared strings.
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../shared/reference/coretypes-macos12.plist").standardized.path
+        try #require(FileManager.default.fileExists(atPath: path))
+        let value = try PropertyList.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        #expect(value["UTExportedTypeDeclarations"]?.arrayValue?.count == 667)
+        #expect(value["UTImportedTypeDeclarations"]?.arrayValue?.count == 206)
+    }
+}
