@@ -146,7 +146,9 @@ public final class TypeRegistry: Sendable {
     }
 
     /// A dynamic type for `tag`, whether or not a declared type claims it.
+    /// The tag is normalized first (`.SQL` and `sql` give the same type).
     public func dynamicType(tag: String, tagClass: TagClass, conformingTo supertype: UTType? = nil) -> UTType {
+        let tag = tagClass.normalize(tag)
         let identifier = DynamicIdentifier.make(tag: tag, tagClass: tagClass, conformingTo: supertype?.identifier)
         return UTType(self, undeclared: UTType.Undeclared(
             identifier: identifier, conformsTo: supertype.map { [$0.identifier] } ?? [],

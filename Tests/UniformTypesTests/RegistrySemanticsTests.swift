@@ -1,0 +1,249 @@
+import Foundation
+import Testing
+@testable import UniformTypes
+
+@Suite struct RegistrySemanticsTests {
+    let registry = TypeRegistry.bundled
+    func type(_ identifier: String) -> UTType { registry.declaredType(identifier)! }
+
+    @Test func identifiersAndTagsIgnoreCase() throws {
+        #expect(registry.declaredType("PUBLIC.JPEG") == type("public.jpeg"))
+        #expect(registry.declaredType("Public.Jpeg")?.identifier == "public.jpeg")
+        #expect(registry.type(filenameExtension: ".JpG") == type("public.jpeg"))
+        #expect(registry.type(mimeType: " Image/JPEG ; q=1") == type("public.jpeg"))
+        // OSTypes are exact.
+        #expect(registry.types(tag: "JPEG", tagClass: .osType).first == type("public.jpeg"))
+        #expect(registry.types(tag: "jpeg", tagClass: .osType).first?.isDynamic == true)
+        #expect(registry.type(filenameExtension: "") == nil)
+        #expect(registry.type(filenameExtension: ".") == nil)
+    }
+
+    @Test func claimantsAreRankedBestFirst() {
+        #expect(registry.types(tag: "mp4", tagClass: .filenameExtension).map(\.identifier)
+                == ["public.mpeg-4", "public.mpeg-4-audio"])
+        // Public before others, whatever the declaration order.
+        #expect(registry.types(tag: "xml", tagClass: .filenameExtension).map(\.identifier)
+                == ["public.xml", "com.microsoft.word.wordml"])
+        // Among the rest, a type conforming to public.data before one that does not.
+        #expect(registry.types(tag: "app", tagClass: .filenameExtension).map(\.identifier)
+                == ["com.apple.application-file", "com.apple.application-bundle"])
+        #expect(registry.types(tag: "plist", tagClass: .filenameExtension).first?.identifier == "com.apple.property-list")
+    }
+
+    @Test func conformanceFilterGivesADynamicTypeWhenNothingPasses() throws {
+        let audio = type("public.audio")
+        #expect(registry.type(filenameExtension: "mp4", conformingTo: audio)?.identifier == "public.mpeg-4-audio")
+        let none = try #require(registry.type(filenameExtension: "jpg", conformingTo: audio))
+        #expect(none.isDynamic)
+        #expect(none.identifier == DynamicIdentifier.make(tag: "jpg", tagClass: .filenameExtension, conformingTo: "public.audio"))
+        #expect(none.conforms(to: audio))
+        let bundle = try #require(registry.type(filenameExtension: "app", conformingTo: type("com.apple.package")))
+        #expect(bundle.identifier == "com.apple.application-bundle")
+    }
+
+    @Test func conformanceIsReflexiveTransitiveAndMultiParent() {
+        let jpeg = type("public.jpeg")
+        #expect(jpeg.conforms(to: jpeg))
+        #expect(jpeg.conforms(to: type("public.image")))
+        #expect(jpeg.conforms(to: type("public.item")))
+        #expect(jpeg.conforms(to: type("public.content")))
+        #expect(!jpeg.conforms(to: type("public.text")))
+        #expect(!type("public.image").conforms(to: jpeg))
+        #expect(jpeg.isSubtype(of: type("public.image")) && !jpeg.isSubtype(of: jpeg))
+        #expect(type("public.image").isSupertype(of: jpeg))
+        let executable = type("public.unix-executable")
+        #expect(executable.conforms(to: type("public.data")) && executable.conforms(to: type("public.executable")))
+    }
+
+    @Test func supertypesAreOrderedNearestFirstWithoutRepeats() {
+        #expect(type("public.jpeg").orderedSupertypes.map(\.identifier)
+                == ["public.image", "public.data", "public.content", "public.item"])
+        let html = type("public.html").orderedSupertypes.map(\.identifier)
+        #expect(html.first == "public.text")
+        #expect(Set(html).count == html.count)
+        #expect(type("public.html").supertypes == Set(type("public.html").orderedSupertypes))
+    }
+
+    @Test func descendantsAndTheirTags() {
+        let image = type("public.image")
+        let descendants = registry.descendants(of: image).map(\.identifier)
+        #expect(descendants.contains("public.jpeg") && descendants.contains("public.png"))
+        #expect(!descendants.contains("public.image"))
+        #expect(!descendants.contains("public.plain-text"))
+        let extensions = registry.tags(of: image, tagClass: .filenameExtension, includingDescendants: true)
+        #expect(extensions.contains("jpg") && extensions.contains("png") && extensions.contains("heic"))
+        #expect(!extensions.contains("txt"))
+        #expect(Set(extensions.map { $0.lowercased() }).count == extensions.count)
+        #expect(registry.tags(of: image, tagClass: .filenameExtension, includingDescendants: false).isEmpty)
+    }
+
+    @Test func preferredTagIsTheFirstDeclared() {
+        #expect(type("public.mpeg-4").preferredMIMEType == "video/mp4")
+        #expect(type("public.html").preferredFilenameExtension == "html")
+    }
+}
+
+@Suite struct UserDeclarationTests {
+    @Test func appInfoPlistDeclaresTypes() throws {
+        for file in ["cookbook-Info.plist", "cookbook-binary-Info.plist"] {
+            let registry = Fixtures.registry(file)
+            let cookbook = try #require(registry.type(filenameExtension: "cookbook"))
+            #expect(cookbook.identifier == "com.example.cookbookfile")
+            #expect(cookbook.localizedDescription == "Cookbook recipe")
+            #expect(cookbook.conforms(to: registry.declaredType("public.text")!))
+            #expect(cookbook.orderedSupertypes.map(\.identifier) == ["public.text", "public.data", "public.content", "public.item"])
+            #expect(cookbook.declaration?.kind == .exported)
+            #expect(cookbook.origin?.source == .user)
+            #expect(cookbook.origin?.file.hasSuffix(file) == true)
+            #expect(registry.type(mimeType: "application/x-cookbook") == cookbook)
+        }
+        let registry = Fixtures.registry("cookbook-Info.plist")
+        let cookbook = try #require(registry.declaredType("com.example.cookbookfile"))
+        #expect(cookbook.origin?.position == .line(11))
+        #expect(cookbook.referenceURL == "https://example.com/cookbook")
+        #expect(cookbook.version == "2.1")
+        #expect(cookbook.declaration?.iconName == "CookbookIcon")
+        let card = try #require(registry.type(filenameExtension: "rcard"))
+        #expect(card.identifier == "com.example.recipe-card")
+        #expect(card.declaration?.kind == .imported)
+        #expect(card.conforms(to: cookbook) && card.conforms(to: registry.declaredType("public.image")!))
+        #expect(card.preferredFilenameExtension == "recipecard")
+    }
+
+    @Test func userDeclarationsOverrideBundledOnesAndSaySo() throws {
+        let registry = Fixtures.registry("overrides.plist")
+        let pdf = try #require(registry.declaredType("com.adobe.pdf"))
+        #expect(pdf.localizedDescription == "PDF, redeclared")
+        #expect(registry.type(filenameExtension: "pdfx") == pdf)
+        #expect(registry.overridden(pdf).first?.file == "Data/CoreTypes.plist")
+        #expect(registry.diagnostics.contains { $0.severity == .note && $0.message.contains("com.adobe.pdf overrides") })
+        // An imported declaration never replaces an exported one.
+        let png = try #require(registry.declaredType("public.png"))
+        #expect(png.localizedDescription == "PNG image")
+        #expect(registry.diagnostics.contains { $0.message.contains("imported public.png is ignored") })
+        // A new type claiming a taken extension is listed after the first declared claimant.
+        #expect(registry.types(tag: "md", tagClass: .filenameExtension).map(\.identifier)
+                == ["net.daringfireball.markdown", "com.example.markdown-flavor"])
+    }
+
+    @Test func badDeclarationsAreReportedWithTheirLines() {
+        let registry = Fixtures.registry("bad-declarations.plist")
+        let file = Fixtures.path("bad-declarations.plist")
+        let found = registry.diagnostics.filter { $0.file == file }
+        func has(_ severity: Diagnostic.Severity, _ line: Int, _ text: String) -> Bool {
+            found.contains { $0.severity == severity && $0.position == .line(line) && $0.message.contains(text) }
+        }
+        #expect(has(.error, 6, "no UTTypeIdentifier"))
+        #expect(has(.error, 12, "invalid identifier"))
+        #expect(has(.warning, 14, "com.example.missing-parent, which no source declares"))
+        #expect(has(.warning, 24, "duplicate declaration of com.example.twice"))
+        #expect(has(.warning, 40, "leading dot"))
+        #expect(has(.warning, 45, "unknown key UTTypeConformTo"))
+        #expect(has(.error, 49, "UTTypeIdentifier is a integer"))
+        #expect(found.contains { $0.message.contains("com.example.both is both exported and imported") })
+        #expect(found.contains { $0.severity == .warning && $0.message.contains("\"txt\" of com.example.texty is also claimed by public.plain-text") })
+        // What is valid still loads.
+        #expect(registry.declaredType("com.example.orphan") != nil)
+        #expect(registry.declaredType("com.example.both")?.declaration?.kind == .exported)
+        #expect(registry.type(filenameExtension: "txt")?.identifier == "public.plain-text")
+    }
+
+    @Test func cyclesAreReportedAndTraversalStaysFinite() throws {
+        let registry = Fixtures.registry("cycle.plist")
+        let cycles = registry.diagnostics.filter { $0.severity == .error && $0.message.hasPrefix("conformance cycle") }
+        #expect(cycles.count == 2)
+        #expect(cycles.contains { $0.message.contains("com.example.a") && $0.message.contains("com.example.c") })
+        #expect(cycles.contains { $0.message.contains("com.example.self -> com.example.self") })
+        let a = try #require(registry.declaredType("com.example.a"))
+        let b = try #require(registry.declaredType("com.example.b"))
+        #expect(a.conforms(to: b) && b.conforms(to: a))
+        #expect(a.orderedSupertypes.map(\.identifier) == ["com.example.b", "public.data", "com.example.c", "public.item"])
+        #expect(!a.conforms(to: registry.declaredType("public.image")!))
+        #expect(registry.descendants(of: a).count == 2)
+        #expect(registry.declaredType("com.example.self")?.orderedSupertypes.isEmpty == true)
+    }
+
+    @Test func unreadableAndMalformedFilesAreFileErrors() throws {
+        try withTemporaryDirectory { dir in
+            let broken = dir.appendingPathComponent("broken.plist")
+            try "<plist><dict><key>a</key>\n<string>x</dict></plist>".write(to: broken, atomically: true, encoding: .utf8)
+            let reader = DeclarationReader.read(path: broken.path, source: .user)
+            #expect(reader.fileError?.message.hasPrefix("malformed property list") == true)
+            #expect(reader.fileError?.position == .line(2))
+            let missing = DeclarationReader.read(path: dir.appendingPathComponent("nope.plist").path, source: .user)
+            #expect(missing.fileError?.message.contains("No such file") == true)
+            let folder = DeclarationReader.read(path: dir.path, source: .user)
+            #expect(folder.fileError?.message == "is a directory")
+        }
+    }
+}
+
+@Suite struct SearchPathTests {
+    @Test func xdgOrderAndExplicitPaths() {
+        let path = DeclarationSearchPath.environment([
+            "XDG_DATA_DIRS": "/a:/b", "XDG_DATA_HOME": "/home/u/.data", "UTI_DECLARATIONS": "/x.plist:/y",
+        ])
+        #expect(path.optionalFolders == ["/b/uti/types", "/a/uti/types", "/home/u/.data/uti/types"])
+        #expect(path.explicitPaths == ["/x.plist", "/y"])
+        let defaults = DeclarationSearchPath.environment(["HOME": "/home/u"])
+        #expect(defaults.optionalFolders == ["/usr/share/uti/types", "/usr/local/share/uti/types", "/home/u/.local/share/uti/types"])
+    }
+
+    @Test func loaderUsesFoldersInOrderAndRefusesBrokenSources() throws {
+        try withTemporaryDirectory { dir in
+            let home = dir.appendingPathComponent("home/uti/types")
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Fixtures.path("cookbook-Info.plist"), toPath: home.appendingPathComponent("b.plist").path)
+            try "ignored".write(to: home.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
+            let env = ["XDG_DATA_HOME": dir.appendingPathComponent("home").path, "XDG_DATA_DIRS": "/nonexistent"]
+            let registry = try RegistryLoader.load(environment: env)
+            #expect(registry.type(filenameExtension: "cookbook")?.identifier == "com.example.cookbookfile")
+            // A later --declarations file overrides the XDG one.
+            let registry2 = try RegistryLoader.load(extraPaths: [Fixtures.path("overrides.plist")], environment: env)
+            #expect(registry2.declaredType("com.adobe.pdf")?.localizedDescription == "PDF, redeclared")
+
+            try "<plist><dict>".write(to: home.appendingPathComponent("a.plist"), atomically: true, encoding: .utf8)
+            #expect(throws: RegistryLoader.Failure.self) { try RegistryLoader.load(environment: env) }
+            #expect(throws: RegistryLoader.Failure.self) {
+                try RegistryLoader.load(extraPaths: ["/nonexistent/x.plist"], environment: ["XDG_DATA_DIRS": "/nonexistent"])
+            }
+        }
+    }
+}
+
+@Suite struct PathTypingTests {
+    let typing = PathTyping(registry: .bundled)
+
+    @Test func extensionsOfNames() {
+        #expect(PathTyping.extensions(of: "archive.tar.gz") == ["tar.gz", "gz"])
+        #expect(PathTyping.extensions(of: ".profile").isEmpty)
+        #expect(PathTyping.extensions(of: ".config.json") == ["json"])
+        #expect(PathTyping.extensions(of: "trailing.").isEmpty)
+        #expect(PathTyping.extensions(of: "README").isEmpty)
+        #expect(PathTyping.fileName(of: "/a/b/c.txt/") == "c.txt")
+    }
+
+    @Test func typesByName() {
+        #expect(typing.type(forName: "photo.JPG").type.identifier == "public.jpeg")
+        #expect(typing.type(forName: "a.tar.gz").type.identifier == "org.gnu.gnu-zip-archive")
+        #expect(typing.type(forName: "a.tar.gz").matchedExtension == "gz")
+        #expect(typing.type(forName: "x.unknownext").type.isDynamic)
+        #expect(typing.type(forName: "x.unknownext").basis == .unknownName)
+        #expect(typing.type(forName: "Makefile").type.identifier == "public.data")
+    }
+
+    @Test func fileSystemKinds() throws {
+        try withTemporaryDirectory { dir in
+            let fm = FileManager.default
+            try fm.createDirectory(at: dir.appendingPathComponent("Tool.app"), withIntermediateDirectories: false)
+            try fm.createDirectory(at: dir.appendingPathComponent("plain.d"), withIntermediateDirectories: false)
+            try fm.createSymbolicLink(atPath: dir.appendingPathComponent("link.jpg").path, withDestinationPath: "/etc/hostname")
+            #expect(mkfifo(dir.appendingPathComponent("pipe.txt").path, 0o600) == 0)
+            #expect(typing.type(forPath: dir.appendingPathComponent("Tool.app").path).type.identifier == "com.apple.application-bundle")
+            #expect(typing.type(forPath: dir.appendingPathComponent("plain.d").path).type.identifier == "public.folder")
+            #expect(typing.type(forPath: dir.appendingPathComponent("link.jpg").path).type.identifier == "public.symlink")
+            #expect(typing.type(forPath: dir.appendingPathComponent("pipe.txt").path).type.identifier == "public.named-pipe")
+            #expect(typing.type(forPath: dir.appendingPathComponent("missing.png").path).type.identifier == "public.png")
+        }
+    }
+}
