@@ -40,7 +40,7 @@ let package = Package(
         ),
         .testTarget(
             name: "utiTests",
-            dependencies: ["UniformTypes"],
+            dependencies: ["uti"],
             resources: [.copy("Fixtures")]
         ),
     ]

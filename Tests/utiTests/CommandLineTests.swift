@@ -1,0 +1,247 @@
+import Foundation
+import Testing
+
+/// Runs the built `uti` and captures what it prints and its exit status.
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    static var binary: URL {
+        // The test bundle sits beside the products in the build folder.
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("uti").path) && dir.path != "/" {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.appendingPathComponent("uti")
+    }
+
+    init(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws {
+        let process = Process()
+        process.executableURL = Run.binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_DATA_HOME"] = "/nonexistent-uti-test"
+        env["XDG_DATA_DIRS"] = "/nonexistent-uti-test"
+        env["UTI_DECLARATIONS"] = nil
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        status = process.terminationStatus
+        stdout = String(decoding: outData, as: UTF8.self)
+        stderr = String(decoding: errData, as: UTF8.self)
+    }
+
+    init(_ arguments: String..., stdin: String? = nil, environment: [String: String] = [:]) throws {
+        try self.init(arguments, stdin: stdin, environment: environment)
+    }
+
+    var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLast(stdout.hasSuffix("\n") ? 1 : 0) }
+
+    func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
+}
+
+func fixture(_ name: String) -> String {
+    Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: nil)!.path
+}
+
+@Suite struct LookupCommandTests {
+    @Test func describesAnExtension() throws {
+        let run = try Run("jpg")
+        #expect(run.status == 0)
+        #expect(run.lines.first == "public.jpeg  JPEG image")
+        #expect(run.stdout.contains("  query:            extension \"jpg\""))
+        #expect(run.stdout.contains("  supertypes:       public.image, public.data, public.content, public.item"))
+        #expect(run.stdout.contains("  extensions:       jpeg, jpg, jpe"))
+        #expect(run.stdout.contains("Data/CoreTypes.plist:"))
+        #expect(run.stderr.isEmpty)
+    }
+
+    @Test(arguments: [
+        (["jpg", "-b"], "public.jpeg"),
+        (["image/png", "--brief"], "public.png"),
+        (["PUBLIC.HTML", "-b"], "public.html"),
+        (["--extension", "public.jpeg", "-b"], "dyn.ah62d4rv4ge81a7pcrvy0gpxnsbw0s"),
+        (["sql", "-b"], "dyn.ah62d4rv4ge81g6pq"),
+        (["--tag-class", "ostype", "JPEG", "-b"], "public.jpeg"),
+        (["--conforming-to", "public.audio", "mp4", "-b"], "public.mpeg-4-audio"),
+        (["lookup", "file", "-b"], "dyn.ah62d4rv4ge80q4pqqy"),
+    ])
+    func briefAnswers(arguments: [String], expected: String) throws {
+        let run = try Run(arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == expected + "\n")
+    }
+
+    @Test func jsonSchema() throws {
+        let run = try Run("--json", "mp4", "dyn.age81e62")
+        #expect(run.status == 0)
+        let results = try #require(try run.json() as? [[String: Any]])
+        #expect(results.count == 2)
+        #expect(results[0]["query"] as? String == "mp4")
+        #expect(results[0]["queryKind"] as? String == "extension")
+        #expect(results[0]["alternatives"] as? [String] == ["public.mpeg-4-audio"])
+        let type = try #require(results[0]["type"] as? [String: Any])
+        #expect(type["identifier"] as? String == "public.mpeg-4")
+        #expect(type["declared"] as? Bool == true && type["dynamic"] as? Bool == false && type["public"] as? Bool == true)
+        #expect(type["conformsTo"] as? [String] == ["public.movie"])
+        #expect((type["tags"] as? [String: [String]])?["public.filename-extension"] == ["mp4", "mpg4"])
+        #expect(type["preferredMIMEType"] as? String == "video/mp4")
+        let origin = try #require(type["origin"] as? [String: Any])
+        #expect(origin["source"] as? String == "bundled" && origin["kind"] as? String == "exported")
+        #expect(origin["file"] as? String == "Data/CoreTypes.plist" && origin["line"] is Int)
+        let dynamic = try #require(results[1]["type"] as? [String: Any])
+        #expect(dynamic["dynamic"] as? Bool == true && dynamic["origin"] is NSNull)
+        #expect((dynamic["tags"] as? [String: [String]])?["public.filename-extension"] == ["rs"])
+    }
+
+    @Test func unknownIdentifierAndBadArguments() throws {
+        let missing = try Run("--identifier", "com.example.nothing")
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("com.example.nothing: no type is declared with identifier"))
+        let badDynamic = try Run("dyn.aIII")
+        #expect(badDynamic.status == 1 && badDynamic.stderr.contains("not a well-formed dynamic identifier"))
+        #expect(try Run("--no-such-flag", "jpg").status == 2)
+        #expect(try Run("--mime", "--extension", "jpg").status == 2)
+        #expect(try Run("lookup").status == 2)
+    }
+
+    @Test func helpAndVersion() throws {
+        let help = try Run("--help")
+        #expect(help.status == 0 && help.stdout.contains("Examples:") && help.stdout.contains("conforms"))
+        let version = try Run("--version")
+        #expect(version.status == 0 && version.stdout == "0.1.0\n")
+        let completion = try Run("--generate-completion-script", "bash")
+        #expect(completion.status == 0 && completion.stdout.contains("uti"))
+    }
+}
+
+@Suite struct RelationCommandTests {
+    @Test func conformsExitCodes() throws {
+        let yes = try Run("conforms", "jpg", "public.image")
+        #expect(yes.status == 0 && yes.stdout.isEmpty && yes.stderr.isEmpty)
+        let no = try Run("conforms", "jpg", "public.text")
+        #expect(no.status == 1 && no.stdout.isEmpty && no.stderr.isEmpty)
+        let verbose = try Run("conforms", "-v", "image/png", "public.data")
+        #expect(verbose.status == 0 && verbose.stdout == "public.png conforms to public.data\n")
+        let typo = try Run("conforms", "jpg", "public.imgae")
+        #expect(typo.status == 2 && typo.stderr.contains("SUPERTYPE \"public.imgae\""))
+        #expect(try Run("conforms", "jpg").status == 2)
+        #expect(try Run("conforms", "sql", "public.data").status == 0)
+    }
+
+    @Test func equalSupertypesDescendantsGraphDecode() throws {
+        #expect(try Run("equal", "jpg", "image/jpeg").status == 0)
+        #expect(try Run("equal", "jpg", "png").status == 1)
+        #expect(try Run("supertypes", "public.jpeg").lines == ["public.image", "public.data", "public.content", "public.item"])
+        let descendants = try Run("descendants", "public.image")
+        #expect(descendants.status == 0 && descendants.lines.contains("public.jpeg") && !descendants.lines.contains("public.image"))
+        let graph = try Run("graph", "public.jpeg", "--up")
+        #expect(graph.stdout.hasPrefix("digraph \"public.jpeg\" {"))
+        #expect(graph.stdout.contains("\"public.jpeg\" -> \"public.image\";"))
+        #expect(graph.stdout.contains("\"public.data\" -> \"public.item\";"))
+        let down = try Run("graph", "public.image")
+        #expect(down.stdout.contains("\"public.png\" -> \"public.image\";"))
+        let decode = try Run("decode", "dyn.ah62d4rv4ge81g6pq")
+        #expect(decode.lines == ["dyn.ah62d4rv4ge81g6pq", "  conforms to: public.data", "  public.filename-extension: sql"])
+        #expect(try Run("decode", "public.jpeg").status == 2)
+    }
+
+    @Test func tags() throws {
+        #expect(try Run("tags", "jpg", "--class", "extension").lines == ["jpeg", "jpg", "jpe"])
+        #expect(try Run("tags", "public.jpeg", "--class", "mime", "--preferred").lines == ["image/jpeg"])
+        let images = try Run("tags", "public.image", "--class", "extension", "--descendants").lines
+        #expect(images.contains("jpg") && images.contains("png") && !images.contains("txt"))
+        let json = try #require(try Run("tags", "public.png", "--json").json() as? [String: Any])
+        #expect((json["tags"] as? [String: [String]])?["public.mime-type"] == ["image/png"])
+        #expect(try Run("tags", "public.image", "--class", "extension").status == 1)
+        #expect(try Run("tags", "jpg", "--preferred").status == 2)
+    }
+}
+
+@Suite struct FileAndBatchCommandTests {
+    @Test func fileByName() throws {
+        let run = try Run("file", "photo.JPG", "a.tar.gz", "/")
+        #expect(run.lines == [
+            "photo.JPG: public.jpeg (image/jpeg, JPEG image)",
+            "a.tar.gz: org.gnu.gnu-zip-archive (application/x-gzip, GZip archive)",
+            "/: public.folder (folder)",
+        ])
+        let json = try #require(try Run("file", "--json", "x.md").json() as? [[String: Any]])
+        #expect(json[0]["basis"] as? String == "name" && json[0]["matchedExtension"] as? String == "md")
+    }
+
+    @Test func batchAnswersInOrder() throws {
+        let run = try Run("batch", stdin: "jpg\nimage/png\npublic.html\nsql\n")
+        #expect(run.status == 0)
+        #expect(run.lines == ["public.jpeg", "public.png", "public.html", "dyn.ah62d4rv4ge81g6pq"])
+        let files = try Run("batch", "--file", stdin: "a.jpg\n/x/y/b.tar.gz\nREADME\n")
+        #expect(files.lines == ["public.jpeg", "org.gnu.gnu-zip-archive", "public.data"])
+        let bad = try Run("batch", stdin: "jpg\n\npng\n")
+        #expect(bad.status == 1 && bad.lines == ["public.jpeg", "", "public.png"])
+        #expect(bad.stderr.contains("standard input line 2"))
+        let jsonl = try Run("batch", "--json", stdin: "jpg\npng\n")
+        #expect(jsonl.lines.count == 2)
+        for line in jsonl.lines {
+            #expect((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["type"] != nil)
+        }
+    }
+
+    @Test func manyQueriesThroughOneProcess() throws {
+        let names = (0..<5000).map { "file\($0).\(["jpg", "png", "txt", "zz\($0 % 7)"][$0 % 4])" }
+        let run = try Run("batch", "--file", stdin: names.joined(separator: "\n") + "\n")
+        #expect(run.status == 0)
+        #expect(run.lines.count == 5000)
+        #expect(run.lines[0] == "public.jpeg" && run.lines[2] == "public.plain-text")
+    }
+}
+
+@Suite struct DeclarationCommandTests {
+    @Test func declarationsOptionAndEnvironment() throws {
+        let run = try Run("--declarations", fixture("cookbook-Info.plist"), "cookbook", "-b")
+        #expect(run.status == 0 && run.stdout == "com.example.cookbookfile\n")
+        let env = try Run("cookbook", "-b", environment: ["UTI_DECLARATIONS": fixture("cookbook-Info.plist")])
+        #expect(env.stdout == "com.example.cookbookfile\n")
+        let conforms = try Run("conforms", "--declarations", fixture("cookbook-Info.plist"), "cookbook", "public.text")
+        #expect(conforms.status == 0)
+    }
+
+    @Test func brokenDeclarationSourcesStopWithStatus2() throws {
+        let missing = try Run("--declarations", "/nonexistent/types.plist", "jpg")
+        #expect(missing.status == 2 && missing.stderr.contains("/nonexistent/types.plist"))
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("uti-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let broken = dir.appendingPathComponent("broken.plist")
+        try "<plist>\n<dict>\n<key>x</key>\n</plist>".write(to: broken, atomically: true, encoding: .utf8)
+        let run = try Run("--declarations", broken.path, "jpg")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("\(broken.path):4: error: malformed property list"))
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func validate() throws {
+        let clean = try Run("validate", fixture("cookbook-Info.plist"))
+        #expect(clean.status == 0)
+        #expect(clean.lines.last == "1 file, 2 types: 0 errors, 0 warnings")
+        let bad = try Run("validate", fixture("bad-declarations.plist"))
+        #expect(bad.status == 1)
+        #expect(bad.stdout.contains("bad-declarations.plist:6: error: type declaration has no UTTypeIdentifier"))
+        #expect(bad.stdout.contains("bad-declarations.plist:14: warning: com.example.orphan conforms to com.example.missing-parent"))
+        let json = try #require(try Run("validate", "--json", fixture("bad-declarations.plist")).json() as? [String: Any])
+        #expect((json["errors"] as? Int ?? 0) >= 3)
+        let first = try #require((json["diagnostics"] as? [[String: Any]])?.first)
+        #expect(first["line"] is Int && first["severity"] is String && first["file"] is String)
+        #expect(try Run("validate", "/nonexistent.plist").status == 2)
+        #expect(try Run("validate", "--strict", fixture("cookbook-Info.plist")).status == 0)
+    }
+}
