@@ -211,7 +211,7 @@ struct BinaryPropertyListReader {
             for i in 0..<n {
                 let key = try object(refs[i], depth: depth + 1)
                 guard case .string(let name) = key.value else {
-                    throw PropertyListError("dictionary key is a \(key.kindName), not a string", at: key.location)
+                    throw PropertyListError("dictionary key is \(key.kindPhrase), not a string", at: key.location)
                 }
                 guard keys.insert(name).inserted else {
                     throw PropertyListError("duplicate key \"\(name)\" in dictionary", at: position)

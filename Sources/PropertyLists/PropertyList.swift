@@ -59,6 +59,11 @@ public struct PropertyList: Sendable, Equatable {
         return nil
     }
 
+    /// The kind with its article, for messages: "an integer", "a dict".
+    public var kindPhrase: String {
+        ("aeiou".contains(kindName.first ?? "x") ? "an " : "a ") + kindName
+    }
+
     /// The name of the value's kind, as the XML format spells it.
     public var kindName: String {
         switch value {

@@ -28,7 +28,7 @@ public struct DeclarationReader {
         self.file = file
         self.source = source
         guard let root = plist.dictionaryValue else {
-            report(.error, plist.location, "the top level is a \(plist.kindName), expected a dictionary")
+            report(.error, plist.location, "the top level is \(plist.kindPhrase), expected a dictionary")
             return
         }
         var found = false
@@ -41,7 +41,7 @@ public struct DeclarationReader {
             }
             found = true
             guard let items = entry.value.arrayValue else {
-                report(.error, entry.value.location, "\(entry.key) is a \(entry.value.kindName), expected an array")
+                report(.error, entry.value.location, "\(entry.key) is \(entry.value.kindPhrase), expected an array")
                 continue
             }
             for item in items { read(item, kind: kind) }
@@ -82,7 +82,7 @@ public struct DeclarationReader {
 
     private mutating func read(_ item: PropertyList, kind: TypeDeclaration.Kind) {
         guard let fields = item.dictionaryValue else {
-            report(.error, item.location, "a type declaration is a \(item.kindName), expected a dictionary")
+            report(.error, item.location, "a type declaration is \(item.kindPhrase), expected a dictionary")
             return
         }
         guard let identifierValue = item["UTTypeIdentifier"] else {
@@ -90,7 +90,7 @@ public struct DeclarationReader {
             return
         }
         guard let identifier = identifierValue.stringValue else {
-            report(.error, identifierValue.location, "UTTypeIdentifier is a \(identifierValue.kindName), expected a string")
+            report(.error, identifierValue.location, "UTTypeIdentifier is \(identifierValue.kindPhrase), expected a string")
             return
         }
         if let problem = IdentifierSyntax.problem(with: identifier) {
@@ -126,7 +126,7 @@ public struct DeclarationReader {
                 case .string(let s): declaration.version = s
                 case .integer(let n): declaration.version = String(n)
                 case .real(let r): declaration.version = String(r)
-                default: report(.error, value.location, "UTTypeVersion is a \(value.kindName), expected a string or number")
+                default: report(.error, value.location, "UTTypeVersion is \(value.kindPhrase), expected a string or number")
                 }
             case "UTTypeIconName", "UTTypeIconFile":
                 if let name = string(value, field.key), declaration.iconName == nil { declaration.iconName = name }
@@ -146,7 +146,7 @@ public struct DeclarationReader {
 
     private mutating func string(_ value: PropertyList, _ key: String) -> String? {
         guard let s = value.stringValue else {
-            report(.error, value.location, "\(key) is a \(value.kindName), expected a string")
+            report(.error, value.location, "\(key) is \(value.kindPhrase), expected a string")
             return nil
         }
         return s
@@ -161,21 +161,21 @@ public struct DeclarationReader {
             var result: [String] = []
             for item in items {
                 guard let s = item.stringValue else {
-                    report(.error, item.location, "\(key) holds a \(item.kindName), expected strings")
+                    report(.error, item.location, "\(key) holds \(item.kindPhrase), expected strings")
                     continue
                 }
                 result.append(s)
             }
             return result
         default:
-            report(.error, value.location, "\(key) is a \(value.kindName), expected a string or an array of strings")
+            report(.error, value.location, "\(key) is \(value.kindPhrase), expected a string or an array of strings")
             return nil
         }
     }
 
     private mutating func tagSpecification(_ value: PropertyList, identifier: String) -> [TagSpecification] {
         guard let entries = value.dictionaryValue else {
-            report(.error, value.location, "\(identifier): UTTypeTagSpecification is a \(value.kindName), expected a dictionary")
+            report(.error, value.location, "\(identifier): UTTypeTagSpecification is \(value.kindPhrase), expected a dictionary")
             return []
         }
         var result: [TagSpecification] = []

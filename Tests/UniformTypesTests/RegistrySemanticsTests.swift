@@ -139,7 +139,7 @@ import Testing
         #expect(has(.warning, 24, "duplicate declaration of com.example.twice"))
         #expect(has(.warning, 40, "leading dot"))
         #expect(has(.warning, 45, "unknown key UTTypeConformTo"))
-        #expect(has(.error, 49, "UTTypeIdentifier is a integer"))
+        #expect(has(.error, 49, "UTTypeIdentifier is an integer"))
         #expect(found.contains { $0.message.contains("com.example.both is both exported and imported") })
         #expect(found.contains { $0.severity == .warning && $0.message.contains("\"txt\" of com.example.texty is also claimed by public.plain-text") })
         // What is valid still loads.

@@ -37,6 +37,9 @@ struct Validate: ParsableCommand {
         let checked = Set(files)
         let shown = registry.diagnostics
             .filter { checked.contains($0.file) && ($0.severity != .note || verbose || output.json) }
+            .enumerated()
+            .sorted { ($0.element.file, $0.element.position.line ?? 0, $0.offset) < ($1.element.file, $1.element.position.line ?? 0, $1.offset) }
+            .map(\.element)
         let errors = shown.filter { $0.severity == .error }.count
         let warnings = shown.filter { $0.severity == .warning }.count
         let types = registry.allTypes.filter { $0.origin.map { checked.contains($0.file) } ?? false }.count
