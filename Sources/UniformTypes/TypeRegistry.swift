@@ -158,7 +158,7 @@ public final class TypeRegistry: Sendable {
     /// Every type that conforms to `type`, excluding itself: breadth first,
     /// nearest first, no repeats.
     public func descendants(of type: UTType) -> [UTType] {
-        guard let root = type.slot else { return [] }
+        guard let root = slot(of: type) else { return [] }
         var seen: Set<Int32> = [root]
         var queue = children[Int(root)]
         var head = 0
@@ -178,7 +178,8 @@ public final class TypeRegistry: Sendable {
     public func tags(of type: UTType, tagClass: TagClass, includingDescendants: Bool) -> [String] {
         var seen: Set<String> = []
         var result: [String] = []
-        for t in [type] + (includingDescendants ? descendants(of: type) : []) {
+        let own = slot(of: type).map { UTType(self, $0) } ?? type
+        for t in [own] + (includingDescendants ? descendants(of: own) : []) {
             for tag in t.tags(tagClass) where seen.insert(tagClass.normalize(tag)).inserted {
                 result.append(tag)
             }
@@ -188,6 +189,13 @@ public final class TypeRegistry: Sendable {
 
     /// The declarations this type's winning declaration replaced.
     public func overridden(_ type: UTType) -> [DeclarationOrigin] {
-        type.slot.map { shadowed[Int($0)] } ?? []
+        slot(of: type).map { shadowed[Int($0)] } ?? []
+    }
+
+    /// The slot of `type` in this registry; a type from another registry is
+    /// found by its identifier.
+    func slot(of type: UTType) -> Int32? {
+        if type.registry === self { return type.slot }
+        return slotOf[type.identifier.lowercased()].map { Int32($0) }
     }
 }

@@ -77,6 +77,15 @@ import Testing
         #expect(registry.tags(of: image, tagClass: .filenameExtension, includingDescendants: false).isEmpty)
     }
 
+    @Test func typesFromAnotherRegistryAreFoundByIdentifier() {
+        let other = Fixtures.registry("cookbook-Info.plist")
+        let text = registry.declaredType("public.text")!
+        #expect(other.descendants(of: text).contains { $0.identifier == "com.example.cookbookfile" })
+        #expect(other.tags(of: text, tagClass: .filenameExtension, includingDescendants: true).contains("cookbook"))
+        #expect(!registry.tags(of: text, tagClass: .filenameExtension, includingDescendants: true).contains("cookbook"))
+        #expect(other.declaredType("com.example.cookbookfile")!.conforms(to: text))
+    }
+
     @Test func preferredTagIsTheFirstDeclared() {
         #expect(type("public.mpeg-4").preferredMIMEType == "video/mp4")
         #expect(type("public.html").preferredFilenameExtension == "html")
