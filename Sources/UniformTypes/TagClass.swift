@@ -1,3 +1,5 @@
+import PropertyLists
+
 /// A kind of tag that names a type outside the identifier system: a filename
 /// extension, a MIME type, an OSType, …
 public struct TagClass: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
@@ -47,14 +49,5 @@ public struct TagSpecification: Sendable, Equatable {
     public init(_ tagClass: TagClass, _ tags: [String]) {
         self.tagClass = tagClass
         self.tags = tags
-    }
-}
-
-extension String {
-    func trimmingWhitespace() -> String {
-        let scalars = unicodeScalars
-        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
-        return String(scalars[start...end])
     }
 }
