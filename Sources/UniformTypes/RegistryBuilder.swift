@@ -116,6 +116,6 @@ public struct RegistryBuilder {
         }
 
         return TypeRegistry(declarations: winners, slotOf: slotOf, parents: parents, ancestors: ancestors,
-                            shadowed: shadowed, diagnostics: diagnostics, reportTagClashes: true)
+                            shadowed: shadowed, diagnostics: diagnostics)
     }
 }

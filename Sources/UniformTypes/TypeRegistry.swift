@@ -21,7 +21,7 @@ public final class TypeRegistry: Sendable {
     public let diagnostics: [Diagnostic]
 
     init(declarations: [TypeDeclaration], slotOf: [String: Int], parents: [[Int32]], ancestors: [[Int32]],
-         shadowed: [[DeclarationOrigin]], diagnostics: [Diagnostic], reportTagClashes: Bool) {
+         shadowed: [[DeclarationOrigin]], diagnostics: [Diagnostic]) {
         self.declarations = declarations
         self.slotOf = slotOf
         self.parents = parents
@@ -63,7 +63,6 @@ public final class TypeRegistry: Sendable {
         for (key, claimants) in index where claimants.count > 1 {
             let ranked = claimants.sorted { rank($0) < rank($1) }
             index[key] = ranked
-            guard reportTagClashes else { continue }
             let winner = declarations[Int(ranked[0])]
             for loser in ranked.dropFirst() {
                 let d = declarations[Int(loser)]

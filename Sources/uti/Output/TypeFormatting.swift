@@ -4,15 +4,7 @@ import UniformTypes
 /// documented in README.md and kept stable.
 enum TypeFormatting {
     static func json(_ type: UTType) -> JSON {
-        var tags: [(String, JSON)] = []
-        for spec in type.tagSpecification {
-            if let i = tags.firstIndex(where: { $0.0 == spec.tagClass.identifier }),
-               case .array(let existing) = tags[i].1 {
-                tags[i].1 = .array(existing + spec.tags.map(JSON.string))
-            } else {
-                tags.append((spec.tagClass.identifier, JSON.strings(spec.tags)))
-            }
-        }
+        let tags = mergedTags(type).map { ($0.tagClass.identifier, JSON.strings($0.tags)) }
         var origin = JSON.null
         if let declaration = type.declaration {
             origin = .object([
