@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "UniformTypes", targets: ["UniformTypes"]),
         .library(name: "PropertyLists", targets: ["PropertyLists"]),
+        .library(name: "SharedMIMEInfo", targets: ["SharedMIMEInfo"]),
         .executable(name: "uti", targets: ["uti"]),
     ],
     dependencies: [
@@ -20,7 +21,8 @@ let package = Package(
         // The only code that sees libxml2's headers; Swift sees opaque handles.
         .target(name: "CXMLShim", dependencies: ["CLibXML2"]),
         .target(name: "PropertyLists", dependencies: ["CXMLShim"]),
-        .target(name: "UniformTypes", dependencies: ["PropertyLists"]),
+        .target(name: "SharedMIMEInfo", dependencies: ["CXMLShim", "PropertyLists"]),
+        .target(name: "UniformTypes", dependencies: ["PropertyLists", "SharedMIMEInfo"]),
         .executableTarget(
             name: "uti",
             dependencies: [
@@ -31,6 +33,11 @@ let package = Package(
         .testTarget(
             name: "PropertyListsTests",
             dependencies: ["PropertyLists"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "SharedMIMEInfoTests",
+            dependencies: ["SharedMIMEInfo"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -194,3 +194,25 @@ int uti_xml_has_stray_text(const uti_xml_element *element) {
     }
     return 0;
 }
+
+static char *copy_xml_string(xmlChar *value) {
+    if (value == NULL) return NULL;
+    size_t n = strlen((const char *)value);
+    char *copy = malloc(n + 1);
+    if (copy != NULL) memcpy(copy, value, n + 1);
+    xmlFree(value);
+    return copy;
+}
+
+char *uti_xml_attribute(const uti_xml_element *element, const char *name) {
+    return copy_xml_string(xmlGetNoNsProp((xmlNodePtr)element, (const xmlChar *)name));
+}
+
+char *uti_xml_lang(const uti_xml_element *element) {
+    return copy_xml_string(xmlGetNsProp((xmlNodePtr)element, (const xmlChar *)"lang", XML_XML_NAMESPACE));
+}
+
+const char *uti_xml_namespace(const uti_xml_element *element) {
+    xmlNsPtr ns = ((xmlNodePtr)element)->ns;
+    return ns ? (const char *)ns->href : NULL;
+}

@@ -52,3 +52,12 @@ public enum FileContents {
         String(cString: strerror(errno))
     }
 }
+
+/// Questions about a path that do not open it.
+public enum FileStatus {
+    /// True when `path` names something (a dangling symbolic link counts).
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+}

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PropertyLists
 
 /// Where declaration files are looked for at run time, least important
 /// first (later files override earlier ones):
@@ -89,21 +90,5 @@ public struct DeclarationSearchPath: Sendable {
         names.sort { $0.lexicographicallyPrecedes($1) }
         let base = folder.hasSuffix("/") ? folder : folder + "/"
         return names.map { base + String(decoding: $0, as: UTF8.self) }
-    }
-}
-
-/// The process environment as a dictionary, read without Foundation.
-public enum ProcessEnvironment {
-    public static var current: [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let eq = text.firstIndex(of: "=") {
-                result[String(text[..<eq])] = String(text[text.index(after: eq)...])
-            }
-            pointer += 1
-        }
-        return result
     }
 }

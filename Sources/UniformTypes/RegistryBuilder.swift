@@ -1,4 +1,5 @@
 import PropertyLists
+import SharedMIMEInfo
 
 /// Collects declarations from sources in order of increasing precedence,
 /// merges them, checks them and builds an immutable `TypeRegistry`.
@@ -9,7 +10,9 @@ import PropertyLists
 /// place of the first declaration of that identifier in declaration order.
 public struct RegistryBuilder {
     private var declarations: [TypeDeclaration] = []
+    private var systemRecords: [SystemTypeRecord] = []
     private var diagnostics: [Diagnostic] = []
+    private var mimeDatabase: MIMEDatabase?
 
     public init() {}
 
@@ -29,6 +32,39 @@ public struct RegistryBuilder {
         declarations.append(contentsOf: reader.declarations)
         diagnostics.append(contentsOf: reader.diagnostics)
     }
+
+    /// Adds the system's MIME types (lowest precedence). A type whose MIME
+    /// type or alias a declaration already claims adds its extensions and
+    /// MIME names to that type; any other becomes a declared type named by
+    /// `SystemTypeIdentifier`, conforming to its mapped `sub-class-of`
+    /// parents, `public.plain-text` for `text/*`, and `public.data`
+    /// (`public.item` for `inode/*`) when it has no other parent.
+    public mutating func add(_ records: [SystemTypeRecord]) {
+        systemRecords.append(contentsOf: records)
+    }
+
+    /// Adds a shared-mime-info database: its types, and the globs and magic
+    /// the registry's file typing uses.
+    public mutating func add(_ database: MIMEDatabase) {
+        mimeDatabase = database
+        add(SystemTypeRecord.records(from: database))
+        for d in database.diagnostics {
+            let severity: Diagnostic.Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .note
+            diagnostics.append(Diagnostic(severity, file: d.position.file,
+                                          position: d.position.line > 0 ? .line(d.position.line) : .unknown, d.message))
+        }
+    }
+
+    public mutating func add(diagnostics more: [Diagnostic]) {
+        diagnostics.append(contentsOf: more)
+    }
+
+    /// File-system kinds shared-mime-info names that Apple's types stand for.
+    static let fileSystemKinds: [String: String] = [
+        "inode/directory": "public.folder",
+        "inode/symlink": "public.symlink",
+        "inode/mount-point": "public.volume",
+    ]
 
     public func build() -> TypeRegistry {
         var diagnostics = self.diagnostics
@@ -68,6 +104,10 @@ public struct RegistryBuilder {
             shadowed[slot].append(current.origin)
             winners[slot] = declaration
         }
+
+        // 1b. Fold in the system's MIME types.
+        var supplements = [[DeclarationOrigin]](repeating: [], count: winners.count)
+        mergeSystemRecords(into: &winners, slotOf: &slotOf, shadowed: &shadowed, supplements: &supplements, report: report)
 
         // 2. Resolve parents.
         var parents: [[Int32]] = []
@@ -116,6 +156,119 @@ public struct RegistryBuilder {
         }
 
         return TypeRegistry(declarations: winners, slotOf: slotOf, parents: parents, ancestors: ancestors,
-                            shadowed: shadowed, diagnostics: diagnostics)
+                            shadowed: shadowed, supplements: supplements, diagnostics: diagnostics,
+                            mimeDatabase: mimeDatabase)
+    }
+
+    private func mergeSystemRecords(into winners: inout [TypeDeclaration], slotOf: inout [String: Int],
+                                    shadowed: inout [[DeclarationOrigin]], supplements: inout [[DeclarationOrigin]],
+                                    report: (Diagnostic.Severity, DeclarationOrigin, String) -> Void) {
+        guard !systemRecords.isEmpty else { return }
+        // The declared type that claims each MIME type: public first, then
+        // exported, then declaration order (as the tag index ranks them).
+        var claim: [String: Int] = [:]
+        func rank(_ slot: Int) -> (Int, Int, Int) {
+            let d = winners[slot]
+            return (d.identifier.lowercased().hasPrefix("public.") ? 0 : 1, d.kind == .exported ? 0 : 1, slot)
+        }
+        for (slot, declaration) in winners.enumerated() {
+            for tag in declaration.tags(.mimeType) {
+                let key = TagClass.mimeType.normalize(tag)
+                if let current = claim[key], rank(current) <= rank(slot) { continue }
+                claim[key] = slot
+            }
+        }
+        for (mime, identifier) in Self.fileSystemKinds where claim[mime] == nil {
+            if let slot = slotOf[identifier] { claim[mime] = slot }
+        }
+
+        // A declared type without any MIME type also takes the MIME type
+        // whose preferred extension it claims, when the media agrees
+        // (text/x-csrc joins public.c-source through "c").
+        var extensionClaim: [String: Int] = [:]
+        for (slot, declaration) in winners.enumerated() {
+            for tag in declaration.tags(.filenameExtension) {
+                let key = TagClass.filenameExtension.normalize(tag)
+                if let current = extensionClaim[key], rank(current) <= rank(slot) { continue }
+                extensionClaim[key] = slot
+            }
+        }
+        func conforms(_ slot: Int, to identifier: String) -> Bool {
+            var queue = [slot], seen: Set<Int> = [slot], head = 0
+            while head < queue.count {
+                let d = winners[queue[head]]; head += 1
+                if d.identifier.lowercased() == identifier { return true }
+                for parent in d.conformsTo {
+                    if let p = slotOf[parent.lowercased()], seen.insert(p).inserted { queue.append(p) }
+                }
+            }
+            return false
+        }
+        let mediaRoots = ["text": "public.text", "image": "public.image", "audio": "public.audio",
+                          "video": "public.movie", "font": "public.font"]
+        func joinByExtension(_ record: SystemTypeRecord) -> Int? {
+            guard let ext = record.extensions.first,
+                  let slot = extensionClaim[TagClass.filenameExtension.normalize(ext)],
+                  winners[slot].tags(.mimeType).isEmpty else { return nil }
+            let media = String(TagClass.mimeType.normalize(record.mimeType).split(separator: "/").first ?? "")
+            return conforms(slot, to: mediaRoots[media] ?? "public.data") ? slot : nil
+        }
+
+        var created: [(slot: Int, record: SystemTypeRecord)] = []
+        for record in systemRecords {
+            let names = [record.mimeType] + record.aliases
+            var slot = names.lazy.compactMap { claim[TagClass.mimeType.normalize($0)] }.first ?? joinByExtension(record)
+            if slot == nil {
+                guard let identifier = SystemTypeIdentifier.identifier(forMIMEType: record.mimeType) else {
+                    report(.warning, record.origin, "\(record.mimeType) is not a MIME type the registry can name; skipped")
+                    continue
+                }
+                if let existing = slotOf[identifier.lowercased()] {
+                    slot = existing
+                } else {
+                    let declaration = TypeDeclaration(identifier: identifier, kind: .imported, description: record.description,
+                                                      origin: record.origin)
+                    slot = winners.count
+                    slotOf[identifier.lowercased()] = winners.count
+                    winners.append(declaration)
+                    shadowed.append([])
+                    supplements.append([])
+                    created.append((winners.count - 1, record))
+                }
+            } else if let s = slot {
+                supplements[s].append(record.origin)
+            }
+            guard let target = slot else { continue }
+            var declaration = winners[target]
+            declaration.appendTags(names, tagClass: .mimeType)
+            declaration.appendTags(record.extensions, tagClass: .filenameExtension)
+            winners[target] = declaration
+            for name in names where claim[TagClass.mimeType.normalize(name)] == nil {
+                claim[TagClass.mimeType.normalize(name)] = target
+            }
+        }
+
+        // Parents of the created types, now that every MIME type has a home.
+        guard let data = slotOf["public.data"].map({ winners[$0].identifier }) else { return }
+        for (slot, record) in created {
+            var parents: [String] = []
+            for parent in record.parents {
+                guard let target = claim[TagClass.mimeType.normalize(mimeDatabase?.canonical(parent) ?? parent)] else {
+                    report(.note, record.origin, "\(record.mimeType) is a sub-class of \(parent), which no source declares")
+                    continue
+                }
+                let identifier = winners[target].identifier
+                if target != slot && !parents.contains(identifier) { parents.append(identifier) }
+            }
+            let media = TagClass.mimeType.normalize(record.mimeType).split(separator: "/").first ?? ""
+            if media == "text", let plain = slotOf["public.plain-text"].map({ winners[$0].identifier }),
+               !parents.contains(where: { $0.lowercased() == "public.plain-text" }) {
+                parents.append(plain)
+            }
+            if parents.isEmpty {
+                parents.append(media == "inode" ? (slotOf["public.item"].map { winners[$0].identifier } ?? data) : data)
+            }
+            winners[slot].conformsTo = parents
+        }
     }
 }

@@ -1,5 +1,9 @@
-/// Builds a registry from the bundled declarations, the environment's search
-/// path and extra paths, refusing to answer from a partial set of sources.
+import PropertyLists
+import SharedMIMEInfo
+
+/// Builds a registry from the bundled declarations, the system's MIME data,
+/// the environment's declaration search path and extra paths, refusing to
+/// answer from a partial set of the declaration files the user named.
 public enum RegistryLoader {
     /// Declaration sources that could not be used.
     public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -7,18 +11,23 @@ public enum RegistryLoader {
         public var description: String { problems.joined(separator: "\n") }
     }
 
-    /// Loads bundled types, then the files `environment` points to
+    /// Loads, lowest precedence first: the system's MIME types (unless
+    /// `includeSystem` is false: the shared-mime-info `mime` folders of the
+    /// XDG data directories, then the `mime.types` files), the bundled
+    /// types, the files `environment` points to
     /// (`DeclarationSearchPath.environment`), then `extraPaths` (files or
-    /// folders) with the highest precedence. Throws when a named path is
-    /// missing or any declaration file cannot be read or parsed.
-    public static func load(extraPaths: [String] = [],
+    /// folders). Throws when a named path is missing or a declaration file
+    /// cannot be read or parsed. Problems in the system's data are kept in
+    /// the registry's `diagnostics`.
+    public static func load(extraPaths: [String] = [], includeSystem: Bool = true,
                             environment: [String: String] = ProcessEnvironment.current) throws(Failure) -> TypeRegistry {
         var search = DeclarationSearchPath.environment(environment)
         search.explicitPaths += extraPaths
         let (files, missing) = search.resolve()
         var problems = missing.map { "\($0.path): \($0.reason)" }
-        if files.isEmpty && problems.isEmpty { return TypeRegistry.bundled }
+        if files.isEmpty && problems.isEmpty && !includeSystem { return TypeRegistry.bundled }
         var builder = RegistryBuilder.bundled()
+        if includeSystem { addSystemSources(to: &builder, environment: environment) }
         for file in files {
             let reader = DeclarationReader.read(path: file, source: .user)
             if let error = reader.fileError {
@@ -28,5 +37,20 @@ public enum RegistryLoader {
         }
         guard problems.isEmpty else { throw Failure(problems: problems) }
         return builder.build()
+    }
+
+    /// Adds the shared-mime-info database and the `mime.types` files the
+    /// environment names. A `mime.types` file that does not exist is skipped
+    /// unless `UTI_MIME_TYPES` names it.
+    public static func addSystemSources(to builder: inout RegistryBuilder,
+                                        environment: [String: String] = ProcessEnvironment.current) {
+        builder.add(MIMEDatabase.load(MIMESearchPath.environment(environment)))
+        let named = environment["UTI_MIME_TYPES"] != nil
+        for path in MIMETypesFile.paths(environment: environment) {
+            if !named && !FileStatus.exists(path) { continue }
+            let (records, diagnostics) = MIMETypesFile.read(path: path)
+            builder.add(records)
+            builder.add(diagnostics: diagnostics)
+        }
     }
 }

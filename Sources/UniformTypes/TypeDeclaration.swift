@@ -37,6 +37,20 @@ public struct TypeDeclaration: Sendable, Equatable {
         self.origin = origin
     }
 
+    /// Appends the tags of `tagClass` not already declared (compared as the
+    /// class compares tags), after the declared ones.
+    mutating func appendTags(_ tags: [String], tagClass: TagClass) {
+        guard !tags.isEmpty else { return }
+        let index = tagSpecification.firstIndex { $0.tagClass == tagClass } ?? {
+            tagSpecification.append(TagSpecification(tagClass, []))
+            return tagSpecification.count - 1
+        }()
+        var seen = Set(tagSpecification[index].tags.map(tagClass.normalize))
+        for tag in tags where seen.insert(tagClass.normalize(tag)).inserted {
+            tagSpecification[index].tags.append(tag)
+        }
+    }
+
     /// The declared tags of `tagClass`, in order.
     public func tags(_ tagClass: TagClass) -> [String] {
         tagSpecification.first { $0.tagClass == tagClass }?.tags ?? []
@@ -51,6 +65,13 @@ public struct DeclarationOrigin: Sendable, Equatable, CustomStringConvertible {
         /// Declaration files given by the user: `--declarations`,
         /// `UTI_DECLARATIONS`, or the XDG `uti/types` folders.
         case user
+        /// The freedesktop shared-mime-info database (`mime` under the XDG data folders).
+        case sharedMIMEInfo = "shared-mime-info"
+        /// A `mime.types` file (`/etc/mime.types`, `~/.mime.types`).
+        case mimeTypes = "mime.types"
+
+        /// True for the system's MIME data, which ranks below declarations.
+        public var isSystem: Bool { self == .sharedMIMEInfo || self == .mimeTypes }
     }
 
     public var source: Source

@@ -1,4 +1,5 @@
 import PropertyLists
+import SharedMIMEInfo
 
 /// An immutable set of merged type declarations with the indexes that answer
 /// tag, identifier and conformance queries. Build one with `RegistryBuilder`,
@@ -17,16 +18,23 @@ public final class TypeRegistry: Sendable {
     let conformsToData: [Bool]
     let tagIndex: [TagKey: [Int32]]
     let shadowed: [[DeclarationOrigin]]
+    let supplements: [[DeclarationOrigin]]
     /// Everything found while reading and merging the sources.
     public let diagnostics: [Diagnostic]
+    /// The shared-mime-info database the registry was built with, if any:
+    /// its globs and magic type files by name and content.
+    public let mimeDatabase: MIMEDatabase?
 
     init(declarations: [TypeDeclaration], slotOf: [String: Int], parents: [[Int32]], ancestors: [[Int32]],
-         shadowed: [[DeclarationOrigin]], diagnostics: [Diagnostic]) {
+         shadowed: [[DeclarationOrigin]], supplements: [[DeclarationOrigin]], diagnostics: [Diagnostic],
+         mimeDatabase: MIMEDatabase?) {
         self.declarations = declarations
         self.slotOf = slotOf
         self.parents = parents
         self.ancestors = ancestors
         self.shadowed = shadowed
+        self.supplements = supplements
+        self.mimeDatabase = mimeDatabase
 
         var children = [[Int32]](repeating: [], count: declarations.count)
         for (child, list) in parents.enumerated() {
@@ -53,9 +61,10 @@ public final class TypeRegistry: Sendable {
             }
         }
         var diagnostics = diagnostics
-        func rank(_ slot: Int32) -> (Int, Int, Int, Int32) {
+        func rank(_ slot: Int32) -> (Int, Int, Int, Int, Int32) {
             let d = declarations[Int(slot)]
             return (d.identifier.lowercased().hasPrefix("public.") ? 0 : 1,
+                    d.origin.source.isSystem ? 1 : 0,
                     conformsToData[Int(slot)] ? 0 : 1,
                     d.kind == .exported ? 0 : 1,
                     slot)
@@ -66,7 +75,9 @@ public final class TypeRegistry: Sendable {
             let winner = declarations[Int(ranked[0])]
             for loser in ranked.dropFirst() {
                 let d = declarations[Int(loser)]
-                diagnostics.append(Diagnostic(.warning, file: d.origin.file, position: d.origin.position,
+                // A clash between sources is reported where the losing tag came from.
+                let systemOnly = d.origin.source.isSystem && !winner.origin.source.isSystem
+                diagnostics.append(Diagnostic(systemOnly ? .note : .warning, file: d.origin.file, position: d.origin.position,
                     "\(key.tagClass) \"\(key.tag)\" of \(d.identifier) is also claimed by \(winner.identifier) (\(winner.origin)), which is preferred"))
             }
         }
@@ -77,11 +88,12 @@ public final class TypeRegistry: Sendable {
     /// Bundled declarations only.
     public static let bundled: TypeRegistry = RegistryBuilder.bundled().build()
 
-    /// Bundled declarations plus those of `UTI_DECLARATIONS` and the XDG
-    /// `uti/types` folders. Files that cannot be read are left out and
-    /// reported in `diagnostics`.
+    /// The system's MIME types, the bundled declarations, and those of
+    /// `UTI_DECLARATIONS` and the XDG `uti/types` folders. Files that cannot
+    /// be read are left out and reported in `diagnostics`.
     public static let `default`: TypeRegistry = {
         var builder = RegistryBuilder.bundled()
+        RegistryLoader.addSystemSources(to: &builder)
         for path in DeclarationSearchPath.environment().files() {
             builder.add(DeclarationReader.read(path: path, source: .user))
         }
@@ -184,6 +196,11 @@ public final class TypeRegistry: Sendable {
             }
         }
         return result
+    }
+
+    /// The system sources whose tags were added to this type.
+    public func supplemented(_ type: UTType) -> [DeclarationOrigin] {
+        slot(of: type).map { supplements[Int($0)] } ?? []
     }
 
     /// The declarations this type's winning declaration replaced.

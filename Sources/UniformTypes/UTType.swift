@@ -92,8 +92,25 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
         slot.map { registry.declarations[Int($0)] }
     }
 
-    /// The declared description (`UTTypeDescription`).
-    public var localizedDescription: String? { declaration?.description }
+    /// The declared description (`UTTypeDescription`); for a type only the
+    /// shared-mime-info database knows, its untranslated comment.
+    public var localizedDescription: String? { localizedDescription(language: nil) }
+
+    /// The description in `language` (`de`, `pt_BR`) where the
+    /// shared-mime-info database has a translation of a type it declares;
+    /// otherwise the declared description.
+    public func localizedDescription(language: String?) -> String? {
+        guard let declaration else { return nil }
+        if let language, !language.isEmpty, let db = registry.mimeDatabase {
+            for mime in tags(.mimeType) where db.isKnown(mime) {
+                if let text = db.comment(for: mime, language: language) { return text }
+            }
+        }
+        if let description = declaration.description { return description }
+        guard declaration.origin.source == .sharedMIMEInfo, let db = registry.mimeDatabase,
+              let mime = preferredMIMEType else { return nil }
+        return db.comment(for: mime, language: nil)
+    }
 
     public var referenceURL: String? { declaration?.referenceURL }
 

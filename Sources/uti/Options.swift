@@ -7,11 +7,14 @@ struct RegistryOptions: ParsableArguments {
             help: ArgumentHelp("A declarations file or folder of *.plist files (repeatable); overrides the bundled types.",
                                valueName: "path"))
     var declarations: [String] = []
+    @Flag(name: .customLong("no-system"),
+          help: "Leave out the system's MIME data (shared-mime-info, mime.types); names are typed by extension only.")
+    var noSystem = false
 
     /// The registry, or exit status 2 with every unusable source named.
     func load() throws -> TypeRegistry {
         do {
-            return try RegistryLoader.load(extraPaths: declarations)
+            return try RegistryLoader.load(extraPaths: declarations, includeSystem: !noSystem)
         } catch {
             for problem in error.problems { Console.error("uti: \(problem)") }
             throw ExitCode(Status.error)
@@ -22,6 +25,9 @@ struct RegistryOptions: ParsableArguments {
 struct OutputOptions: ParsableArguments {
     @Flag(help: "Print JSON (the schema is in README.md).")
     var json = false
+    @Option(help: ArgumentHelp("Describe types in this language where shared-mime-info has a translation (de, pt_BR).",
+                               valueName: "code"))
+    var language: String?
 }
 
 /// How to read a query, shared by the commands that take one.

@@ -23,6 +23,7 @@ struct Run {
         var env = ProcessInfo.processInfo.environment
         env["XDG_DATA_HOME"] = "/nonexistent-uti-test"
         env["XDG_DATA_DIRS"] = "/nonexistent-uti-test"
+        env["UTI_MIME_TYPES"] = ""
         env["UTI_DECLARATIONS"] = nil
         for (k, v) in environment { env[k] = v }
         process.environment = env
@@ -172,9 +173,9 @@ func fixture(_ name: String) -> String {
     @Test func fileByName() throws {
         let run = try Run("file", "photo.JPG", "a.tar.gz", "/")
         #expect(run.lines == [
-            "photo.JPG: public.jpeg (image/jpeg, JPEG image)",
-            "a.tar.gz: org.gnu.gnu-zip-archive (application/x-gzip, GZip archive)",
-            "/: public.folder (folder)",
+            "photo.JPG: public.jpeg (image/jpeg, JPEG image) by name",
+            "a.tar.gz: org.gnu.gnu-zip-archive (application/x-gzip, GZip archive) by name",
+            "/: public.folder (inode/directory, folder) by file-system",
         ])
         let json = try #require(try Run("file", "--json", "x.md").json() as? [[String: Any]])
         #expect(json[0]["basis"] as? String == "name" && json[0]["matchedExtension"] as? String == "md")

@@ -63,4 +63,15 @@ int uti_xml_has_child_elements(const uti_xml_element *element);
 /// beside its child elements (not allowed in a container).
 int uti_xml_has_stray_text(const uti_xml_element *element);
 
+/// The value of the attribute `name` (no namespace) as a newly allocated
+/// UTF-8 string (free with `uti_xml_string_free`), or NULL when absent.
+char *uti_xml_attribute(const uti_xml_element *element, const char *name);
+
+/// The element's own `xml:lang` attribute (not inherited), newly allocated,
+/// or NULL when absent.
+char *uti_xml_lang(const uti_xml_element *element);
+
+/// The namespace URI of the element (owned by the document), or NULL.
+const char *uti_xml_namespace(const uti_xml_element *element);
+
 #endif

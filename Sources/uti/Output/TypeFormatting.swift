@@ -3,7 +3,7 @@ import UniformTypes
 /// The text and JSON forms of types and lookups. The JSON schema is
 /// documented in README.md and kept stable.
 enum TypeFormatting {
-    static func json(_ type: UTType) -> JSON {
+    static func json(_ type: UTType, language: String? = nil) -> JSON {
         let tags = mergedTags(type).map { ($0.tagClass.identifier, JSON.strings($0.tags)) }
         var origin = JSON.null
         if let declaration = type.declaration {
@@ -16,7 +16,7 @@ enum TypeFormatting {
         }
         return .object([
             ("identifier", .string(type.identifier)),
-            ("description", .optional(type.localizedDescription)),
+            ("description", .optional(type.localizedDescription(language: language))),
             ("declared", .bool(type.isDeclared)),
             ("dynamic", .bool(type.isDynamic)),
             ("public", .bool(type.isPublic)),
@@ -28,24 +28,25 @@ enum TypeFormatting {
             ("referenceURL", .optional(type.referenceURL)),
             ("version", .optional(type.version)),
             ("origin", origin),
+            ("supplementedBy", JSON.strings(type.registry.supplemented(type).map(\.description))),
         ])
     }
 
-    static func json(_ resolution: Resolution) -> JSON {
+    static func json(_ resolution: Resolution, language: String? = nil) -> JSON {
         .object([
             ("query", .string(resolution.query)),
             ("queryKind", .string(resolution.kind.rawValue)),
-            ("type", json(resolution.type)),
+            ("type", json(resolution.type, language: language)),
             ("alternatives", JSON.strings(resolution.alternatives.map(\.identifier))),
         ])
     }
 
     /// The multi-line description `uti QUERY` prints.
-    static func text(_ resolution: Resolution) -> String {
+    static func text(_ resolution: Resolution, language: String? = nil) -> String {
         let type = resolution.type
         var lines: [String] = []
         var head = type.identifier
-        if let description = type.localizedDescription { head += "  \(description)" }
+        if let description = type.localizedDescription(language: language) { head += "  \(description)" }
         lines.append(head)
         func field(_ name: String, _ value: String) {
             lines.append("  " + (name + ":").padding(18) + value)
@@ -55,6 +56,9 @@ enum TypeFormatting {
             field("declared", "\(declaration.kind.rawValue), \(declaration.origin.source.rawValue), \(declaration.origin)")
             for overridden in type.registry.overridden(type) {
                 field("overrides", overridden.description)
+            }
+            for source in type.registry.supplemented(type) {
+                field("tags also from", source.description)
             }
         } else {
             field("declared", type.isDynamic ? "no (dynamic)" : "no")

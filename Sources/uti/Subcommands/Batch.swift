@@ -21,7 +21,7 @@ struct Batch: ParsableCommand {
     func run() throws {
         let registry = try registryOptions.load()
         let resolver = try queryOptions.resolver(registry)
-        let typing = PathTyping(registry: registry)
+        let typing = FileTyping(registry: registry)
         var failed = false
         var lineNumber = 0
         while let line = readLine(strippingNewline: true) {
@@ -33,7 +33,7 @@ struct Batch: ParsableCommand {
                     print(output.json ? JSON.object([("path", .string("")), ("error", .string("empty file name"))]).serialized(indent: nil) : "")
                     continue
                 }
-                let result = typing.type(forName: PathTyping.fileName(of: line))
+                let result = typing.type(forName: FileTyping.fileName(of: line))
                 print(output.json ? FileCommand.json(path: line, result).serialized(indent: nil) : result.type.identifier)
                 continue
             }

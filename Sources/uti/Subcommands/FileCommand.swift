@@ -4,53 +4,94 @@ import UniformTypes
 struct FileCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "file",
-        abstract: "The type of each path, from its name (the longest claimed extension wins).",
+        abstract: "The type of each path, from its name and, when the name leaves doubt, its first bytes.",
         discussion: """
-        An existing folder is public.folder, or the package type its extension names
-        (an .app folder is com.apple.application-bundle); symbolic links (not followed),
-        FIFOs, sockets and devices are their own kinds. Contents are not read.
+        Names follow shared-mime-info's globs (literal names, then the longest suffix,
+        then other patterns; case-sensitive globs only match their case), then the
+        extensions declared types claim. When no glob or several match, the first bytes
+        are read and matched against the magic rules, as GIO does: a strong match
+        (priority 80 or more) wins, else the name that is a kind of the content's type,
+        else the best name (uncertain). An existing folder is public.folder or the
+        package type its extension names; symbolic links (not followed unless --follow),
+        FIFOs, sockets and devices are their own kinds and are never opened; an empty
+        file is application/x-zerosize. Exit 1 when a path could not be typed.
         """)
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var output: OutputOptions
     @Flag(name: .shortAndLong, help: "Print only the identifier of each path.")
     var brief = false
+    @Flag(name: .customLong("mime"), help: "Print only the MIME type of each path.")
+    var mimeOnly = false
+    @Flag(name: .customLong("no-sniff"), help: "Use the name alone; never read a file.")
+    var noSniff = false
+    @Flag(name: .customLong("follow"), help: "Type what symbolic links point to.")
+    var follow = false
+    @Flag(name: .customLong("tree"), help: "Also match folders against the tree rules (x-content/* types of volumes).")
+    var tree = false
     @Argument(help: "Paths; they need not exist.")
     var paths: [String]
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one path") }
         if paths.contains("") { throw ValidationError("an empty path was given") }
+        if brief && mimeOnly { throw ValidationError("--brief and --mime cannot be used together") }
     }
 
     func run() throws {
-        let typing = PathTyping(registry: try registryOptions.load())
+        let typing = FileTyping(registry: try registryOptions.load())
+        let options = FileTyping.Options(sniff: !noSniff, followSymbolicLinks: follow, treeMagic: tree)
         var results: [JSON] = []
+        var failed = false
         for path in paths {
-            let result = typing.type(forPath: path)
+            let result: FileTyping.Result
+            do {
+                result = try typing.type(forPath: path, options: options)
+            } catch {
+                failed = true
+                Console.error("uti: \(error)")
+                if output.json { results.append(.object([("path", .string(path)), ("error", .string(error.reason))])) }
+                continue
+            }
             if output.json {
-                results.append(Self.json(path: path, result))
+                results.append(Self.json(path: path, result, language: output.language))
             } else if brief {
                 print(result.type.identifier)
+            } else if mimeOnly {
+                print(result.mimeType ?? result.type.preferredMIMEType ?? "application/octet-stream")
             } else {
-                print("\(path): \(Self.summary(result.type))")
+                print("\(path): \(Self.summary(result, language: output.language))")
             }
         }
         if output.json { print(JSON.array(results).serialized()) }
+        if failed { throw ExitCode(Status.no) }
     }
 
-    static func json(path: String, _ result: PathTyping.Result) -> JSON {
+    static func json(path: String, _ result: FileTyping.Result, language: String? = nil) -> JSON {
         .object([
             ("path", .string(path)),
+            ("mimeType", .optional(result.mimeType)),
             ("basis", .string(result.basis.rawValue)),
+            ("certain", .bool(result.certain)),
             ("matchedExtension", .optional(result.matchedExtension)),
-            ("type", TypeFormatting.json(result.type)),
+            ("nameCandidates", JSON.strings(result.nameCandidates)),
+            ("sniffedType", .optional(result.sniffedType)),
+            ("sniffPriority", result.sniffPriority.map { .int($0) } ?? .null),
+            ("contentTypes", JSON.strings(result.contentTypes)),
+            ("type", TypeFormatting.json(result.type, language: language)),
         ])
     }
 
-    /// `public.jpeg (image/jpeg, JPEG image)`.
-    static func summary(_ type: UTType) -> String {
-        let details = [type.preferredMIMEType, type.localizedDescription].compactMap { $0 }
-        return details.isEmpty ? type.identifier : "\(type.identifier) (\(details.joined(separator: ", ")))"
+    /// `public.jpeg (image/jpeg, JPEG image) by name`, with `, uncertain`
+    /// and the folder's tree types when there are any.
+    static func summary(_ result: FileTyping.Result, language: String? = nil) -> String {
+        let type = result.type
+        let mime = result.mimeType ?? type.preferredMIMEType
+        let details = [mime, type.localizedDescription(language: language)].compactMap { $0 }
+        var text = details.isEmpty ? type.identifier : "\(type.identifier) (\(details.joined(separator: ", ")))"
+        text += " by \(result.basis.rawValue)"
+        if !result.certain { text += ", uncertain" }
+        if !result.contentTypes.isEmpty { text += "; contents: \(result.contentTypes.joined(separator: ", "))" }
+        return text
     }
 }

@@ -27,9 +27,9 @@ struct Lookup: ParsableCommand {
             do {
                 let resolution = try resolver.resolve(query)
                 if output.json {
-                    results.append(TypeFormatting.json(resolution))
+                    results.append(TypeFormatting.json(resolution, language: output.language))
                 } else {
-                    blocks.append(brief ? resolution.type.identifier : TypeFormatting.text(resolution))
+                    blocks.append(brief ? resolution.type.identifier : TypeFormatting.text(resolution, language: output.language))
                 }
             } catch {
                 failed = true

@@ -1,0 +1,323 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PropertyLists
+
+/// The shared-mime-info database of every `mime` directory in XDG order,
+/// answering the questions GIO's content-type functions answer: the types a
+/// file name implies, the type content implies, and which type is a
+/// sub-class of which.
+public final class MIMEDatabase: Sendable {
+    /// Highest precedence first (`$XDG_DATA_HOME/mime` before the system).
+    public let layers: [MIMELayer]
+    /// Problems found while reading; unreadable sources are left out.
+    public let diagnostics: [MIMEDiagnostic]
+
+    private let globTables: [GlobTable]
+    private let magicLists: [[MagicRule]]
+    private let aliasMap: [String: String]
+    private let parentMap: [String: [String]]
+    private let declaredIn: [String: Int]
+    /// Every type, canonical names, in order of first appearance.
+    public let types: [String]
+    /// How many leading bytes content sniffing reads (GIO caps it at 4096).
+    public let sniffLength: Int
+    public let treeMagic: [TreeMagicRule]
+
+    public init(layers: [MIMELayer], diagnostics: [MIMEDiagnostic] = []) {
+        self.layers = layers
+        self.diagnostics = diagnostics
+        var globsDeleted: Set<String> = []
+        var magicDeleted: Set<String> = []
+        var tables: [GlobTable] = []
+        var magic: [[MagicRule]] = []
+        var tree: [TreeMagicRule] = []
+        for layer in layers {
+            tables.append(GlobTable(layer.globs.filter { !globsDeleted.contains(mimeKey($0.mimeType)) }))
+            magic.append(layer.magic.filter { !magicDeleted.contains(mimeKey($0.mimeType)) && $0.priority > 0 })
+            tree += layer.treeMagic
+            globsDeleted.formUnion(layer.globsDeleted)
+            magicDeleted.formUnion(layer.magicDeleted)
+        }
+        tree.sort { $0.priority > $1.priority }
+        self.globTables = tables
+        self.magicLists = magic
+        self.treeMagic = tree
+
+        var aliases: [String: String] = [:]
+        var parents: [String: [String]] = [:]
+        var declaredIn: [String: Int] = [:]
+        var types: [String] = []
+        for (index, layer) in layers.enumerated() {
+            for (alias, canonical) in layer.aliases where aliases[alias] == nil { aliases[alias] = canonical }
+            for (type, list) in layer.parents {
+                var merged = parents[type] ?? []
+                for p in list where !merged.contains(where: { mimeKey($0) == mimeKey(p) }) { merged.append(p) }
+                parents[type] = merged
+            }
+            for type in layer.types where declaredIn[mimeKey(type)] == nil {
+                declaredIn[mimeKey(type)] = index
+                types.append(type)
+            }
+        }
+        // An alias that is also declared as a type of its own stays a type.
+        self.types = types.filter { aliases[mimeKey($0)] == nil }
+        self.aliasMap = aliases
+        self.parentMap = parents
+        self.declaredIn = declaredIn
+        let extent = layers.flatMap(\.magic).map(\.extent).max() ?? 0
+        self.sniffLength = extent == 0 || extent > 4096 ? 4096 : extent
+    }
+
+    /// The database of the `mime` folders the environment names.
+    public static func load(_ searchPath: MIMESearchPath = .environment()) -> MIMEDatabase {
+        var layers: [MIMELayer] = []
+        var diagnostics: [MIMEDiagnostic] = []
+        for directory in searchPath.directories {
+            if let layer = MIMELayerLoader.load(directory: directory, diagnostics: &diagnostics) {
+                layers.append(layer)
+            }
+        }
+        return MIMEDatabase(layers: layers, diagnostics: diagnostics)
+    }
+
+    // MARK: Types and relations
+
+    /// The canonical name of `type` (aliases resolved), as the database spells it.
+    public func canonical(_ type: String) -> String {
+        aliasMap[mimeKey(type)] ?? type
+    }
+
+    /// True when some layer declares `type` (or it is an alias of one).
+    public func isKnown(_ type: String) -> Bool {
+        declaredIn[mimeKey(canonical(type))] != nil
+    }
+
+    /// The aliases of a canonical type.
+    public func aliases(of type: String) -> [String] {
+        let key = mimeKey(type)
+        return aliasMap.filter { mimeKey($0.value) == key }.map(\.key).sorted()
+    }
+
+    /// The declared `sub-class-of` parents of `type`.
+    public func parents(of type: String) -> [String] {
+        parentMap[mimeKey(canonical(type))] ?? []
+    }
+
+    /// GIO's `g_content_type_is_a`: equal after resolving aliases; any type
+    /// of a media type is a sub-class of `media/*`; every `text/*` is
+    /// `text/plain`; everything but `inode/*` is `application/octet-stream`;
+    /// then the declared parents, transitively.
+    public func isSubclass(_ type: String, of base: String) -> Bool {
+        var seen: Set<String> = []
+        return isSubclass(mimeKey(canonical(type)), of: mimeKey(canonical(base)), seen: &seen)
+    }
+
+    private func isSubclass(_ type: String, of base: String, seen: inout Set<String>) -> Bool {
+        if type == base { return true }
+        if base.hasSuffix("/*"), type.hasPrefix(base.dropLast()) { return true }
+        if base == "text/plain" && type.hasPrefix("text/") { return true }
+        if base == "application/octet-stream" && !type.hasPrefix("inode/") { return true }
+        guard seen.insert(type).inserted else { return false }
+        for parent in parentMap[type] ?? [] where isSubclass(mimeKey(canonical(parent)), of: base, seen: &seen) {
+            return true
+        }
+        return false
+    }
+
+    /// The untranslated comment of `type` (`language` nil), or its
+    /// translation into `language` (`de`, `pt_BR`; the language alone is
+    /// tried after the region), nil when there is none.
+    public func comment(for type: String, language: String? = nil) -> String? {
+        let key = mimeKey(canonical(type))
+        guard let index = declaredIn[key] else { return nil }
+        let layer = layers[index]
+        var comments = layer.comments[key]
+        if comments == nil && layer.format == .cache {
+            comments = MIMELayerLoader.perTypeComments(directory: layer.directory, type: canonical(type))
+        }
+        guard let comments else { return nil }
+        guard let language, !language.isEmpty else { return comments[""] }
+        let plain = language.split(separator: ".").first.map(String.init) ?? language
+        if let text = comments[plain] { return text }
+        if let base = plain.split(separator: "_").first, let text = comments[String(base)] { return text }
+        return nil
+    }
+
+    /// The generic icon name of `type`, if one is declared.
+    public func genericIcon(for type: String) -> String? {
+        let key = mimeKey(canonical(type))
+        for layer in layers { if let icon = layer.genericIcons[key] { return icon } }
+        return nil
+    }
+
+    /// The globs of `type` that count, highest precedence layer first.
+    public func globs(of type: String) -> [GlobRule] {
+        let key = mimeKey(canonical(type))
+        var deleted = false
+        var result: [GlobRule] = []
+        for layer in layers where !deleted {
+            result += layer.globs.filter { mimeKey($0.mimeType) == key }
+            if layer.globsDeleted.contains(key) { deleted = true }
+        }
+        return result
+    }
+
+    /// Where a type was declared (XML sources give a line).
+    public func declaration(of type: String) -> MIMESourcePosition? {
+        let key = mimeKey(canonical(type))
+        guard let index = declaredIn[key] else { return nil }
+        let layer = layers[index]
+        return layer.declaredAt[key] ?? MIMESourcePosition(file: layer.directory + "/" + layer.format.rawValue)
+    }
+
+    // MARK: Names
+
+    /// A type a file name implies, with its glob weight.
+    public struct NameMatch: Sendable, Equatable {
+        public var mimeType: String
+        public var weight: Int
+    }
+
+    /// The types `name` (a file name, not a path) matches, best first, at
+    /// most 10: a literal name, else the longest matching suffix, else other
+    /// patterns; case-insensitive globs are tried on the lower-cased name,
+    /// then every glob on the name as given; sorted by weight.
+    public func nameMatches(_ name: String) -> [NameMatch] {
+        let original = Array(name.utf8)
+        let lower = Array(asciiLowercased(name).utf8)
+        for table in globTables {
+            if let e = table.literal(lower, caseSensitiveCheck: false) { return [NameMatch(mimeType: e.mimeType, weight: e.weight)] }
+        }
+        for table in globTables {
+            if let e = table.literal(original, caseSensitiveCheck: true) { return [NameMatch(mimeType: e.mimeType, weight: e.weight)] }
+        }
+        let capacity = 10
+        var found: [GlobTable.Entry] = []
+        func firstLayer(_ lookup: (GlobTable) -> [GlobTable.Entry]) -> [GlobTable.Entry] {
+            for table in globTables {
+                let entries = lookup(table)
+                if !entries.isEmpty { return Array(entries.prefix(capacity - found.count)) }
+            }
+            return []
+        }
+        found += firstLayer { $0.suffix(lower, caseSensitiveCheck: false) }
+        if found.count < 2 { found += firstLayer { $0.suffix(original, caseSensitiveCheck: true) } }
+        let lowerName = String(decoding: lower, as: UTF8.self)
+        if found.count < 2 { found += firstLayer { $0.patternMatches(lowerName, caseSensitiveCheck: false, limit: capacity - found.count) } }
+        if found.count < 2 { found += firstLayer { $0.patternMatches(name, caseSensitiveCheck: true, limit: capacity - found.count) } }
+
+        // Drop repeats the way xdgmime does (the last entry takes the place
+        // of a repeat), keeping the higher weight; then a stable sort by weight.
+        var matches = found.map { NameMatch(mimeType: $0.mimeType, weight: $0.weight) }
+        var last = matches.count
+        var i = 0
+        while i < last {
+            var j = i + 1
+            while j < last {
+                if matches[i].mimeType == matches[j].mimeType {
+                    matches[i].weight = max(matches[i].weight, matches[j].weight)
+                    last -= 1
+                    matches[j] = matches[last]
+                } else {
+                    j += 1
+                }
+            }
+            i += 1
+        }
+        matches.removeSubrange(last...)
+        return matches.enumerated().sorted { a, b in
+            a.element.weight != b.element.weight ? a.element.weight > b.element.weight : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    // MARK: Content
+
+    /// A content match: the type and the priority of the rule that matched.
+    public struct Sniff: Sendable, Equatable {
+        public var mimeType: String
+        public var priority: Int
+    }
+
+    /// The first matching magic rule of each layer; the highest priority
+    /// wins, the higher-precedence layer on a tie. Nil when none matches.
+    public func magicMatch(_ data: UnsafeRawBufferPointer) -> Sniff? {
+        var best: Sniff?
+        for rules in magicLists {
+            guard let rule = rules.first(where: { $0.matches(data) }) else { continue }
+            if rule.priority > (best?.priority ?? 0) { best = Sniff(mimeType: rule.mimeType, priority: rule.priority) }
+        }
+        return best
+    }
+
+    /// What `g_content_type_guess` answers.
+    public struct Guess: Sendable, Equatable {
+        public var mimeType: String
+        /// True when neither the name nor the content settled it.
+        public var uncertain: Bool
+        /// The types the name matched, best first.
+        public var nameMatches: [String]
+        /// The type the content gave (magic, or the text/binary fallback).
+        public var sniffed: String?
+        /// Priority of the magic rule that matched; 0 for the fallback.
+        public var sniffedPriority: Int
+    }
+
+    /// Combines a file name (may be nil) and its first bytes (nil when not
+    /// read) as GIO does: a single name match is certain and needs no data;
+    /// otherwise a magic match of priority 80 or more wins, then the first
+    /// name match that is a sub-class of the sniffed type, then the best
+    /// name match (uncertain); with no name match, the sniffed type.
+    public func guess(name: String?, data: UnsafeRawBufferPointer?) -> Guess {
+        if let name, name.hasSuffix("/") {
+            return Guess(mimeType: "inode/directory", uncertain: false, nameMatches: [], sniffed: nil, sniffedPriority: 0)
+        }
+        let fileName = name.map(Self.baseName)
+        let names = fileName.map { nameMatches($0).map(\.mimeType) } ?? []
+        if names.count == 1 {
+            return Guess(mimeType: names[0], uncertain: false, nameMatches: names, sniffed: nil, sniffedPriority: 0)
+        }
+        var sniffed: String?
+        var priority = 0
+        if let data {
+            (sniffed, priority) = sniff(data)
+            // A desktop file is only trusted by its name.
+            if fileName != nil, sniffed == "application/x-desktop" { sniffed = "text/plain" }
+        }
+        guard !names.isEmpty else {
+            return Guess(mimeType: sniffed ?? "application/octet-stream", uncertain: sniffed == nil,
+                         nameMatches: names, sniffed: sniffed, sniffedPriority: priority)
+        }
+        if let sniffed {
+            if priority >= 80 {
+                return Guess(mimeType: sniffed, uncertain: false, nameMatches: names, sniffed: sniffed, sniffedPriority: priority)
+            }
+            if let match = names.first(where: { isSubclass($0, of: sniffed) }) {
+                return Guess(mimeType: match, uncertain: false, nameMatches: names, sniffed: sniffed, sniffedPriority: priority)
+            }
+        }
+        return Guess(mimeType: names[0], uncertain: true, nameMatches: names, sniffed: sniffed, sniffedPriority: priority)
+    }
+
+    /// The type of content alone: empty data is `application/x-zerosize`;
+    /// then magic; then text when the bytes look like text; else nil.
+    public func sniff(_ data: UnsafeRawBufferPointer) -> (mimeType: String?, priority: Int) {
+        if data.isEmpty { return ("application/x-zerosize", 100) }
+        if let match = magicMatch(data) { return (match.mimeType, match.priority) }
+        return (Self.looksLikeText(data) ? "text/plain" : nil, 0)
+    }
+
+    /// No control characters but tab, line feed and carriage return in the
+    /// first 128 bytes; or none but white space and backspace anywhere.
+    public static func looksLikeText(_ data: UnsafeRawBufferPointer) -> Bool {
+        if !data.prefix(128).contains(where: { $0 < 32 && $0 != 9 && $0 != 10 && $0 != 13 }) { return true }
+        return !data.contains { ($0 < 32 || $0 == 127) && !(9...13).contains($0) && $0 != 8 && $0 != 32 }
+    }
+
+    static func baseName(_ path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
+    }
+}

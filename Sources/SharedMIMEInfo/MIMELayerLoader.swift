@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PropertyLists
+
+/// The `mime` folders to read, highest precedence first:
+/// `$XDG_DATA_HOME/mime` (default `~/.local/share/mime`), then
+/// `mime` under each entry of `$XDG_DATA_DIRS` (default
+/// `/usr/local/share:/usr/share`), in the order listed.
+public struct MIMESearchPath: Sendable, Equatable {
+    public var directories: [String]
+
+    public init(directories: [String]) { self.directories = directories }
+
+    public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> MIMESearchPath {
+        var result: [String] = []
+        if let home = variables["XDG_DATA_HOME"], home.hasPrefix("/") {
+            result.append(home + "/mime")
+        } else if let home = variables["HOME"], home.hasPrefix("/") {
+            result.append(home + "/.local/share/mime")
+        }
+        let dirs = variables["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
+        for dir in dirs.split(separator: ":") where dir.hasPrefix("/") {
+            let path = (dir.hasSuffix("/") ? String(dir.dropLast()) : String(dir)) + "/mime"
+            if !result.contains(path) { result.append(path) }
+        }
+        return MIMESearchPath(directories: result)
+    }
+}
+
+/// Reads one `mime` folder: its `mime.cache` when that is at least as new as
+/// every package file, otherwise `packages/*.xml` (`Override.xml` last).
+public enum MIMELayerLoader {
+    public static func load(directory: String, diagnostics: inout [MIMEDiagnostic]) -> MIMELayer? {
+        guard let dirInfo = status(directory), dirInfo.kind == S_IFDIR else { return nil }
+        let cachePath = directory + "/mime.cache"
+        let packagesPath = directory + "/packages"
+        let packageFiles = Self.packageFiles(in: packagesPath)
+        let cacheInfo = status(cachePath)
+        var newestPackage = packageFiles.compactMap { status($0)?.modified }.max() ?? 0
+        if let packagesInfo = status(packagesPath) { newestPackage = max(newestPackage, packagesInfo.modified) }
+
+        if let cacheInfo, cacheInfo.kind == S_IFREG {
+            if packageFiles.isEmpty || cacheInfo.modified >= newestPackage {
+                var layer = MIMELayer(directory: directory, format: .cache)
+                do {
+                    try MIMECacheReader.read(path: cachePath, into: &layer)
+                    completeFromTextFiles(&layer, diagnostics: &diagnostics)
+                    return layer
+                } catch {
+                    diagnostics.append(MIMEDiagnostic(.error, MIMESourcePosition(file: cachePath), "\(error.offset.map { "at offset \($0): " } ?? "")\(error.reason)\(packageFiles.isEmpty ? "" : "; reading \(packagesPath) instead")"))
+                }
+            } else {
+                diagnostics.append(MIMEDiagnostic(.note, MIMESourcePosition(file: cachePath), "older than the package files; reading \(packagesPath) instead (run update-mime-database \(directory))"))
+            }
+        }
+        guard !packageFiles.isEmpty else { return nil }
+        var layer = MIMELayer(directory: directory, format: .packages)
+        for file in packageFiles {
+            MIMEPackageReader.read(path: file, into: &layer, diagnostics: &diagnostics)
+        }
+        layer.orderGlobs()
+        layer.sortMagic()
+        return layer
+    }
+
+    /// `types` lists every type (the cache only names those with globs,
+    /// magic, parents, aliases or icons); `treemagic` is not in the cache.
+    static func completeFromTextFiles(_ layer: inout MIMELayer, diagnostics: inout [MIMEDiagnostic]) {
+        if let bytes = try? FileContents.read(layer.directory + "/types", limit: 8 << 20) {
+            var known = Set(layer.types.map(mimeKey))
+            for type in MIMETextFiles.types(bytes) where known.insert(mimeKey(type)).inserted {
+                layer.types.append(type)
+            }
+        }
+        let treePath = layer.directory + "/treemagic"
+        if let bytes = try? FileContents.read(treePath, limit: 8 << 20) {
+            layer.treeMagic = MIMETextFiles.treeMagic(bytes, path: treePath, diagnostics: &diagnostics)
+            layer.sortMagic()
+        }
+    }
+
+    /// The comments of the per-type file `update-mime-database` writes
+    /// (`<dir>/image/png.xml`), by language ("" for the untranslated one).
+    static func perTypeComments(directory: String, type: String) -> [String: String]? {
+        guard isWellFormedMIMEType(type), !type.contains(".."), !type.hasPrefix(".") else { return nil }
+        let path = directory + "/" + type + ".xml"
+        guard let bytes = try? FileContents.read(path, limit: 4 << 20) else { return nil }
+        var layer = MIMELayer(directory: directory, format: .packages)
+        var ignored: [MIMEDiagnostic] = []
+        MIMEPackageReader.read(bytes: bytes, path: path, into: &layer, diagnostics: &ignored)
+        return layer.comments[mimeKey(type)]
+    }
+
+    /// `packages/*.xml` sorted by name, with `Override.xml` last.
+    static func packageFiles(in folder: String) -> [String] {
+        guard let dir = opendir(folder) else { return [] }
+        defer { closedir(dir) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if name.count > 4, name.suffix(4).elementsEqual(".xml".utf8), name.first != UInt8(ascii: ".") {
+                names.append(name)
+            }
+        }
+        let override = Array("Override.xml".utf8)
+        names.sort { a, b in
+            if (a == override) != (b == override) { return b == override }
+            return a.lexicographicallyPrecedes(b)
+        }
+        return names.map { folder + "/" + String(decoding: $0, as: UTF8.self) }
+    }
+
+    struct Status {
+        var kind: mode_t
+        var modified: Int
+    }
+
+    static func status(_ path: String) -> Status? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Status(kind: info.st_mode & S_IFMT, modified: Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec))
+    }
+}

@@ -1,0 +1,81 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension MIMEDatabase {
+    /// The `x-content/*` types whose tree rules match the folder at `root`
+    /// (a mounted volume, a camera card), highest priority first. Paths in
+    /// a rule are relative to `root`; without `match-case` each component
+    /// is found case-insensitively. Nothing is opened for reading.
+    public func treeTypes(ofDirectory root: String) -> [String] {
+        var result: [String] = []
+        for rule in treeMagic where rule.matches.contains(where: { matches($0, root: root) }) {
+            if !result.contains(rule.mimeType) { result.append(rule.mimeType) }
+        }
+        return result
+    }
+
+    private func matches(_ match: TreeMatch, root: String) -> Bool {
+        guard let path = Self.resolve(match.path, under: root, matchCase: match.matchCase) else { return false }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return false }
+        let kind = info.st_mode & S_IFMT
+        var effective = info
+        if kind == S_IFLNK, stat(path, &effective) != 0 { effective = info }
+        switch match.kind {
+        case .file: if (effective.st_mode & S_IFMT) != S_IFREG { return false }
+        case .directory: if (effective.st_mode & S_IFMT) != S_IFDIR { return false }
+        case .link: if kind != S_IFLNK { return false }
+        case .any: break
+        }
+        if match.executable && access(path, X_OK) != 0 { return false }
+        if match.nonEmpty {
+            if (effective.st_mode & S_IFMT) == S_IFDIR {
+                guard Self.hasEntries(path) else { return false }
+            } else if effective.st_size == 0 {
+                return false
+            }
+        }
+        if let type = match.mimeType {
+            let guessed = guess(name: Self.baseName(path), data: nil).mimeType
+            if !isSubclass(guessed, of: type) { return false }
+        }
+        return match.children.isEmpty || match.children.contains { matches($0, root: root) }
+    }
+
+    /// `root/relative`, with each component found case-insensitively unless
+    /// `matchCase`; nil when a component is missing.
+    static func resolve(_ relative: String, under root: String, matchCase: Bool) -> String? {
+        var current = root.hasSuffix("/") ? String(root.dropLast()) : root
+        for component in relative.split(separator: "/") where !component.isEmpty {
+            if component == ".." { return nil }
+            if matchCase {
+                current += "/" + component
+                continue
+            }
+            guard let dir = opendir(current) else { return nil }
+            defer { closedir(dir) }
+            let wanted = mimeKey(String(component))
+            var found: String?
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if mimeKey(name) == wanted { found = name; break }
+            }
+            guard let found else { return nil }
+            current += "/" + found
+        }
+        return current
+    }
+
+    static func hasEntries(_ path: String) -> Bool {
+        guard let dir = opendir(path) else { return false }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if name != [46] && name != [46, 46] { return true }
+        }
+        return false
+    }
+}

@@ -1,0 +1,243 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SharedMIMEInfo
+
+/// The type of a file from its name, what the file system says it is, and
+/// (when the name leaves doubt) its first bytes, combined the way GIO's
+/// `g_content_type_guess` combines them; then mapped to a uniform type.
+///
+/// Without a shared-mime-info database in the registry, names are typed by
+/// the longest filename extension a declared type claims, and content is
+/// not read.
+public struct FileTyping: Sendable {
+    /// How the answer was reached.
+    public enum Basis: String, Sendable {
+        /// The file name alone (a glob, or an extension a declared type claims).
+        case name
+        /// The content alone (magic, or the text/binary fallback).
+        case content
+        /// Several names matched and the content picked one.
+        case nameAndContent = "name+content"
+        /// The file system's own kind: folder, package, link, pipe, device, empty file.
+        case fileSystem = "file-system"
+        /// Nothing decided: an unknown extension's dynamic type, or plain data.
+        case unknown
+    }
+
+    public struct Result: Sendable {
+        public var type: UTType
+        /// The MIME type GIO would report, when a MIME database is loaded.
+        public var mimeType: String?
+        public var basis: Basis
+        /// False when neither name nor content settled the answer.
+        public var certain: Bool
+        /// The extension that decided, when a declared type's extension did.
+        public var matchedExtension: String?
+        /// MIME types the name's globs gave, best first.
+        public var nameCandidates: [String] = []
+        /// The type the content gave, and the priority of the magic rule (0 for the text fallback).
+        public var sniffedType: String?
+        public var sniffPriority: Int?
+        /// For a folder checked with `treeMagic`: the `x-content/*` types it matches.
+        public var contentTypes: [String] = []
+    }
+
+    public struct Options: Sendable {
+        /// Read the first bytes of a regular file when the name leaves doubt.
+        public var sniff = true
+        /// Type what a symbolic link points to instead of the link.
+        public var followSymbolicLinks = false
+        /// Match a folder's contents against the tree rules (`x-content/*`).
+        public var treeMagic = false
+        public init(sniff: Bool = true, followSymbolicLinks: Bool = false, treeMagic: Bool = false) {
+            self.sniff = sniff
+            self.followSymbolicLinks = followSymbolicLinks
+            self.treeMagic = treeMagic
+        }
+    }
+
+    /// A file whose type needs its content but that cannot be read, or a
+    /// path that cannot be examined.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    public let registry: TypeRegistry
+
+    public init(registry: TypeRegistry) { self.registry = registry }
+
+    // MARK: Names
+
+    /// The last path component, ignoring trailing slashes.
+    public static func fileName(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        if let slash = trimmed.lastIndex(of: "/"), trimmed != "/" { return String(trimmed[trimmed.index(after: slash)...]) }
+        return String(trimmed)
+    }
+
+    /// The candidate extensions of a name, longest first: `a.tar.gz` gives
+    /// `tar.gz`, `gz`. A leading dot starts no extension (`.profile` has none).
+    public static func extensions(of name: String) -> [String] {
+        let bytes = Array(name.utf8)
+        var result: [String] = []
+        for (i, b) in bytes.enumerated() where b == UInt8(ascii: ".") && i > 0 && i + 1 < bytes.count {
+            if bytes[i - 1] == UInt8(ascii: ".") { continue }
+            result.append(String(decoding: bytes[(i + 1)...], as: UTF8.self))
+        }
+        return result
+    }
+
+    /// The type a file name implies, without looking at any file.
+    public func type(forName name: String) -> Result {
+        guess(name: name, data: nil)
+    }
+
+    /// The declared type claiming the longest extension of `name` and
+    /// conforming to `supertype` (`public.data` by default).
+    public func declaredType(forName name: String, conformingTo supertype: UTType? = nil,
+                             excludingSystem: Bool = false) -> (type: UTType, extension: String)? {
+        let filter = supertype ?? registry.declaredType("public.data")
+        for ext in Self.extensions(of: name) {
+            for type in registry.types(tag: ext, tagClass: .filenameExtension, conformingTo: filter) where type.isDeclared {
+                if excludingSystem && (type.origin?.source.isSystem ?? false) { continue }
+                return (type, ext)
+            }
+        }
+        return nil
+    }
+
+    // MARK: Paths
+
+    /// The type of `path`. A folder is the package type its extension names
+    /// or `public.folder`; a symbolic link (unless followed), FIFO, socket or
+    /// device is its kind and is never opened; an empty regular file is
+    /// `application/x-zerosize`; other regular files are typed by name and,
+    /// when the name leaves doubt and `options.sniff` is set, by their first
+    /// bytes. A path that does not exist is typed by its name.
+    public func type(forPath path: String, options: Options = Options()) throws(Failure) -> Result {
+        var info = stat()
+        let found = options.followSymbolicLinks ? stat(path, &info) : lstat(path, &info)
+        let name = Self.fileName(of: path)
+        guard found == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return type(forName: name) }
+            throw Failure(path: path, reason: String(cString: strerror(errno)))
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return directory(path, name: name, options: options)
+        case S_IFLNK: return kind("public.symlink", mime: "inode/symlink", name: name)
+        case S_IFIFO: return kind("public.named-pipe", mime: "inode/fifo", name: name)
+        case S_IFSOCK: return kind("public.socket", mime: "inode/socket", name: name)
+        case S_IFCHR: return kind("public.character-special", mime: "inode/chardevice", name: name)
+        case S_IFBLK: return kind("public.block-special", mime: "inode/blockdevice", name: name)
+        default: break
+        }
+        if info.st_size == 0, let db = registry.mimeDatabase {
+            let mime = db.canonical("application/x-zerosize")
+            return Result(type: type(ofMIME: mime), mimeType: mime, basis: .fileSystem, certain: true)
+        }
+        let byName = guess(name: name, data: nil)
+        guard options.sniff, !byName.certain, let db = registry.mimeDatabase else { return byName }
+        let data = try Self.readPrefix(path, count: db.sniffLength, follow: options.followSymbolicLinks)
+        return data.withUnsafeBytes { guess(name: name, data: $0) }
+    }
+
+    private func directory(_ path: String, name: String, options: Options) -> Result {
+        var result: Result
+        if let package = registry.declaredType("com.apple.package"),
+           let (type, ext) = declaredType(forName: name, conformingTo: package) {
+            result = Result(type: type, mimeType: type.preferredMIMEType ?? "inode/directory", basis: .name,
+                            certain: true, matchedExtension: ext)
+        } else {
+            result = kind("public.folder", mime: "inode/directory", name: name)
+        }
+        if options.treeMagic, let db = registry.mimeDatabase {
+            result.contentTypes = db.treeTypes(ofDirectory: path)
+        }
+        return result
+    }
+
+    private func kind(_ identifier: String, mime: String, name: String) -> Result {
+        let declared = registry.declaredType(identifier) ?? registry.mimeDatabase.map { _ in self.type(ofMIME: mime) }
+        guard let declared else { return type(forName: name) }
+        return Result(type: declared, mimeType: registry.mimeDatabase == nil ? nil : mime, basis: .fileSystem, certain: true)
+    }
+
+    /// The declared type for a MIME type (any conformance), or a dynamic one.
+    func type(ofMIME mime: String) -> UTType {
+        registry.types(tag: mime, tagClass: .mimeType, conformingTo: nil)[0]
+    }
+
+    // MARK: Combining
+
+    /// GIO's combination of a name and (optionally) data, then the uniform
+    /// type. Names no glob matches fall back to the extensions declared types
+    /// claim; a name nothing knows gives its extension's dynamic type.
+    public func guess(name: String, data: UnsafeRawBufferPointer?) -> Result {
+        guard let db = registry.mimeDatabase else { return declaredByName(name) ?? unknown(name, mime: nil) }
+        let guess = db.guess(name: name, data: data)
+        if guess.nameMatches.isEmpty, let declared = declaredByName(name) {
+            return declared
+        }
+        let octetStream = guess.mimeType == "application/octet-stream" && guess.uncertain
+        if octetStream && guess.nameMatches.isEmpty {
+            var result = unknown(name, mime: guess.mimeType)
+            result.sniffedType = guess.sniffed
+            return result
+        }
+        let basis: Basis
+        if guess.nameMatches.count == 1 || (guess.sniffed == nil && !guess.nameMatches.isEmpty) {
+            basis = .name
+        } else if guess.nameMatches.isEmpty || guess.sniffedPriority >= 80 && guess.mimeType == guess.sniffed {
+            basis = .content
+        } else {
+            basis = guess.uncertain ? .name : .nameAndContent
+        }
+        return Result(type: type(ofMIME: guess.mimeType), mimeType: guess.mimeType, basis: basis, certain: !guess.uncertain,
+                      nameCandidates: guess.nameMatches, sniffedType: guess.sniffed,
+                      sniffPriority: guess.sniffed == nil ? nil : guess.sniffedPriority)
+    }
+
+    private func declaredByName(_ name: String) -> Result? {
+        guard let (type, ext) = declaredType(forName: name, excludingSystem: true) else { return nil }
+        return Result(type: type, mimeType: type.preferredMIMEType, basis: .name, certain: true, matchedExtension: ext)
+    }
+
+    private func unknown(_ name: String, mime: String?) -> Result {
+        if let last = Self.extensions(of: name).last,
+           let type = registry.type(filenameExtension: last) {
+            return Result(type: type, mimeType: mime, basis: .unknown, certain: false, matchedExtension: nil)
+        }
+        let data = registry.declaredType("public.data") ?? registry.dynamicType(tag: name, tagClass: .filenameExtension)
+        return Result(type: data, mimeType: mime, basis: .unknown, certain: false)
+    }
+
+    /// Up to `count` leading bytes of a regular file; FIFOs and devices are
+    /// refused before they are opened (and `O_NONBLOCK` guards the race).
+    static func readPrefix(_ path: String, count: Int, follow: Bool) throws(Failure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW))
+        guard fd >= 0 else { throw Failure(path: path, reason: "cannot read: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw Failure(path: path, reason: "is no longer a regular file")
+        }
+        var buffer = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Failure(path: path, reason: "cannot read: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        return Array(buffer[0..<filled])
+    }
+}
