@@ -310,10 +310,12 @@ public final class MIMEDatabase: Sendable {
     }
 
     /// No control characters but tab, line feed and carriage return in the
-    /// first 128 bytes; or none but white space and backspace anywhere.
+    /// first 128 bytes; or none anywhere but tab, line feed, form feed,
+    /// carriage return and backspace (GIO's two tests; a vertical tab or an
+    /// escape makes data binary, bytes from 128 up do not).
     public static func looksLikeText(_ data: UnsafeRawBufferPointer) -> Bool {
         if !data.prefix(128).contains(where: { $0 < 32 && $0 != 9 && $0 != 10 && $0 != 13 }) { return true }
-        return !data.contains { ($0 < 32 || $0 == 127) && !(9...13).contains($0) && $0 != 8 && $0 != 32 }
+        return !data.contains { ($0 < 32 || $0 == 127) && ![8, 9, 10, 12, 13].contains($0) }
     }
 
     static func baseName(_ path: String) -> String {

@@ -137,14 +137,44 @@ public struct FileTyping: Sendable {
         case S_IFBLK: return kind("public.block-special", mime: "inode/blockdevice", name: name)
         default: break
         }
-        if info.st_size == 0, let db = registry.mimeDatabase {
-            let mime = db.canonical("application/x-zerosize")
-            return Result(type: type(ofMIME: mime), mimeType: mime, basis: .fileSystem, certain: true)
-        }
         let byName = guess(name: name, data: nil)
-        guard options.sniff, !byName.certain, let db = registry.mimeDatabase else { return byName }
+        guard let db = registry.mimeDatabase else { return byName }
+        if info.st_size == 0 {
+            // As GIO reports it, so that a new empty file opens in a text editor.
+            var result = Result(type: type(ofMIME: "text/plain"), mimeType: "text/plain", basis: .fileSystem, certain: true)
+            result.nameCandidates = byName.nameCandidates
+            return result
+        }
+        let declaredByExtension = byName.matchedExtension != nil && byName.nameCandidates.isEmpty
+        guard options.sniff, !byName.certain || declaredByExtension else { return byName }
         let data = try Self.readPrefix(path, count: db.sniffLength, follow: options.followSymbolicLinks)
+        if declaredByExtension {
+            return data.withUnsafeBytes { confirm(byName, content: $0, database: db) }
+        }
         return data.withUnsafeBytes { guess(name: name, data: $0) }
+    }
+
+    /// A type only a declared extension gave (no glob knows the name) stands
+    /// when the content agrees with it (the type conforms to what the content
+    /// is) or says nothing (binary data without magic); otherwise the content
+    /// decides, as it would for a name GIO does not know.
+    private func confirm(_ byName: Result, content: UnsafeRawBufferPointer, database db: MIMEDatabase) -> Result {
+        let (sniffed, priority) = db.sniff(content)
+        var result = byName
+        result.sniffedType = sniffed
+        result.sniffPriority = sniffed == nil ? nil : priority
+        guard let sniffed else {
+            result.mimeType = byName.type.preferredMIMEType ?? "application/octet-stream"
+            return result
+        }
+        let sniffedType = type(ofMIME: sniffed)
+        if byName.type.conforms(to: sniffedType) {
+            result.basis = .nameAndContent
+            result.mimeType = byName.type.preferredMIMEType ?? sniffed
+            return result
+        }
+        return Result(type: sniffedType, mimeType: sniffed, basis: .content, certain: true,
+                      sniffedType: sniffed, sniffPriority: priority)
     }
 
     private func directory(_ path: String, name: String, options: Options) -> Result {
