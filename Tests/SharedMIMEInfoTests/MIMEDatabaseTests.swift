@@ -1,0 +1,215 @@
+import Foundation
+import Testing
+@testable import SharedMIMEInfo
+
+@Suite struct SourceFormatTests {
+    @Test(arguments: [Fixtures.fromXML, Fixtures.fromCache])
+    func readsEveryPartOfThePackage(db: MIMEDatabase) {
+        #expect(db.layers.count == 1)
+        #expect(db.types.contains("application/x-uti-string"))
+        #expect(db.types.contains("x-content/x-uti-card"))
+        #expect(db.canonical("text/x-uti-old") == "text/x-uti-source")
+        #expect(db.parents(of: "text/x-uti-source") == ["text/x-uti-base"])
+        #expect(db.genericIcon(for: "application/x-uti-string") == "package-x-generic")
+        #expect(db.comment(for: "application/x-uti-string") == "String magic")
+        #expect(db.comment(for: "application/x-uti-string", language: "de_AT") == "Zeichenkettenmagie")
+        #expect(db.comment(for: "application/x-uti-string", language: "fr") == nil)
+        #expect(db.treeMagic.map(\.mimeType) == ["x-content/x-uti-card"])
+    }
+
+    @Test func cacheAndXMLGiveTheSameRules() {
+        let xml = Fixtures.fromXML.layers[0], cache = Fixtures.fromCache.layers[0]
+        func globs(_ l: MIMELayer) -> Set<String> {
+            Set(l.globs.map { "\($0.pattern) \($0.mimeType) \($0.weight) \($0.caseSensitive)" })
+        }
+        #expect(globs(xml) == globs(cache))
+        #expect(xml.magic == cache.magic)
+        #expect(xml.treeMagic == cache.treeMagic)
+        #expect(xml.aliases == cache.aliases)
+        #expect(xml.parents == cache.parents)
+        #expect(Set(xml.types) == Set(cache.types))
+        #expect(cache.format == .cache && xml.format == .packages)
+    }
+
+    @Test func appliesTheDTDDefaults() {
+        let layer = Fixtures.fromXML.layers[0]
+        #expect(layer.globs.first { $0.pattern == "*.ustr" }?.weight == 50)
+        #expect(layer.magic.first { $0.mimeType == "application/x-uti-big16" }?.priority == 50)
+    }
+
+    @Test func reportsBadRulesWithTheirLinesAndKeepsTheRest() throws {
+        var diagnostics: [MIMEDiagnostic] = []
+        let layer = try #require(MIMELayerLoader.load(directory: Fixtures.path("broken/mime"), diagnostics: &diagnostics))
+        let messages = diagnostics.map(\.description)
+        #expect(messages.contains { $0.contains("bad.xml:5:") && $0.contains("weight must be 0–100") })
+        #expect(messages.contains { $0.contains("bad.xml:6:") && $0.contains("int64") })
+        #expect(messages.contains { $0.contains("bad.xml:7:") && $0.contains("offset \"5:2\"") })
+        #expect(messages.contains { $0.contains("needs a type=\"media/subtype\"") })
+        #expect(layer.globs.map(\.pattern) == ["*.ufine"])
+    }
+
+    @Test func rejectsDamagedCaches() throws {
+        let good = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("compiled/mime/mime.cache")))
+        var layer = MIMELayer(directory: "/x", format: .cache)
+        var wrongVersion = [UInt8](good)
+        wrongVersion[3] = 9
+        #expect(throws: MIMECacheReader.Failure.self) { try MIMECacheReader.parse(bytes: wrongVersion, path: "v", into: &layer) }
+        var pastEnd = [UInt8](good)
+        pastEnd[4...7] = [0x7f, 0xff, 0xff, 0xf0]  // alias list offset
+        #expect(throws: MIMECacheReader.Failure.self) { try MIMECacheReader.parse(bytes: pastEnd, path: "o", into: &layer) }
+        // Every truncation is an error or a smaller reading, never a crash;
+        // cutting into the tables is always an error.
+        for length in 0..<good.count {
+            var l = MIMELayer(directory: "/x", format: .cache)
+            let failed = (try? MIMECacheReader.parse(bytes: Array(good.prefix(length)), path: "t", into: &l)) == nil
+            if length < good.count / 2 { #expect(failed, "truncated to \(length) bytes") }
+        }
+    }
+
+    @Test func staleCacheFallsBackToThePackages() throws {
+        try withTemporaryDirectory { dir in
+            try FileManager.default.createDirectory(atPath: dir + "/mime/packages", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Fixtures.path("compiled/mime/mime.cache"), toPath: dir + "/mime/mime.cache")
+            let package = #"<mime-info xmlns="http://www.freedesktop.org/standards/shared-mime-info"><mime-type type="application/x-newer"><glob pattern="*.newer"/></mime-type></mime-info>"#
+            try package.write(toFile: dir + "/mime/packages/newer.xml", atomically: false, encoding: .utf8)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1000)], ofItemAtPath: dir + "/mime/mime.cache")
+            var diagnostics: [MIMEDiagnostic] = []
+            let layer = try #require(MIMELayerLoader.load(directory: dir + "/mime", diagnostics: &diagnostics))
+            #expect(layer.format == .packages)
+            #expect(layer.types == ["application/x-newer"])
+            #expect(diagnostics.contains { $0.severity == .note && $0.message.contains("older than the package files") })
+        }
+    }
+}
+
+@Suite struct MagicTests {
+    let db = Fixtures.fromCache
+
+    @Test(arguments: [
+        (Array("USTR\0\u{1}\n".utf8), "application/x-uti-string"),
+        (Array("xxxxxUsTr".utf8), "application/x-uti-string"),           // masked, inside the range 4:8
+        (Array("xxxxxxxxxustr".utf8), "text/plain"),                      // past the range: only text
+        ([0, 0, 0xFE, 7], "application/x-uti-byte"),
+        ([0, 0, 0xFE, 8], nil),                                           // nested match fails
+        ([0x12, 0x34, 0, 0], "application/x-uti-big16"),
+        ([0xCA, 0xFE, 0x77, 0x0D], "application/x-uti-big32"),           // mask ignores the third byte
+        ([0x78, 0x56, 0, 0], "application/x-uti-little16"),
+        ([0x04, 0x03, 0x02, 0x01], "application/x-uti-little32"),
+        (withUnsafeBytes(of: UInt16(0x9ABC)) { Array($0) } + [0, 0], "application/x-uti-host16"),
+        (withUnsafeBytes(of: UInt32(0x0A0B0C0D)) { Array($0) }, "application/x-uti-host32"),
+        (Array("NESTA1".utf8), "application/x-uti-nested"),
+        (Array("NESTB".utf8), "application/x-uti-nested"),
+        (Array("NESTA2".utf8), "text/plain"),                             // children are AND, siblings OR
+        ([0x00, 0x01, 0x02], nil),
+        (Array("plain words\n".utf8), "text/plain"),
+        (Array("caf\u{E9} \u{0C}".utf8), "text/plain"),
+        ([0x61, 0x0B, 0x62], nil),                                        // a vertical tab is binary
+    ] as [([UInt8], String?)])
+    func matchTypes(bytes: [UInt8], expected: String?) {
+        #expect(db.sniffType(bytes) == expected)
+        #expect(Fixtures.fromXML.sniffType(bytes) == expected)
+    }
+
+    @Test func priorityOrdersRules() {
+        let rules = db.layers[0].magic
+        #expect(rules.first?.mimeType == "application/x-uti-strong")
+        #expect(zip(rules, rules.dropFirst()).allSatisfy { $0.priority >= $1.priority })
+        #expect(db.sniffLength == 12)  // the string rule: offsets 4...8, four bytes
+    }
+}
+
+@Suite struct NameTests {
+    let db = Fixtures.fromCache
+
+    @Test(arguments: [
+        ("a.ustr", ["application/x-uti-string"]),
+        ("A.USTR", ["application/x-uti-string"]),          // case-insensitive glob
+        ("x.us", ["text/x-uti-source"]),                   // case-sensitive glob
+        ("x.US", ["text/x-uti-upper", "text/x-uti-source"]),  // weight 50 before 40
+        ("x.Us", []),
+        ("y.usrc.gz", ["text/x-uti-source"]),               // longest suffix wins
+        ("utifile", ["application/x-uti-literal"]),
+        ("UTIFILE", ["application/x-uti-literal"]),          // not the literal (case-sensitive); the pattern UTIFILE.* does not match either
+        ("UTIFILE.txt", ["application/x-uti-literal"]),
+        ("libx.uti.3", ["application/x-uti-pattern"]),
+        ("uti-notes", ["application/x-uti-pattern"]),
+        ("z.ucon", ["application/x-uti-conflict-b", "application/x-uti-conflict-a"]),
+        ("nothing", []),
+    ] as [(String, [String])])
+    func globs(name: String, expected: [String]) {
+        let found = db.nameMatches(name).map(\.mimeType)
+        if name == "UTIFILE" {
+            #expect(found.isEmpty)
+        } else {
+            #expect(found == expected)
+        }
+        #expect(Fixtures.fromXML.nameMatches(name).map(\.mimeType) == found)
+    }
+
+    @Test func combinesNameAndContentLikeGIO() {
+        // One name match: certain without reading.
+        #expect(db.guess("a.ustr", nil) == .init(mimeType: "application/x-uti-string", uncertain: false,
+                                                nameMatches: ["application/x-uti-string"], sniffed: nil, sniffedPriority: 0))
+        // Two names, no data: the heavier one, uncertain.
+        #expect(db.guess("z.ucon", nil).mimeType == "application/x-uti-conflict-b")
+        #expect(db.guess("z.ucon", nil).uncertain)
+        // Two names, content picks one.
+        let picked = db.guess("z.ucon", Array("CONA".utf8))
+        #expect(picked.mimeType == "application/x-uti-conflict-a" && !picked.uncertain)
+        // A strong magic match beats the name.
+        #expect(db.guess("z.ucon", Array("STRONG".utf8)).mimeType == "application/x-uti-strong")
+        // No name match: the content.
+        #expect(db.guess("unknown", Array("NESTB".utf8)).mimeType == "application/x-uti-nested")
+        #expect(db.guess("unknown", [0, 1, 2]).mimeType == "application/octet-stream")
+        #expect(db.guess("unknown", [0, 1, 2]).uncertain)
+        // Text fallback breaks the tie for text types.
+        #expect(db.guess("dir/", nil).mimeType == "inode/directory")
+    }
+
+    @Test func subclassesFollowTheSpecification() {
+        #expect(db.isSubclass("text/x-uti-source", of: "text/x-uti-base"))
+        #expect(db.isSubclass("text/x-uti-old", of: "text/x-uti-base"))
+        #expect(db.isSubclass("text/x-uti-source", of: "text/plain"))
+        #expect(db.isSubclass("image/jpeg", of: "application/octet-stream"))
+        #expect(!db.isSubclass("inode/directory", of: "application/octet-stream"))
+        #expect(db.isSubclass("image/jpeg", of: "image/*"))
+        #expect(!db.isSubclass("text/x-uti-base", of: "text/x-uti-source"))
+    }
+}
+
+@Suite struct LayerTests {
+    @Test func userLayerOverridesTheSystem() {
+        let env = ["XDG_DATA_HOME": Fixtures.path("user"), "XDG_DATA_DIRS": Fixtures.path("compiled").replacingOccurrences(of: "/compiled", with: "/compiled/..") + "/compiled"]
+        let path = MIMESearchPath.environment(env)
+        #expect(path.directories.first == Fixtures.path("user") + "/mime")
+        let db = MIMEDatabase.load(path)
+        #expect(db.layers.count == 2)
+        // glob-deleteall and magic-deleteall in the user layer.
+        #expect(db.nameMatches("a.ustr").isEmpty)
+        #expect(db.nameMatches("a.ustring").map(\.mimeType) == ["application/x-uti-string"])
+        #expect(db.sniffType(Array("USTR\0\u{1}\n".utf8)) == nil)
+        #expect(Fixtures.fromCache.sniffType(Array("USTR\0\u{1}\n".utf8)) == "application/x-uti-string")
+        // The user layer's suffix match is found first.
+        #expect(db.nameMatches("y.usrc").map(\.mimeType) == ["application/x-uti-user"])
+        // System types the user did not touch remain.
+        #expect(db.nameMatches("a.ubase").map(\.mimeType) == ["text/x-uti-base"])
+    }
+
+    @Test func defaultSearchPath() {
+        #expect(MIMESearchPath.environment(["HOME": "/home/u"]).directories
+                == ["/home/u/.local/share/mime", "/usr/local/share/mime", "/usr/share/mime"])
+        #expect(MIMESearchPath.environment(["XDG_DATA_HOME": "relative", "XDG_DATA_DIRS": "/a:rel:/b/"]).directories
+                == ["/a/mime", "/b/mime"])
+    }
+
+    @Test func treeMagicMatchesFolders() throws {
+        try withTemporaryDirectory { dir in
+            let db = Fixtures.fromCache
+            #expect(db.treeTypes(ofDirectory: dir).isEmpty)
+            try FileManager.default.createDirectory(atPath: dir + "/dcim", withIntermediateDirectories: true)
+            #expect(db.treeTypes(ofDirectory: dir).isEmpty)  // empty folder, and no index file
+            FileManager.default.createFile(atPath: dir + "/dcim/INDEX.UJPEG", contents: Data("x".utf8))
+            #expect(db.treeTypes(ofDirectory: dir) == ["x-content/x-uti-card"])
+        }
+    }
+}
