@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+@testable import UniformTypes
+import SharedMIMEInfo
+
+/// A registry over the SharedMIMEInfo fixture package (compiled) and a
+/// mime.types fixture, with no other system data.
+private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
+    let root = URL(fileURLWithPath: Fixtures.path("mime")).deletingLastPathComponent().path
+    var env = ["XDG_DATA_HOME": "/nonexistent-uti", "XDG_DATA_DIRS": root, "UTI_MIME_TYPES": mimeTypes]
+    env["HOME"] = "/nonexistent-uti"
+    return try RegistryLoader.load(environment: env)
+}
+
+@Suite struct SystemSourceTests {
+    @Test func claimedMIMETypesExtendAppleTypes() throws {
+        let registry = try fixtureRegistry()
+        let jpeg = try #require(registry.type(filenameExtension: "ujpeg"))
+        #expect(jpeg.identifier == "public.jpeg")
+        #expect(jpeg.preferredFilenameExtension == "jpeg")       // Apple's preferred tag stays first
+        #expect(jpeg.tags(.mimeType).contains("image/x-uti-jpeg"))  // the alias joins
+        #expect(jpeg.declaredParents == ["public.image"])          // Apple's conformance stays
+        #expect(!registry.supplemented(jpeg).isEmpty)
+    }
+
+    @Test func unclaimedMIMETypesBecomeTypes() throws {
+        let registry = try fixtureRegistry()
+        let source = try #require(registry.type(mimeType: "text/x-uti-source"))
+        #expect(source.identifier == "org.freedesktop.mime.text.x-uti-source")
+        #expect(source.declaredParents == ["org.freedesktop.mime.text.x-uti-base", "public.plain-text"])
+        #expect(source.conforms(to: registry.declaredType("public.text")!))
+        #expect(source.tags(.mimeType) == ["text/x-uti-source", "text/x-uti-old"])
+        #expect(Set(source.tags(.filenameExtension)) == ["us", "usrc", "usrc.gz"])  // *.US is case-sensitive: not "us"
+        #expect(source.origin?.source == .sharedMIMEInfo)
+        #expect(source.localizedDescription == "UTI source")
+        let string = try #require(registry.type(mimeType: "application/x-uti-string"))
+        #expect(string.localizedDescription(language: "de") == "Zeichenkettenmagie")
+        #expect(string.declaredParents == ["public.data"])
+        #expect(registry.type(mimeType: "x-content/x-uti-card", conformingTo: nil)?.declaredParents == ["public.data"])
+    }
+
+    @Test func identifierSchemeRoundTrips() {
+        for mime in ["application/vnd.api+json", "application/vnd.emusic-emusic_package", "text/x-c++src", "Application/X-Foo.Bar"] {
+            let identifier = SystemTypeIdentifier.identifier(forMIMEType: mime)!
+            #expect(IdentifierSyntax.problem(with: identifier) == nil, "\(identifier)")
+            #expect(SystemTypeIdentifier.mimeType(forIdentifier: identifier) == mime.lowercased())
+        }
+        #expect(SystemTypeIdentifier.identifier(forMIMEType: "application/vnd.api+json") == "org.freedesktop.mime.application.vnd.api-plus-json")
+        #expect(SystemTypeIdentifier.identifier(forMIMEType: "text/x-c++src") == "org.freedesktop.mime.text.x-c-plus--plus-src")
+        #expect(SystemTypeIdentifier.identifier(forMIMEType: "nonsense") == nil)
+    }
+
+    @Test func systemIdentifiersRoundTripOverTheMachinesDatabase() throws {
+        let db = MIMEDatabase.load(MIMESearchPath(directories: ["/usr/share/mime"]))
+        #expect(db.types.count > 500, "shared-mime-info is not installed")
+        var seen: [String: String] = [:]
+        for type in db.types {
+            let identifier = try #require(SystemTypeIdentifier.identifier(forMIMEType: type))
+            #expect(SystemTypeIdentifier.mimeType(forIdentifier: identifier) == type.lowercased())
+            #expect(seen.updateValue(type, forKey: identifier) == nil, "two MIME types give \(identifier)")
+        }
+    }
+
+    @Test func mimeTypesFilesAddPairsAndReportBadLines() throws {
+        let text = "# comment\napplication/x-uti-string ustr2 .USTR3\nimage/jpeg jpx\napplication/x-only-here onlyhere\nbroken line\ntext/x-uti-new unew\n"
+        let (records, diagnostics) = MIMETypesFile.parse(Array(text.utf8), path: "/etc/mime.types")
+        #expect(records.map(\.mimeType) == ["application/x-uti-string", "image/jpeg", "application/x-only-here", "text/x-uti-new"])
+        #expect(records[0].extensions == ["ustr2", "ustr3"])
+        #expect(diagnostics.map(\.description) == ["/etc/mime.types:5: warning: \"broken\" is not a MIME type; line skipped"])
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("mime.types").path
+            try text.write(toFile: path, atomically: false, encoding: .utf8)
+            let registry = try fixtureRegistry(mimeTypes: path)
+            #expect(registry.type(filenameExtension: "ustr2")?.identifier == "org.freedesktop.mime.application.x-uti-string")
+            #expect(registry.type(filenameExtension: "jpx")?.identifier == "public.jpeg")
+            #expect(registry.type(filenameExtension: "onlyhere")?.identifier == "org.freedesktop.mime.application.x-only-here")
+            #expect(registry.type(filenameExtension: "unew")?.conforms(to: registry.declaredType("public.plain-text")!) == true)
+            #expect(registry.diagnostics.contains { $0.file == path && $0.position == .line(5) })
+        }
+    }
+}
+
+@Suite struct FileTypingWithSystemDataTests {
+    @Test func namesAndContent() throws {
+        let typing = FileTyping(registry: try fixtureRegistry())
+        try withTemporaryDirectory { url in
+            let dir = url.path
+            func write(_ name: String, _ bytes: [UInt8]) -> String {
+                let path = dir + "/" + name
+                FileManager.default.createFile(atPath: path, contents: Data(bytes))
+                return path
+            }
+            let certain = try typing.type(forPath: write("a.ustr", [0, 1]))
+            #expect(certain.mimeType == "application/x-uti-string" && certain.basis == .name && certain.certain)
+            let picked = try typing.type(forPath: write("z.ucon", Array("CONA".utf8)))
+            #expect(picked.mimeType == "application/x-uti-conflict-a" && picked.basis == .nameAndContent)
+            let strong = try typing.type(forPath: write("y.ucon", Array("STRONG".utf8)))
+            #expect(strong.mimeType == "application/x-uti-strong" && strong.basis == .content)
+            let unread = try typing.type(forPath: write("w.ucon", Array("CONA".utf8)), options: .init(sniff: false))
+            #expect(unread.mimeType == "application/x-uti-conflict-b" && !unread.certain)
+            let text = try typing.type(forPath: write("notes", Array("hello\n".utf8)))
+            #expect(text.type.identifier == "public.plain-text" && text.basis == .content)
+            let binary = try typing.type(forPath: write("blob.qqq", [0, 1, 2]))
+            #expect(binary.type.isDynamic && binary.mimeType == "application/octet-stream" && !binary.certain)
+            let empty = try typing.type(forPath: write("empty.ustr", []))
+            #expect(empty.mimeType == "text/plain" && empty.nameCandidates == ["application/x-uti-string"])
+            // An extension only a bundled type claims stands when the content agrees...
+            let markdown = try typing.type(forPath: write("read.md", Array("# Title\n".utf8)))
+            #expect(markdown.type.identifier == "net.daringfireball.markdown" && markdown.basis == .nameAndContent)
+            // ...and gives way when the content is something else.
+            let png = try typing.type(forPath: write("fake.md", Array("STRONG".utf8)))
+            #expect(png.mimeType == "application/x-uti-strong")
+
+            #expect(mkfifo(dir + "/pipe.ustr", 0o600) == 0)
+            #expect(try typing.type(forPath: dir + "/pipe.ustr").type.identifier == "public.named-pipe")
+            try FileManager.default.createSymbolicLink(atPath: dir + "/link.ustr", withDestinationPath: dir + "/a.ustr")
+            #expect(try typing.type(forPath: dir + "/link.ustr").type.identifier == "public.symlink")
+            #expect(try typing.type(forPath: dir + "/link.ustr", options: .init(followSymbolicLinks: true)).mimeType == "application/x-uti-string")
+            try FileManager.default.createDirectory(atPath: dir + "/Thing.app", withIntermediateDirectories: false)
+            #expect(try typing.type(forPath: dir + "/Thing.app").type.identifier == "com.apple.application-bundle")
+            #expect(try typing.type(forPath: dir + "/missing.ustr").mimeType == "application/x-uti-string")
+            #expect(throws: FileTyping.Failure.self) { try FileTyping.readPrefix(dir + "/link.ustr", count: 8, follow: false) }
+        }
+    }
+}
