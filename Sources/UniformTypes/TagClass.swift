@@ -29,14 +29,30 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
     public func normalize(_ tag: String) -> String {
         switch self {
         case .filenameExtension:
+            if let fast = Self.asciiLowercased(tag, dropLeadingDot: true) { return fast }
             let trimmed = tag.hasPrefix(".") ? String(tag.dropFirst()) : tag
             return trimmed.lowercased()
         case .mimeType:
+            if let fast = Self.asciiLowercased(tag, dropLeadingDot: false) { return fast }
             let essence = tag.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             return String(essence).trimmingWhitespace().lowercased()
         default:
             return tag
         }
+    }
+
+    /// The common case without allocation-heavy Unicode work: printable
+    /// ASCII with no `;` or spaces, lower-cased byte by byte. Nil otherwise.
+    private static func asciiLowercased(_ tag: String, dropLeadingDot: Bool) -> String? {
+        var utf8 = tag.utf8[...]
+        if dropLeadingDot, utf8.first == UInt8(ascii: ".") { utf8 = utf8.dropFirst() }
+        var needsChange = false
+        for byte in utf8 {
+            if byte <= 32 || byte >= 127 || byte == UInt8(ascii: ";") { return nil }
+            if byte >= 65 && byte <= 90 { needsChange = true }
+        }
+        if !needsChange { return utf8.count == tag.utf8.count ? tag : String(Substring(utf8)) }
+        return String(decoding: utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }
 

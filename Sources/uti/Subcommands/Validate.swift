@@ -7,7 +7,10 @@ struct Validate: ParsableCommand {
         abstract: "Check declaration files: syntax, identifiers, parents, cycles, duplicates, tag clashes.",
         discussion: """
         Each PATH (a property list, an app Info.plist, or a folder of *.plist) is read
-        with the bundled types, so parents may be bundled types. Problems print as
+        with the bundled types, so parents may be bundled types. --system checks the
+        system's MIME data instead (or as well): the shared-mime-info folders of the
+        XDG data directories and the mime.types files, including tags that conflict
+        with other sources (notes, shown with -v). Problems print as
         FILE:LINE: SEVERITY: MESSAGE. Exit 0 when no errors were found (--strict: no
         warnings either), 1 when some were, 2 when a path cannot be used.
         """)
@@ -19,10 +22,12 @@ struct Validate: ParsableCommand {
     var verbose = false
     @Flag(name: .customLong("no-bundled"), help: "Check the files on their own, without the bundled types.")
     var noBundled = false
-    @Argument(help: "Declaration files or folders.") var paths: [String]
+    @Flag(help: "Check the system's MIME data (shared-mime-info, mime.types).")
+    var system = false
+    @Argument(help: "Declaration files or folders.") var paths: [String] = []
 
     func validate() throws {
-        if paths.isEmpty { throw ValidationError("give at least one declarations file or folder") }
+        if paths.isEmpty && !system { throw ValidationError("give at least one declarations file or folder, or --system") }
     }
 
     func run() throws {
@@ -32,17 +37,21 @@ struct Validate: ParsableCommand {
             throw ExitCode(Status.error)
         }
         var builder = noBundled ? RegistryBuilder() : RegistryBuilder.bundled()
+        if system { RegistryLoader.addSystemSources(to: &builder) }
         for file in files { builder.add(DeclarationReader.read(path: file, source: .user)) }
         let registry = builder.build()
         let checked = Set(files)
+        func isChecked(_ file: String) -> Bool {
+            checked.contains(file) || (system && !file.hasPrefix("Data/"))
+        }
         let shown = registry.diagnostics
-            .filter { checked.contains($0.file) && ($0.severity != .note || verbose || output.json) }
+            .filter { isChecked($0.file) && ($0.severity != .note || verbose || output.json) }
             .enumerated()
             .sorted { ($0.element.file, $0.element.position.line ?? 0, $0.offset) < ($1.element.file, $1.element.position.line ?? 0, $1.offset) }
             .map(\.element)
         let errors = shown.filter { $0.severity == .error }.count
         let warnings = shown.filter { $0.severity == .warning }.count
-        let types = registry.allTypes.filter { $0.origin.map { checked.contains($0.file) } ?? false }.count
+        let types = registry.allTypes.filter { $0.origin.map { isChecked($0.file) } ?? false }.count
         if output.json {
             print(JSON.object([
                 ("files", JSON.strings(files)),
