@@ -61,3 +61,19 @@ public enum FileStatus {
         return lstat(path, &info) == 0
     }
 }
+
+/// The entry names of a folder as bytes (names need not be UTF-8), without
+/// `.` and `..`, in the order the file system gives them.
+public enum DirectoryListing {
+    /// Nil when the folder cannot be opened.
+    public static func names(in folder: String) -> [[UInt8]]? {
+        guard let dir = opendir(folder) else { return nil }
+        defer { closedir(dir) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if name != [46] && name != [46, 46] { names.append(name) }
+        }
+        return names
+    }
+}

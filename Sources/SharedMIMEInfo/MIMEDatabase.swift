@@ -95,12 +95,6 @@ public final class MIMEDatabase: Sendable {
         declaredIn[mimeKey(canonical(type))] != nil
     }
 
-    /// The aliases of a canonical type.
-    public func aliases(of type: String) -> [String] {
-        let key = mimeKey(type)
-        return aliasMap.filter { mimeKey($0.value) == key }.map(\.key).sorted()
-    }
-
     /// The declared `sub-class-of` parents of `type`.
     public func parents(of type: String) -> [String] {
         parentMap[mimeKey(canonical(type))] ?? []
@@ -151,18 +145,6 @@ public final class MIMEDatabase: Sendable {
         let key = mimeKey(canonical(type))
         for layer in layers { if let icon = layer.genericIcons[key] { return icon } }
         return nil
-    }
-
-    /// The globs of `type` that count, highest precedence layer first.
-    public func globs(of type: String) -> [GlobRule] {
-        let key = mimeKey(canonical(type))
-        var deleted = false
-        var result: [GlobRule] = []
-        for layer in layers where !deleted {
-            result += layer.globs.filter { mimeKey($0.mimeType) == key }
-            if layer.globsDeleted.contains(key) { deleted = true }
-        }
-        return result
     }
 
     /// Where a type was declared (XML sources give a line).

@@ -96,14 +96,8 @@ public enum MIMELayerLoader {
 
     /// `packages/*.xml` sorted by name, with `Override.xml` last.
     static func packageFiles(in folder: String) -> [String] {
-        guard let dir = opendir(folder) else { return [] }
-        defer { closedir(dir) }
-        var names: [[UInt8]] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-            if name.count > 4, name.suffix(4).elementsEqual(".xml".utf8), name.first != UInt8(ascii: ".") {
-                names.append(name)
-            }
+        var names = (DirectoryListing.names(in: folder) ?? []).filter { name in
+            name.count > 4 && name.suffix(4).elementsEqual(".xml".utf8) && name.first != UInt8(ascii: ".")
         }
         let override = Array("Override.xml".utf8)
         names.sort { a, b in

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PropertyLists
 
 extension MIMEDatabase {
     /// The `x-content/*` types whose tree rules match the folder at `root`
@@ -55,27 +56,16 @@ extension MIMEDatabase {
                 current += "/" + component
                 continue
             }
-            guard let dir = opendir(current) else { return nil }
-            defer { closedir(dir) }
             let wanted = mimeKey(String(component))
-            var found: String?
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if mimeKey(name) == wanted { found = name; break }
-            }
-            guard let found else { return nil }
+            guard let found = DirectoryListing.names(in: current)?
+                .map({ String(decoding: $0, as: UTF8.self) })
+                .first(where: { mimeKey($0) == wanted }) else { return nil }
             current += "/" + found
         }
         return current
     }
 
     static func hasEntries(_ path: String) -> Bool {
-        guard let dir = opendir(path) else { return false }
-        defer { closedir(dir) }
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-            if name != [46] && name != [46, 46] { return true }
-        }
-        return false
+        !(DirectoryListing.names(in: path) ?? []).isEmpty
     }
 }

@@ -76,16 +76,8 @@ public struct DeclarationSearchPath: Sendable {
 
     /// The `*.plist` entries of `folder`, sorted by their bytes.
     static func plistFiles(in folder: String) -> [String] {
-        guard let dir = opendir(folder) else { return [] }
-        defer { closedir(dir) }
-        var names: [[UInt8]] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.prefix { $0 != 0 })
-            }
-            if name.count > 6, name.suffix(6).elementsEqual(".plist".utf8), name.first != UInt8(ascii: ".") {
-                names.append(name)
-            }
+        var names = (DirectoryListing.names(in: folder) ?? []).filter { name in
+            name.count > 6 && name.suffix(6).elementsEqual(".plist".utf8) && name.first != UInt8(ascii: ".")
         }
         names.sort { $0.lexicographicallyPrecedes($1) }
         let base = folder.hasSuffix("/") ? folder : folder + "/"
