@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "UniformTypes", targets: ["UniformTypes"]),
         .library(name: "PropertyLists", targets: ["PropertyLists"]),
         .library(name: "SharedMIMEInfo", targets: ["SharedMIMEInfo"]),
+        .library(name: "InboxProcessing", targets: ["InboxProcessing"]),
         .executable(name: "uti", targets: ["uti"]),
     ],
     dependencies: [
@@ -23,10 +24,14 @@ let package = Package(
         .target(name: "PropertyLists", dependencies: ["CXMLShim"]),
         .target(name: "SharedMIMEInfo", dependencies: ["CXMLShim", "PropertyLists"]),
         .target(name: "UniformTypes", dependencies: ["PropertyLists", "SharedMIMEInfo"]),
+        // Linux calls glibc declares only under _GNU_SOURCE (renameat2, O_TMPFILE, leases, signalfd).
+        .target(name: "CLinuxCalls"),
+        .target(name: "InboxProcessing", dependencies: ["CLinuxCalls"]),
         .executableTarget(
             name: "uti",
             dependencies: [
                 "UniformTypes",
+                "InboxProcessing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

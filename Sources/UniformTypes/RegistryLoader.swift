@@ -39,6 +39,17 @@ public enum RegistryLoader {
         return builder.build()
     }
 
+    /// Whether `load` would read declaration files (which may fail): true
+    /// when `extraPaths` is not empty or the environment names or holds any.
+    /// Without them, loading cannot fail.
+    public static func readsDeclarationFiles(extraPaths: [String] = [],
+                                             environment: [String: String] = ProcessEnvironment.current) -> Bool {
+        var search = DeclarationSearchPath.environment(environment)
+        search.explicitPaths += extraPaths
+        let (files, missing) = search.resolve()
+        return !files.isEmpty || !missing.isEmpty
+    }
+
     /// Adds the shared-mime-info database and the `mime.types` files the
     /// environment names. A `mime.types` file that does not exist is skipped
     /// unless `UTI_MIME_TYPES` names it.

@@ -23,13 +23,14 @@ struct UTI: ParsableCommand {
           uti graph public.image > image.dot
           uti validate MyApp/Info.plist
           printf 'a.jpg\\nb.txt\\n' | uti batch --file
+          uti inbox ~/Documents            move Documents/Inbox into Documents
 
         Exit status: 0 success (or "yes"), 1 "no" or not found, 2 error.
         """,
         version: version,
         subcommands: [
             Lookup.self, FileCommand.self, Tags.self, Conforms.self, Equal.self, Supertypes.self,
-            Descendants.self, Decode.self, Graph.self, Validate.self, Batch.self,
+            Descendants.self, Decode.self, Graph.self, Validate.self, Batch.self, InboxCommand.self,
         ],
         defaultSubcommand: Lookup.self
     )
@@ -64,7 +65,11 @@ enum Status {
 
 enum Console {
     static func error(_ message: String) {
-        let text = message.hasSuffix("\n") ? message : message + "\n"
+        raw(message.hasSuffix("\n") ? message : message + "\n")
+    }
+
+    /// Writes `text` to standard error as it is.
+    static func raw(_ text: String) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let n = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }

@@ -1,0 +1,38 @@
+#ifndef CLINUXCALLS_H
+#define CLINUXCALLS_H
+
+#include <sys/types.h>
+#include <signal.h>
+
+/// Linux calls that glibc declares only under _GNU_SOURCE, which Swift's
+/// Glibc module does not define. Each returns what the call returns and
+/// leaves errno as the call set it.
+
+/// renameat2 with RENAME_NOREPLACE: fails with EEXIST instead of replacing
+/// the destination; EINVAL or ENOSYS where the file system or kernel
+/// cannot do it.
+int uti_rename_noreplace(int from_dir, const char *from, int to_dir, const char *to);
+
+/// An unnamed file in `dir` (O_TMPFILE), open for writing, or -1.
+int uti_open_unnamed_file(int dir, mode_t mode);
+
+/// Gives an unnamed file (or any open file) the name `to` in `to_dir`
+/// through /proc/self/fd; EEXIST when the name is taken.
+int uti_link_open_file(int fd, int to_dir, const char *to);
+
+/// Whether some process has the regular file open for writing: 1 yes,
+/// 0 no, -1 unknown (a read lease cannot be tried: not the owner, or the
+/// file system has no leases). `fd` must be open read-only.
+int uti_has_writer(int fd);
+
+/// copy_file_range from the current offsets, at most `length` bytes.
+ssize_t uti_copy_range(int from, int to, size_t length);
+
+/// A descriptor that becomes readable when one of `signals` arrives; the
+/// signals must be blocked. -1 on failure.
+int uti_signal_descriptor(const sigset_t *signals);
+
+/// Reads one pending signal from a signal descriptor: its number, or -1.
+int uti_read_signal(int fd);
+
+#endif

@@ -1,0 +1,334 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Moves every entry of an Inbox folder into its Documents folder, as a
+/// unit and without ever replacing anything there: a taken name gets the
+/// next free counter before its extension (`report-1.pdf`,
+/// `archive-1.tar.gz`), items still being written are left for a later run,
+/// and the emptied Inbox is removed (never recursively).
+///
+/// Safe with other processes at work in the same folders: every move is an
+/// atomic no-replace rename (or, across file systems, a synced copy that is
+/// published no-replace before its source is removed); a taken destination
+/// means "next name" and a vanished source means "another processor took it".
+public final class InboxProcessor {
+    public struct Options: Sendable {
+        /// The Inbox: a name inside Documents, or a path when it holds a `/`.
+        public var inbox: String = "Inbox"
+        public var settle = SettlePolicy()
+        /// Report what would happen without moving anything.
+        public var dryRun = false
+        /// Remove the Inbox once it is empty.
+        public var removeEmptyInbox = true
+        public init() {}
+    }
+
+    /// What an entry is.
+    public enum Kind: String, Sendable {
+        case file, folder, symbolicLink = "symbolic link", fifo = "FIFO", socket, device, unknown
+    }
+
+    public enum WaitReason: Sendable, Equatable {
+        /// Its status changed this many seconds ago, less than the settle interval.
+        case changedRecently(secondsAgo: Double)
+        /// A process has it open for writing.
+        case openForWriting
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        /// Moved under this name; `copied` when it crossed file systems.
+        case moved(to: FileName, copied: Bool)
+        /// A dry run's answer.
+        case wouldMove(to: FileName)
+        /// Not ready; left for a later run.
+        case waiting(WaitReason)
+        /// A FIFO, socket or device: never moved.
+        case leftInPlace
+        /// Another process moved or removed it first.
+        case gone
+        case failed(String)
+    }
+
+    public struct ItemReport: Sendable {
+        /// The entry's name in the Inbox (for an Inbox that is not a folder, its own name).
+        public var name: FileName
+        /// Where the entry is, for messages: `Inbox/report.pdf`.
+        public var displayPath: String
+        public var kind: Kind
+        public var outcome: Outcome
+    }
+
+    public enum Event: Sendable {
+        /// The Inbox was read; this many entries follow.
+        case started(itemCount: Int)
+        case item(ItemReport)
+    }
+
+    public enum InboxState: Sendable, Equatable {
+        /// There was no Inbox: nothing to do.
+        case absent
+        case removed
+        /// Kept, with the reason.
+        case kept(String)
+        /// The Inbox was not a folder; it was handled as a document.
+        case notAFolder
+    }
+
+    public struct Summary: Sendable {
+        public var moved = 0
+        public var waiting = 0
+        public var leftInPlace = 0
+        public var gone = 0
+        public var failed = 0
+        public var inbox: InboxState = .absent
+        /// Something was left behind or failed.
+        public var isComplete: Bool { waiting == 0 && leftInPlace == 0 && failed == 0 }
+    }
+
+    /// A problem that stops the run: Documents or the Inbox cannot be used.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    public let documentsPath: String
+    public let options: Options
+    private let isKnownExtension: (ArraySlice<UInt8>) -> Bool
+    private var picker = NamePicker()
+    private var reserved: Set<FileName> = []
+
+    /// - Parameter isKnownExtension: whether an extension (without its dot)
+    ///   is one a type claims, so that counters go before `tar.gz`, not `gz`.
+    public init(documents: String, options: Options = Options(),
+                isKnownExtension: @escaping (ArraySlice<UInt8>) -> Bool) {
+        self.documentsPath = documents
+        self.options = options
+        self.isKnownExtension = isKnownExtension
+    }
+
+    /// Where the Inbox is, for messages and for watching.
+    public var inboxPath: String {
+        options.inbox.contains("/") ? options.inbox : Self.join(documentsPath, options.inbox)
+    }
+
+    /// One pass over the Inbox. `observe` hears of each item as it is done.
+    public func run(_ observe: (Event) -> Void) throws(Failure) -> Summary {
+        reserved = []
+        let documents: FolderDescriptor
+        do { documents = try FolderDescriptor.open(documentsPath) } catch {
+            throw Failure(path: documentsPath, reason: error.code == ENOTDIR ? "is not a folder" : error.description)
+        }
+        var summary = Summary()
+        guard let (inbox, parent, inboxName) = try openInbox(documents, &summary, observe) else {
+            return summary
+        }
+        let entries: [(name: FileName, type: UInt8)]
+        do { entries = try inbox.entries().sorted { $0.name < $1.name } } catch {
+            throw Failure(path: inboxPath, reason: "cannot be read: \(error)")
+        }
+        observe(.started(itemCount: entries.count))
+        for (name, type) in entries {
+            let report = process(name, typeHint: type, in: inbox, displayPath: Self.join(displayInbox, name.escaped),
+                                 to: documents)
+            count(report.outcome, in: &summary)
+            observe(.item(report))
+        }
+        summary.inbox = removeInbox(parent, inboxName, summary)
+        return summary
+    }
+
+    // MARK: The Inbox
+
+    private var displayInbox: String { options.inbox.contains("/") ? inboxPath : options.inbox }
+
+    /// The open Inbox with the folder that holds it and its name there; nil
+    /// when there is none or it is not a folder (then handled as a document).
+    private func openInbox(_ documents: FolderDescriptor, _ summary: inout Summary,
+                           _ observe: (Event) -> Void) throws(Failure) -> (FolderDescriptor, FolderDescriptor, FileName)? {
+        let parent: FolderDescriptor
+        let name: FileName
+        if options.inbox.contains("/") {
+            let path = inboxPath
+            let slash = path.lastIndex(of: "/")!
+            let parentPath = slash == path.startIndex ? "/" : String(path[..<slash])
+            name = FileName(String(path[path.index(after: slash)...]))
+            do { parent = try FolderDescriptor.open(parentPath) } catch {
+                if error.code == ENOENT { return nil }
+                throw Failure(path: parentPath, reason: error.description)
+            }
+        } else {
+            parent = documents
+            name = FileName(options.inbox)
+        }
+        let info: stat
+        switch parent.status(of: name) {
+        case .success(let found): info = found
+        case .failure(let error):
+            if error.code == ENOENT { return nil }
+            throw Failure(path: inboxPath, reason: error.description)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            // Not a folder (a file, or a link that is never followed): a document like any other.
+            observe(.started(itemCount: 1))
+            let report = process(name, typeHint: UInt8(DT_UNKNOWN), in: parent, displayPath: displayInbox, to: documents,
+                                 alwaysNumber: parent === documents)
+            count(report.outcome, in: &summary)
+            observe(.item(report))
+            summary.inbox = .notAFolder
+            return nil
+        }
+        do {
+            return (try parent.openFolder(name, displayPath: inboxPath), parent, name)
+        } catch {
+            throw Failure(path: inboxPath, reason: "cannot be opened: \(error)")
+        }
+    }
+
+    private func removeInbox(_ parent: FolderDescriptor, _ name: FileName, _ summary: Summary) -> InboxState {
+        let left = summary.waiting + summary.leftInPlace + summary.failed
+        if left > 0 { return .kept(left == 1 ? "1 item is left in it" : "\(left) items are left in it") }
+        guard options.removeEmptyInbox else { return .kept("removal was not asked for") }
+        if options.dryRun { return .kept("dry run") }
+        if name.bytes.withCString({ unlinkat(parent.fd, $0, AT_REMOVEDIR) }) == 0 { return .removed }
+        let error = SystemError.current
+        switch error.code {
+        case ENOTEMPTY, EEXIST: return .kept("new items arrived while it was processed")
+        case ENOENT: return .absent
+        default: return .kept("cannot be removed: \(error)")
+        }
+    }
+
+    private func count(_ outcome: Outcome, in summary: inout Summary) {
+        switch outcome {
+        case .moved, .wouldMove: summary.moved += 1
+        case .waiting: summary.waiting += 1
+        case .leftInPlace: summary.leftInPlace += 1
+        case .gone: summary.gone += 1
+        case .failed: summary.failed += 1
+        }
+    }
+
+    // MARK: One item
+
+    private func process(_ name: FileName, typeHint: UInt8, in folder: FolderDescriptor, displayPath: String,
+                         to documents: FolderDescriptor, alwaysNumber: Bool = false) -> ItemReport {
+        var report = ItemReport(name: name, displayPath: displayPath, kind: .unknown, outcome: .gone)
+        let inspection: SettlePolicy.Inspection
+        switch options.settle.inspect(folder, name, typeHint: typeHint) {
+        case .success(let found): inspection = found
+        case .failure(let error):
+            report.outcome = error.code == ENOENT ? .gone : .failed(error.description)
+            return report
+        }
+        report.kind = inspection.kind
+        switch report.kind {
+        case .fifo, .socket, .device, .unknown:
+            report.outcome = .leftInPlace
+            return report
+        default: break
+        }
+        if let wait = inspection.wait {
+            report.outcome = .waiting(wait)
+            return report
+        }
+        if options.dryRun {
+            report.outcome = .wouldMove(to: pickDryRunName(name, in: documents, alwaysNumber: alwaysNumber))
+            return report
+        }
+        var placement = RenamePlacement(source: folder, name: name, isFolder: report.kind == .folder, destination: documents)
+        switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &placement) {
+        case .placed(let target): report.outcome = .moved(to: target, copied: false)
+        case .gone: report.outcome = .gone
+        case .failed(let reason): report.outcome = .failed(reason)
+        case .crossDevice: report.outcome = copyAcross(name, in: folder, to: documents, alwaysNumber: alwaysNumber)
+        }
+        return report
+    }
+
+    private func copyAcross(_ name: FileName, in folder: FolderDescriptor, to documents: FolderDescriptor,
+                            alwaysNumber: Bool) -> Outcome {
+        let copy = CrossDeviceCopy(source: folder, name: name, destination: documents)
+        do { try copy.prepare() } catch {
+            return error.sourceGone ? .gone : .failed(error.reason)
+        }
+        var placement: CrossDeviceCopy = copy
+        switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &placement) {
+        case .placed(let target):
+            if let problem = copy.removeSource() { return .failed("\(problem) (the copy is \(target.escaped))") }
+            return .moved(to: target, copied: true)
+        case .gone: return .gone
+        case .failed(let reason): return .failed(reason)
+        case .crossDevice: return .failed("cannot be copied into \(documentsPath)")
+        }
+    }
+
+    private enum Placed {
+        case placed(FileName), gone, failed(String), crossDevice
+    }
+
+    /// Tries the name itself, then numbered names from the picker's first
+    /// counter upward, until `placement` succeeds or fails for good.
+    private func placeUnderFreeName<P: Placement>(_ name: FileName, in documents: FolderDescriptor,
+                                                  alwaysNumber: Bool, placement: inout P) -> Placed {
+        var counter: Int? = nil
+        var numbered: NumberedName? = nil
+        var candidate = name
+        if alwaysNumber {
+            numbered = NumberedName(name, isKnownExtension: isKnownExtension)
+            counter = picker.firstCounter(for: name) { documents.contains(numbered!.numbered($0)) }
+            candidate = numbered!.numbered(counter!)
+        }
+        while true {
+            switch placement.place(as: candidate) {
+            case .placed:
+                if let counter { picker.used(counter, for: name) }
+                return .placed(candidate)
+            case .taken:
+                if numbered == nil { numbered = NumberedName(name, isKnownExtension: isKnownExtension) }
+                let split = numbered!
+                if let current = counter {
+                    counter = current + 1
+                } else {
+                    counter = picker.firstCounter(for: name) { documents.contains(split.numbered($0)) }
+                }
+                candidate = split.numbered(counter!)
+            case .sourceGone: return .gone
+            case .crossDevice: return .crossDevice
+            case .failed(let reason): return .failed(reason)
+            }
+        }
+    }
+
+    /// The name a move would get, counting names this dry run already gave.
+    private func pickDryRunName(_ name: FileName, in documents: FolderDescriptor, alwaysNumber: Bool) -> FileName {
+        let isTaken = { (candidate: FileName) in self.reserved.contains(candidate) || documents.contains(candidate) }
+        var target = name
+        if alwaysNumber || isTaken(name) {
+            let split = NumberedName(name, isKnownExtension: isKnownExtension)
+            var counter = picker.firstCounter(for: name) { isTaken(split.numbered($0)) }
+            while isTaken(split.numbered(counter)) { counter += 1 }
+            picker.used(counter, for: name)
+            target = split.numbered(counter)
+        }
+        reserved.insert(target)
+        return target
+    }
+
+    static func kind(of info: stat) -> Kind {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .folder
+        case S_IFLNK: return .symbolicLink
+        case S_IFIFO: return .fifo
+        case S_IFSOCK: return .socket
+        case S_IFCHR, S_IFBLK: return .device
+        default: return .unknown
+        }
+    }
+
+    static func join(_ folder: String, _ name: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+}
