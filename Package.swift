@@ -51,6 +51,10 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "InboxProcessingTests",
+            dependencies: ["InboxProcessing"]
+        ),
+        .testTarget(
             name: "utiTests",
             dependencies: ["uti"],
             resources: [.copy("Fixtures")]

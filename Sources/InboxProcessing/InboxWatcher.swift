@@ -7,7 +7,8 @@ import CLinuxCalls
 /// on items created in or moved into the Inbox, on files closed after
 /// writing, and on the Inbox appearing in its parent folder. Items still
 /// settling are retried when their settle interval has passed. Stops on
-/// SIGINT or SIGTERM, between moves, never in the middle of one.
+/// SIGINT or SIGTERM once the pass in progress is done, never in the middle
+/// of a move.
 public final class InboxWatcher {
     public let processor: InboxProcessor
 

@@ -44,9 +44,11 @@ public struct RegistryBuilder {
     }
 
     /// Adds a shared-mime-info database: its types, and the globs and magic
-    /// the registry's file typing uses.
+    /// the registry's file typing uses. A database with no folders at all
+    /// (no shared-mime-info on the system) leaves file typing to declared
+    /// extensions, as if none were added; its diagnostics are kept.
     public mutating func add(_ database: MIMEDatabase) {
-        mimeDatabase = database
+        if !database.layers.isEmpty { mimeDatabase = database }
         add(SystemTypeRecord.records(from: database))
         for d in database.diagnostics {
             let severity: Diagnostic.Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .note

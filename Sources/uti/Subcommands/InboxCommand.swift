@@ -40,7 +40,7 @@ struct InboxCommand: ParsableCommand {
     var dryRun = false
     @Flag(name: .customLong("keep-inbox"), help: "Leave the emptied Inbox in place.")
     var keepInbox = false
-    @Flag(help: "Keep watching the Inbox and move items as they arrive and settle; stop with SIGINT or SIGTERM.")
+    @Flag(help: "Keep watching the Inbox and move items as they arrive and settle (the Inbox is kept); stop with SIGINT or SIGTERM.")
     var watch = false
     @Flag(help: "Print JSON (with --watch, one object per item and line).")
     var json = false
@@ -58,6 +58,8 @@ struct InboxCommand: ParsableCommand {
     }
 
     func run() throws {
+        // A file-size limit then fails the copy with EFBIG instead of killing the run midway.
+        signal(SIGXFSZ, SIG_IGN)
         // The registry loads on another thread while the first items move;
         // it is needed only for a taken name's extension and for the report.
         // Loading fails only on declaration files, so with any to read, the
@@ -70,7 +72,9 @@ struct InboxCommand: ParsableCommand {
         options.inbox = inbox
         options.settle = SettlePolicy(interval: settle, checkWriters: !noWriterCheck)
         options.dryRun = dryRun
-        options.removeEmptyInbox = !keepInbox
+        // A watched Inbox is in use: removing it when empty would pull it away
+        // from an app that has just created it to deliver a file.
+        options.removeEmptyInbox = !keepInbox && !watch
         let processor = InboxProcessor(documents: documents, options: options,
                                        isKnownExtension: Self.knownExtensions(registry))
         let output = InboxOutput(InboxPrinter(registry: registry, documents: documents, json: json, dryRun: dryRun,

@@ -1,0 +1,124 @@
+import Foundation
+import Glibc
+@testable import InboxProcessing
+
+/// A Documents folder with an Inbox in a fresh temporary folder, and
+/// helpers that work on names as bytes.
+final class Tree {
+    let root: String
+    var documents: String { root + "/Documents" }
+    var inbox: String { documents + "/Inbox" }
+
+    init(base: String = NSTemporaryDirectory(), inbox: Bool = true) {
+        var template = Array((base.hasSuffix("/") ? base : base + "/").utf8) + Array("uti-inbox-XXXXXX".utf8) + [0]
+        let made = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { mkdtemp($0.baseAddress!) }
+        }
+        precondition(made != nil, "mkdtemp failed")
+        root = String(decoding: template.dropLast(), as: UTF8.self)
+        mkdir(documents, 0o755)
+        if inbox { mkdir(self.inbox, 0o755) }
+    }
+
+    deinit { remove(root) }
+
+    /// Writes `contents` to `folder/name` (a name given as bytes), with an
+    /// old change time unless `fresh`.
+    func write(_ folder: String, _ name: [UInt8], _ contents: String, mode: mode_t = 0o644) {
+        let path = Array(folder.utf8) + [UInt8(ascii: "/")] + name
+        let fd = path.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL, mode) }
+        precondition(fd >= 0, "cannot create \(String(decoding: path, as: UTF8.self)): \(errno)")
+        let bytes = Array(contents.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+
+    func write(_ folder: String, _ name: String, _ contents: String, mode: mode_t = 0o644) {
+        write(folder, Array(name.utf8), contents, mode: mode)
+    }
+
+    /// The names in `folder` as bytes, sorted.
+    func names(_ folder: String) -> [[UInt8]] {
+        guard let dir = opendir(folder) else { return [] }
+        defer { closedir(dir) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if name != [46] && name != [46, 46] { names.append(name) }
+        }
+        return names.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    func textNames(_ folder: String) -> [String] { names(folder).map { String(decoding: $0, as: UTF8.self) } }
+
+    func read(_ folder: String, _ name: [UInt8]) -> String? {
+        let path = Array(folder.utf8) + [UInt8(ascii: "/")] + name
+        let fd = path.withCString { open($0, O_RDONLY) }
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        return n < 0 ? nil : String(decoding: buffer[..<n], as: UTF8.self)
+    }
+
+    func read(_ folder: String, _ name: String) -> String? { read(folder, Array(name.utf8)) }
+
+    func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    func status(_ path: String) -> stat {
+        var info = stat()
+        precondition(lstat(path, &info) == 0)
+        return info
+    }
+
+    /// Removes a tree without following links.
+    func remove(_ path: String) { remove(bytes: Array(path.utf8)) }
+
+    private func remove(bytes path: [UInt8]) {
+        var info = stat()
+        guard path.withCString({ lstat($0, &info) }) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            _ = path.withCString { unlink($0) }
+            return
+        }
+        _ = path.withCString { chmod($0, 0o755) }
+        for name in names(String(decoding: path, as: UTF8.self)) {
+            remove(bytes: path + [UInt8(ascii: "/")] + name)
+        }
+        _ = path.withCString { rmdir($0) }
+    }
+}
+
+/// Extensions the tests treat as known, as a registry would.
+func knownExtensions(_ bytes: ArraySlice<UInt8>) -> Bool {
+    ["tar.gz", "gz", "pdf", "txt", "app"].contains(String(decoding: bytes, as: UTF8.self))
+}
+
+func processor(_ tree: Tree, settle: Double = 0, configure: (inout InboxProcessor.Options) -> Void = { _ in })
+    -> InboxProcessor {
+    var options = InboxProcessor.Options()
+    options.settle = SettlePolicy(interval: settle)
+    configure(&options)
+    return InboxProcessor(documents: tree.documents, options: options, isKnownExtension: knownExtensions)
+}
+
+/// Runs one pass and returns its reports by name, and its summary.
+func run(_ processor: InboxProcessor) throws -> (reports: [FileName: InboxProcessor.ItemReport], summary: InboxProcessor.Summary) {
+    var reports: [FileName: InboxProcessor.ItemReport] = [:]
+    let summary = try processor.run { event in
+        if case .item(let report) = event { reports[report.name] = report }
+    }
+    return (reports, summary)
+}
+
+extension InboxProcessor.Outcome {
+    var destination: String? {
+        switch self {
+        case .moved(let to, _), .wouldMove(let to): return String(decoding: to.bytes, as: UTF8.self)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,262 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A temporary Documents folder with an Inbox, for runs of `uti inbox`.
+final class InboxTree {
+    let root: String
+    var documents: String { root + "/Documents" }
+    var inbox: String { documents + "/Inbox" }
+
+    init(base: String = NSTemporaryDirectory()) throws {
+        root = (base.hasSuffix("/") ? base : base + "/") + "uti-inbox-cli-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: root + "/Documents/Inbox", withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    func write(_ folder: String, _ name: String, _ contents: String) {
+        FileManager.default.createFile(atPath: folder + "/" + name, contents: Data(contents.utf8))
+    }
+
+    /// Every regular file under `folder`, by path relative to the tree's root, with its contents.
+    func files(under folder: String? = nil) -> [String: String] {
+        let base = folder ?? root
+        var result: [String: String] = [:]
+        guard let walker = FileManager.default.enumerator(atPath: base) else { return result }
+        for case let relative as String in walker {
+            let path = base + "/" + relative
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            result[String(path.dropFirst(root.count + 1))] = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "<unreadable>"
+        }
+        return result
+    }
+}
+
+/// Starts `uti` with its output thrown away, for runs that are killed or raced.
+func startUTI(_ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = Run.binary
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env["XDG_DATA_HOME"] = "/nonexistent-uti-test"
+    env["UTI_DECLARATIONS"] = nil
+    process.environment = env
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
+@Suite struct InboxCommandTests {
+    @Test func printsOneLinePerItemWithItsTypeAndASummary() throws {
+        let tree = try InboxTree()
+        tree.write(tree.documents, "report.pdf", "old")
+        tree.write(tree.documents, "archive.tar.gz", "old")
+        tree.write(tree.inbox, "report.pdf", "%PDF-1.4\u{0}\u{1}")
+        tree.write(tree.inbox, "archive.tar.gz", "\u{1F}\u{8B}\u{0}")
+        mkfifo(tree.inbox + "/pipe", 0o644)
+        // With the system's shared-mime-info, which knows tar.gz as one extension.
+        let run = try Run(["inbox", tree.documents, "--settle", "0"], environment: ["XDG_DATA_DIRS": "/usr/share"])
+        #expect(run.status == 1)
+        #expect(run.lines == [
+            "Inbox/archive.tar.gz -> archive-1.tar.gz  org.freedesktop.mime.application.x-compressed-tar",
+            "Inbox/pipe: left in place: a FIFO is never moved",
+            "Inbox/report.pdf -> report-1.pdf  com.adobe.pdf",
+            "moved 2, 1 left in place; the Inbox was kept: 1 item is left in it",
+        ])
+        unlink(tree.inbox + "/pipe")
+        let again = try Run("inbox", tree.documents, "--settle", "0")
+        #expect(again.status == 0)
+        #expect(again.lines == ["moved 0; the Inbox was removed"])
+        let none = try Run("inbox", tree.documents)
+        #expect(none.status == 0)
+        #expect(none.lines == ["Nothing to do: there is no \(tree.inbox)."])
+    }
+
+    @Test func reportsAsJSON() throws {
+        let tree = try InboxTree()
+        tree.write(tree.inbox, "notes", "hello")
+        tree.write(tree.documents, "notes", "old")
+        let run = try Run(["inbox", tree.documents, "--settle", "0", "--json"], environment: ["XDG_DATA_DIRS": "/usr/share"])
+        #expect(run.status == 0)
+        let json = try #require(try run.json() as? [String: Any])
+        let items = try #require(json["items"] as? [[String: Any]])
+        #expect(items.count == 1)
+        #expect(items[0]["source"] as? String == "Inbox/notes")
+        #expect(items[0]["destination"] as? String == "notes-1")
+        #expect(items[0]["status"] as? String == "moved")
+        #expect(items[0]["type"] as? String == "public.plain-text")
+        let summary = try #require(json["summary"] as? [String: Any])
+        #expect(summary["moved"] as? Int == 1)
+        #expect(summary["inbox"] as? String == "removed")
+    }
+
+    @Test func badArgumentsAndUnusableFoldersExitWithStatus2() throws {
+        let tree = try InboxTree()
+        let missing = try Run("inbox", tree.root + "/nope")
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("\(tree.root)/nope: No such file or directory"))
+        #expect(try Run("inbox", tree.documents, "--settle", "-1").status == 2)
+        #expect(try Run("inbox", tree.documents, "--inbox", "").status == 2)
+        #expect(try Run("inbox", tree.documents, "--watch", "--dry-run").status == 2)
+    }
+
+    @Test func aFullDestinationLosesNothing() throws {
+        // The copy across file systems meets a file-size limit (EFBIG), as it would a full disk.
+        let tree = try InboxTree()
+        let remote = try InboxTree(base: "/dev/shm")
+        let big = String(repeating: "0123456789abcdef", count: 65_536)  // 1 MiB
+        remote.write(remote.inbox, "big.bin", big)
+        remote.write(remote.inbox, "small.txt", "small")
+        let run = try Run(["sh", "-c", "ulimit -f 256; exec \"$0\" \"$@\"", Run.binary.path,
+                           "inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0"].dropFirst().map { $0 },
+                          executable: "/bin/sh")
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("Inbox/big.bin: not moved") || run.stderr.contains("big.bin: not moved"))
+        #expect(run.stderr.contains("File too large"))
+        #expect(remote.files(under: remote.inbox).values.contains(big))
+        #expect(tree.files(under: tree.documents) == ["Documents/small.txt": "small"])
+    }
+
+    @Test func killedAtRandomMomentsNothingIsLostOrDuplicated() throws {
+        let tree = try InboxTree()
+        var expected: [String: Int] = [:]  // contents -> how many copies must exist
+        var serial = 0
+        /// Adds items whose names collide with what Documents holds.
+        func arrive(_ count: Int) {
+            for _ in 0..<count {
+                let name = serial % 3 == 0 ? "report.pdf" : "doc\(serial % 50).txt"
+                let unique = "inbox \(serial)"
+                serial += 1
+                if !FileManager.default.fileExists(atPath: tree.inbox + "/" + name) {
+                    tree.write(tree.inbox, name, unique)
+                } else {
+                    tree.write(tree.inbox, "\(serial)-" + name, unique)
+                }
+                expected[unique] = 1
+            }
+        }
+        for name in ["report.pdf"] + (0..<50).map({ "doc\($0).txt" }) {
+            tree.write(tree.documents, name, "documents \(name)")
+            expected["documents \(name)"] = 1
+        }
+        arrive(300)
+        // How long a whole run takes here, so that kills land before, during and after the moves.
+        let calibration = try InboxTree()
+        for i in 0..<300 { calibration.write(calibration.inbox, "f\(i).txt", "x") }
+        let started = Date()
+        _ = try Run("inbox", calibration.documents, "--settle", "0", "--no-system")
+        let fullRun = Date().timeIntervalSince(started)
+
+        var interrupted = 0
+        for round in 0..<40 {
+            try? FileManager.default.createDirectory(atPath: tree.inbox, withIntermediateDirectories: true)
+            arrive(20)
+            let before = (try? FileManager.default.contentsOfDirectory(atPath: tree.inbox).count) ?? 0
+            let process = try startUTI(["inbox", tree.documents, "--settle", "0", "--no-system"])
+            usleep(UInt32(Double.random(in: 0...(fullRun * 1.2)) * 1_000_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let after = (try? FileManager.default.contentsOfDirectory(atPath: tree.inbox).count) ?? 0
+            if process.terminationReason == .uncaughtSignal && after > 0 && after < before { interrupted += 1 }
+            try check(tree, expected, round: round)
+        }
+        // Kills must have cut runs short in the middle of their moves, or this proved nothing.
+        #expect(interrupted >= 3, "only \(interrupted) of 40 kills came during the moves")
+        let last = try Run("inbox", tree.documents, "--settle", "0", "--no-system")
+        #expect(last.status == 0)
+        try check(tree, expected, round: 40)
+        #expect(!FileManager.default.fileExists(atPath: tree.inbox))
+        // The files that were there before kept their names and contents.
+        #expect(tree.files()["Documents/report.pdf"] == "documents report.pdf")
+        #expect(tree.files()["Documents/doc7.txt"] == "documents doc7.txt")
+    }
+
+    /// Every file exists exactly once with its bytes, and nothing else exists.
+    private func check(_ tree: InboxTree, _ expected: [String: Int], round: Int) throws {
+        var seen: [String: Int] = [:]
+        for (path, contents) in tree.files() {
+            #expect(expected[contents] != nil, "round \(round): unexpected file \(path) holding \(contents.prefix(40))")
+            seen[contents, default: 0] += 1
+        }
+        for (contents, count) in expected where seen[contents] != count {
+            Issue.record("round \(round): \(contents) exists \(seen[contents] ?? 0) times")
+        }
+    }
+
+    @Test func concurrentProcessorsAndAWriterNeverOverwrite() throws {
+        let tree = try InboxTree()
+        var expected: [String: Int] = [:]
+        for i in 0..<400 {
+            let name = i == 0 ? "report.pdf" : "report-\(i).pdf"
+            if i < 200 {
+                tree.write(tree.documents, name, "documents \(name)")
+                expected["documents \(name)"] = 1
+            }
+            tree.write(tree.inbox, name, "inbox \(name)")
+            expected["inbox \(name)"] = 1
+        }
+        // A writer that creates, without replacing, the numbered names the processors want.
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "cd \"$1\" && set -C && i=1; while [ $i -le 900 ]; do printf 'writer report-%s.pdf' $i > report-$i.pdf 2>/dev/null; i=$((i+1)); done", "sh", tree.documents]
+        writer.standardError = FileHandle.nullDevice
+        let processors = try (0..<4).map { _ in try startUTI(["inbox", tree.documents, "--settle", "0", "--no-system"]) }
+        try writer.run()
+        for process in processors { process.waitUntilExit() }
+        writer.waitUntilExit()
+        // What the writer made stays as it wrote it; count it as expected.
+        for (path, contents) in tree.files() where contents.hasPrefix("writer ") {
+            #expect(contents == "writer " + (path as NSString).lastPathComponent, "overwritten: \(path)")
+            expected[contents] = 1
+        }
+        let last = try Run("inbox", tree.documents, "--settle", "0", "--no-system")
+        #expect(last.status == 0)
+        try check(tree, expected, round: 0)
+        #expect(!FileManager.default.fileExists(atPath: tree.inbox))
+    }
+}
+
+@Suite struct InboxWatchTests {
+    @Test(arguments: [SIGTERM, SIGINT])
+    func movesItemsAsTheyArriveAndStopsCleanlyOnASignal(signal: Int32) throws {
+        let tree = try InboxTree()
+        try FileManager.default.removeItem(atPath: tree.inbox)
+        let process = Process()
+        process.executableURL = Run.binary
+        process.arguments = ["inbox", tree.documents, "--watch", "--settle", "0.2", "--no-system"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        usleep(300_000)
+        // The Inbox appears after the watch began, then a file is written into it.
+        try FileManager.default.createDirectory(atPath: tree.inbox, withIntermediateDirectories: false)
+        tree.write(tree.inbox, "first.txt", "one")
+        var moved = false
+        for _ in 0..<100 where !moved {
+            usleep(50_000)
+            moved = FileManager.default.fileExists(atPath: tree.documents + "/first.txt")
+        }
+        #expect(moved)
+        // A watched Inbox stays, ready for the next delivery.
+        #expect(FileManager.default.fileExists(atPath: tree.inbox))
+        tree.write(tree.inbox, "second.txt", "two")
+        moved = false
+        for _ in 0..<100 where !moved {
+            usleep(50_000)
+            moved = FileManager.default.fileExists(atPath: tree.documents + "/second.txt")
+        }
+        #expect(moved)
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(stdout.contains("Inbox/first.txt -> first.txt"))
+        #expect(stdout.contains("Inbox/second.txt -> second.txt"))
+        #expect(stderr.contains(signal == SIGINT ? "stopped by SIGINT" : "stopped by SIGTERM"))
+    }
+}
