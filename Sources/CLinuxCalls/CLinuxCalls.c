@@ -27,12 +27,8 @@ int uti_link_open_file(int fd, int to_dir, const char *to) {
 }
 
 int uti_has_writer(int fd) {
-    if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0) {
-        int saved = errno;
-        fcntl(fd, F_SETLEASE, F_UNLCK);
-        errno = saved;
-        return 0;
-    }
+    /* The lease is released when the caller closes `fd`. */
+    if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0) return 0;
     return errno == EAGAIN ? 1 : -1;
 }
 

@@ -30,41 +30,49 @@ public struct SettlePolicy: Sendable {
     }
 
     /// What the entry is and whether it must wait. `typeHint` is the kind
-    /// readdir gave, which saves a status call where nothing else is needed.
+    /// readdir gave; it saves the status call when the interval is 0 and
+    /// nothing else needs the change time.
     func inspect(_ folder: FolderDescriptor, _ name: FileName, typeHint: UInt8) -> Result<Inspection, SystemError> {
-        if typeHint == DT_REG || typeHint == DT_UNKNOWN {
-            let fd = name.bytes.withCString { openat(folder.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
-            if fd >= 0 {
-                defer { close(fd) }
-                var info = stat()
-                guard fstat(fd, &info) == 0 else { return .failure(.current) }
-                return .success(inspect(info, fd: fd))
+        if interval <= 0, let kind = Self.kind(ofDirectoryEntryType: typeHint) {
+            guard kind == .file, checkWriters else { return .success(Inspection(kind: kind)) }
+            // Every regular file is checked; a lease refused for not being a regular file means it changed kind.
+            switch hasWriter(folder, name) {
+            case 1: return .success(Inspection(kind: kind, wait: .openForWriting))
+            case 0: return .success(Inspection(kind: kind))
+            default: break
             }
-            if errno == ENOENT { return .failure(.current) }
-        } else if interval <= 0 {
-            let kind: InboxProcessor.Kind
-            switch Int32(typeHint) {
-            case Int32(DT_DIR): kind = .folder
-            case Int32(DT_LNK): kind = .symbolicLink
-            case Int32(DT_FIFO): kind = .fifo
-            case Int32(DT_SOCK): kind = .socket
-            case Int32(DT_CHR), Int32(DT_BLK): kind = .device
-            default: kind = .unknown
-            }
-            if kind != .unknown { return .success(Inspection(kind: kind)) }
         }
-        return folder.status(of: name).map { inspect($0, fd: -1) }
+        return folder.status(of: name).map { info in
+            let kind = InboxProcessor.kind(of: info)
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let age = Double(now.tv_sec - info.st_ctim.tv_sec) + Double(now.tv_nsec - info.st_ctim.tv_nsec) / 1e9
+            if age < interval { return Inspection(kind: kind, wait: .changedRecently(secondsAgo: max(age, 0))) }
+            if checkWriters && kind == .file && age < max(writerWindow, interval) && hasWriter(folder, name) == 1 {
+                return Inspection(kind: kind, wait: .openForWriting)
+            }
+            return Inspection(kind: kind)
+        }
     }
 
-    private func inspect(_ info: stat, fd: Int32) -> Inspection {
-        let kind = InboxProcessor.kind(of: info)
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let age = Double(now.tv_sec - info.st_ctim.tv_sec) + Double(now.tv_nsec - info.st_ctim.tv_nsec) / 1e9
-        if age < interval { return Inspection(kind: kind, wait: .changedRecently(secondsAgo: max(age, 0))) }
-        if checkWriters && fd >= 0 && kind == .file && age < max(writerWindow, interval) && uti_has_writer(fd) == 1 {
-            return Inspection(kind: kind, wait: .openForWriting)
+    /// 1 when a process has the regular file open for writing, 0 when none
+    /// has, -1 when it cannot be told. Closing the descriptor ends the lease.
+    private func hasWriter(_ folder: FolderDescriptor, _ name: FileName) -> Int32 {
+        let fd = name.bytes.withCString { openat(folder.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        guard fd >= 0 else { return -1 }
+        defer { close(fd) }
+        return uti_has_writer(fd)
+    }
+
+    static func kind(ofDirectoryEntryType type: UInt8) -> InboxProcessor.Kind? {
+        switch Int32(type) {
+        case Int32(DT_REG): return .file
+        case Int32(DT_DIR): return .folder
+        case Int32(DT_LNK): return .symbolicLink
+        case Int32(DT_FIFO): return .fifo
+        case Int32(DT_SOCK): return .socket
+        case Int32(DT_CHR), Int32(DT_BLK): return .device
+        default: return nil
         }
-        return Inspection(kind: kind)
     }
 }

@@ -22,7 +22,8 @@ int uti_link_open_file(int fd, int to_dir, const char *to);
 
 /// Whether some process has the regular file open for writing: 1 yes,
 /// 0 no, -1 unknown (a read lease cannot be tried: not the owner, or the
-/// file system has no leases). `fd` must be open read-only.
+/// file system has no leases). `fd` must be open read-only; a lease taken
+/// is held until `fd` is closed, so close it at once.
 int uti_has_writer(int fd);
 
 /// copy_file_range from the current offsets, at most `length` bytes.
