@@ -55,6 +55,8 @@ public final class InboxProcessor {
         public var name: FileName
         /// Where the entry is, for messages: `Inbox/report.pdf`.
         public var displayPath: String
+        /// Where the entry was found, as a path to open (nil when its name is not UTF-8).
+        public var sourcePath: String?
         public var kind: Kind
         public var outcome: Outcome
     }
@@ -215,6 +217,7 @@ public final class InboxProcessor {
     private func process(_ name: FileName, typeHint: UInt8, in folder: FolderDescriptor, displayPath: String,
                          to documents: FolderDescriptor, alwaysNumber: Bool = false) -> ItemReport {
         var report = ItemReport(name: name, displayPath: displayPath, kind: .unknown, outcome: .gone)
+        if let text = name.text { report.sourcePath = Self.join(folder.path, text) }
         let inspection: SettlePolicy.Inspection
         switch options.settle.inspect(folder, name, typeHint: typeHint) {
         case .success(let found): inspection = found

@@ -271,7 +271,10 @@ struct InboxPrinter {
         switch report.outcome {
         case .moved(let to, _), .wouldMove(let to):
             name = to
-            if case .wouldMove = report.outcome { return typing.type(forName: report.name.text ?? report.name.escaped).type }
+            if case .wouldMove = report.outcome {
+                guard let source = report.sourcePath else { return typing.type(forName: report.name.escaped).type }
+                return (try? typing.type(forPath: source))?.type ?? typing.type(forName: source).type
+            }
         default:
             return nil
         }
