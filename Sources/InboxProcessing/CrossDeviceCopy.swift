@@ -63,7 +63,7 @@ final class CrossDeviceCopy: Placement {
                 let from = try source.openFolder(name, displayPath: name.escaped)
                 let to = try destination.openFolder(hidden, displayPath: hidden.escaped)
                 try Self.copyFolder(from: from, to: to, record: &tree, depth: 0)
-                try Self.applyMetadata(info, toFolder: to.fd)
+                try Self.applyMetadata(info, toFile: to.fd)
                 to.sync()
             } catch let error as SystemError {
                 throw Failure(reason: error.description)
@@ -218,14 +218,11 @@ final class CrossDeviceCopy: Placement {
         guard fsync(to) == 0 else { throw Failure(reason: "cannot sync the copy: \(SystemError.current)") }
     }
 
+    /// Mode and access and modification times of `info`, on a file or folder.
     private static func applyMetadata(_ info: stat, toFile fd: Int32) throws(SystemError) {
         guard fchmod(fd, mode_t(info.st_mode & 0o7777)) == 0 else { throw .current }
         var times = [info.st_atim, info.st_mtim]
         guard futimens(fd, &times) == 0 else { throw .current }
-    }
-
-    private static func applyMetadata(_ info: stat, toFolder fd: Int32) throws(SystemError) {
-        try applyMetadata(info, toFile: fd)
     }
 
     private static func readLink(_ dir: Int32, _ name: FileName) throws(Failure) -> [UInt8] {
@@ -277,7 +274,7 @@ final class CrossDeviceCopy: Placement {
                 let innerCopy = try to.openFolder(entry, displayPath: entry.escaped)
                 var sub = CopiedTree()
                 try copyFolder(from: inner, to: innerCopy, record: &sub, depth: depth + 1)
-                try applyMetadata(info, toFolder: innerCopy.fd)
+                try applyMetadata(info, toFile: innerCopy.fd)
                 innerCopy.sync()
                 record.folders.append((entry, FileIdentity(info), sub))
             default:
@@ -291,19 +288,8 @@ final class CrossDeviceCopy: Placement {
         if name.bytes.withCString({ unlinkat(dir, $0, 0) }) == 0 { return }
         let fd = name.bytes.withCString { openat(dir, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
         guard fd >= 0 else { return }
-        let copy = dup(fd)
-        if let stream = fdopendir(copy) {
-            var entries: [FileName] = []
-            while let entry = readdir(stream) {
-                let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-                if bytes != [46] && bytes != [46, 46] { entries.append(FileName(bytes)) }
-            }
-            closedir(stream)
-            for entry in entries { removeTree(in: fd, entry) }
-        } else {
-            close(copy)
-        }
-        close(fd)
+        let folder = FolderDescriptor(adopting: fd, path: name.escaped)
+        for entry in (try? folder.names()) ?? [] { removeTree(in: folder.fd, entry) }
         _ = name.bytes.withCString { unlinkat(dir, $0, AT_REMOVEDIR) }
     }
 }

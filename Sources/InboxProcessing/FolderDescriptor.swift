@@ -10,7 +10,8 @@ final class FolderDescriptor {
     /// How the folder is named in messages.
     let path: String
 
-    private init(fd: Int32, path: String) {
+    /// Takes ownership of an open folder descriptor.
+    init(adopting fd: Int32, path: String) {
         self.fd = fd
         self.path = path
     }
@@ -21,7 +22,7 @@ final class FolderDescriptor {
     static func open(_ path: String) throws(SystemError) -> FolderDescriptor {
         let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw SystemError.current }
-        return FolderDescriptor(fd: fd, path: path)
+        return FolderDescriptor(adopting: fd, path: path)
     }
 
     /// Opens the entry `name` of this folder as a folder, never following a
@@ -29,7 +30,7 @@ final class FolderDescriptor {
     func openFolder(_ name: FileName, displayPath: String) throws(SystemError) -> FolderDescriptor {
         let fd = name.bytes.withCString { openat(self.fd, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
         guard fd >= 0 else { throw SystemError.current }
-        return FolderDescriptor(fd: fd, path: displayPath)
+        return FolderDescriptor(adopting: fd, path: displayPath)
     }
 
     /// The status of `name` itself (a symbolic link is not followed).

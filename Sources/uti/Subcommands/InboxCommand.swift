@@ -45,9 +45,16 @@ struct InboxCommand: ParsableCommand {
     @Flag(help: "Print JSON (with --watch, one object per item and line).")
     var json = false
 
+    /// The --inbox value without trailing slashes (`/` stays `/`, and is refused).
+    private var inboxPath: String {
+        var path = Substring(inbox)
+        while path.count > 1 && path.hasSuffix("/") { path = path.dropLast() }
+        return path == "/" ? "" : String(path)
+    }
+
     func validate() throws {
         if documents.isEmpty { throw ValidationError("DOCUMENTS is empty") }
-        if inbox.isEmpty || inbox == "." || inbox == ".." || inbox.hasSuffix("/") && inbox.count == 1 {
+        if inboxPath.isEmpty || inboxPath == "." || inboxPath == ".." || inboxPath.hasSuffix("/.") || inboxPath.hasSuffix("/..") {
             throw ValidationError("--inbox \"\(inbox)\" does not name a folder")
         }
         if inbox.utf8.contains(0) { throw ValidationError("--inbox contains a NUL byte") }
@@ -69,7 +76,7 @@ struct InboxCommand: ParsableCommand {
             _ = try registry.wait()
         }
         var options = InboxProcessor.Options()
-        options.inbox = inbox
+        options.inbox = inboxPath
         options.settle = SettlePolicy(interval: settle, checkWriters: !noWriterCheck)
         options.dryRun = dryRun
         // A watched Inbox is in use: removing it when empty would pull it away
