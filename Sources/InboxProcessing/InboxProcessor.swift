@@ -152,10 +152,8 @@ public final class InboxProcessor {
         let parent: FolderDescriptor
         let name: FileName
         if options.inbox.contains("/") {
-            let path = inboxPath
-            let slash = path.lastIndex(of: "/")!
-            let parentPath = slash == path.startIndex ? "/" : String(path[..<slash])
-            name = FileName(String(path[path.index(after: slash)...]))
+            let (parentPath, inboxName) = Self.split(inboxPath)
+            name = FileName(inboxName)
             do { parent = try FolderDescriptor.open(parentPath) } catch {
                 if error.code == ENOENT { return nil }
                 throw Failure(path: parentPath, reason: error.description)
@@ -277,26 +275,21 @@ public final class InboxProcessor {
                                                   alwaysNumber: Bool, placement: inout P) -> Placed {
         var counter: Int? = nil
         var numbered: NumberedName? = nil
-        var candidate = name
-        if alwaysNumber {
-            numbered = NumberedName(name, isKnownExtension: isKnownExtension)
-            counter = picker.firstCounter(for: name) { documents.contains(numbered!.numbered($0)) }
-            candidate = numbered!.numbered(counter!)
+        /// The first counter the picker gives, then each one after it.
+        func nextCandidate() -> FileName {
+            let split = numbered ?? NumberedName(name, isKnownExtension: isKnownExtension)
+            numbered = split
+            counter = counter.map { $0 + 1 } ?? picker.firstCounter(for: name) { documents.contains(split.numbered($0)) }
+            return split.numbered(counter!)
         }
+        var candidate = alwaysNumber ? nextCandidate() : name
         while true {
             switch placement.place(as: candidate) {
             case .placed:
                 if let counter { picker.used(counter, for: name) }
                 return .placed(candidate)
             case .taken:
-                if numbered == nil { numbered = NumberedName(name, isKnownExtension: isKnownExtension) }
-                let split = numbered!
-                if let current = counter {
-                    counter = current + 1
-                } else {
-                    counter = picker.firstCounter(for: name) { documents.contains(split.numbered($0)) }
-                }
-                candidate = split.numbered(counter!)
+                candidate = nextCandidate()
             case .sourceGone: return .gone
             case .crossDevice: return .crossDevice
             case .failed(let reason): return .failed(reason)
@@ -329,6 +322,14 @@ public final class InboxProcessor {
         case S_IFCHR, S_IFBLK: return .device
         default: return .unknown
         }
+    }
+
+    /// The folder holding `path` and the last component: `a/b` is `a`, `b`;
+    /// `b` is `.`, `b`; `/b` is `/`, `b`.
+    static func split(_ path: String) -> (folder: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let folder = slash == path.startIndex ? "/" : String(path[..<slash])
+        return (folder, String(path[path.index(after: slash)...]))
     }
 
     static func join(_ folder: String, _ name: String) -> String {

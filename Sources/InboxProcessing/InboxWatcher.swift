@@ -35,7 +35,7 @@ public final class InboxWatcher {
         defer { close(notify) }
 
         let inboxPath = processor.inboxPath
-        let parentPath = Self.parent(of: inboxPath)
+        let parentPath = InboxProcessor.split(inboxPath).folder
         guard inotify_add_watch(notify, parentPath, UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)) >= 0 else {
             throw InboxProcessor.Failure(path: parentPath, reason: "cannot watch: \(SystemError.current)")
         }
@@ -75,10 +75,5 @@ public final class InboxWatcher {
     private static func drain(_ fd: Int32) {
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
-    }
-
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }
