@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "PropertyLists", targets: ["PropertyLists"]),
         .library(name: "SharedMIMEInfo", targets: ["SharedMIMEInfo"]),
         .library(name: "InboxProcessing", targets: ["InboxProcessing"]),
+        .library(name: "DocumentHandlers", targets: ["DocumentHandlers"]),
         .executable(name: "uti", targets: ["uti"]),
     ],
     dependencies: [
@@ -27,11 +28,13 @@ let package = Package(
         // Linux calls glibc declares only under _GNU_SOURCE (renameat2, O_TMPFILE, leases, signalfd).
         .target(name: "CLinuxCalls"),
         .target(name: "InboxProcessing", dependencies: ["CLinuxCalls"]),
+        .target(name: "DocumentHandlers", dependencies: ["UniformTypes", "PropertyLists"]),
         .executableTarget(
             name: "uti",
             dependencies: [
                 "UniformTypes",
                 "InboxProcessing",
+                "DocumentHandlers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -53,6 +56,10 @@ let package = Package(
         .testTarget(
             name: "InboxProcessingTests",
             dependencies: ["InboxProcessing"]
+        ),
+        .testTarget(
+            name: "DocumentHandlersTests",
+            dependencies: ["DocumentHandlers"]
         ),
         .testTarget(
             name: "utiTests",

@@ -5,7 +5,7 @@ import PropertyLists
 ///
 /// A declaration without a usable identifier is skipped; a malformed field is
 /// reported and ignored, and the rest of the declaration is kept.
-public struct DeclarationReader {
+public struct DeclarationReader: Sendable {
     public static let exportedKey = "UTExportedTypeDeclarations"
     public static let importedKey = "UTImportedTypeDeclarations"
 

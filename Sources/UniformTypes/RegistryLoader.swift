@@ -8,26 +8,30 @@ public enum RegistryLoader {
     /// Declaration sources that could not be used.
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public var problems: [String]
+        public init(problems: [String]) { self.problems = problems }
         public var description: String { problems.joined(separator: "\n") }
     }
 
     /// Loads, lowest precedence first: the system's MIME types (unless
     /// `includeSystem` is false: the shared-mime-info `mime` folders of the
     /// XDG data directories, then the `mime.types` files), the bundled
-    /// types, the files `environment` points to
+    /// types, `applicationDeclarations` (the type declarations of app
+    /// bundles, already read), the files `environment` points to
     /// (`DeclarationSearchPath.environment`), then `extraPaths` (files or
     /// folders). Throws when a named path is missing or a declaration file
     /// cannot be read or parsed. Problems in the system's data are kept in
     /// the registry's `diagnostics`.
     public static func load(extraPaths: [String] = [], includeSystem: Bool = true,
+                            applicationDeclarations: [DeclarationReader] = [],
                             environment: [String: String] = ProcessEnvironment.current) throws(Failure) -> TypeRegistry {
         var search = DeclarationSearchPath.environment(environment)
         search.explicitPaths += extraPaths
         let (files, missing) = search.resolve()
         var problems = missing.map { "\($0.path): \($0.reason)" }
-        if files.isEmpty && problems.isEmpty && !includeSystem { return TypeRegistry.bundled }
+        if files.isEmpty && problems.isEmpty && !includeSystem && applicationDeclarations.isEmpty { return TypeRegistry.bundled }
         var builder = RegistryBuilder.bundled()
         if includeSystem { addSystemSources(to: &builder, environment: environment) }
+        for reader in applicationDeclarations { builder.add(reader) }
         for file in files {
             let reader = DeclarationReader.read(path: file, source: .user)
             if let error = reader.fileError {

@@ -65,6 +65,9 @@ public struct DeclarationOrigin: Sendable, Equatable, CustomStringConvertible {
         /// Declaration files given by the user: `--declarations`,
         /// `UTI_DECLARATIONS`, or the XDG `uti/types` folders.
         case user
+        /// An app bundle's `Info.plist` (`UTExportedTypeDeclarations`,
+        /// `UTImportedTypeDeclarations`).
+        case application = "app bundle"
         /// The freedesktop shared-mime-info database (`mime` under the XDG data folders).
         case sharedMIMEInfo = "shared-mime-info"
         /// A `mime.types` file (`/etc/mime.types`, `~/.mime.types`).

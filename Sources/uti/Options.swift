@@ -1,4 +1,6 @@
 import ArgumentParser
+import DocumentHandlers
+import PropertyLists
 import UniformTypes
 
 /// Where declarations come from, shared by every command.
@@ -10,11 +12,43 @@ struct RegistryOptions: ParsableArguments {
     @Flag(name: .customLong("no-system"),
           help: "Leave out the system's MIME data (shared-mime-info, mime.types); names are typed by extension only.")
     var noSystem = false
+    @Option(name: .customLong("apps"),
+            help: ArgumentHelp("An app bundle or a folder of bundles (repeatable); the types they declare join the registry.",
+                               valueName: "path"))
+    var apps: [String] = []
+
+    /// Where app bundles and desktop entries are looked for.
+    var applicationSearchPath: ApplicationSearchPath { .environment(bundlePaths: apps) }
+
+    /// Whether loading may fail: declaration files or bundle paths are named.
+    var namesSources: Bool {
+        RegistryLoader.readsDeclarationFiles(extraPaths: declarations) || !applicationSearchPath.explicitBundlePaths.isEmpty
+    }
+
+    /// The registry and the app bundles whose declarations joined it.
+    func loadWithBundles() throws(RegistryLoader.Failure) -> (TypeRegistry, AppBundleSet) {
+        let bundles = AppBundleSet(searchPath: applicationSearchPath)
+        var problems = bundles.problems.map(\.description)
+        var registry: TypeRegistry?
+        do {
+            registry = try RegistryLoader.load(extraPaths: declarations, includeSystem: !noSystem,
+                                               applicationDeclarations: bundles.declarations)
+        } catch {
+            problems += error.problems
+        }
+        guard let registry, problems.isEmpty else { throw RegistryLoader.Failure(problems: problems) }
+        return (registry, bundles)
+    }
 
     /// The registry, or exit status 2 with every unusable source named.
     func load() throws -> TypeRegistry {
+        try loadOrExit().0
+    }
+
+    /// The registry and bundles, or exit status 2 with every unusable source named.
+    func loadOrExit() throws -> (TypeRegistry, AppBundleSet) {
         do {
-            return try RegistryLoader.load(extraPaths: declarations, includeSystem: !noSystem)
+            return try loadWithBundles()
         } catch {
             for problem in error.problems { Console.error("uti: \(problem)") }
             throw ExitCode(Status.error)

@@ -24,6 +24,8 @@ struct UTI: ParsableCommand {
           uti validate MyApp/Info.plist
           printf 'a.jpg\\nb.txt\\n' | uti batch --file
           uti inbox ~/Documents            move Documents/Inbox into Documents
+          uti open-in notes.md             which applications open it, best first
+          uti set-default md vim.desktop   make vim open Markdown files
 
         Exit status: 0 success (or "yes"), 1 "no" or not found, 2 error.
         """,
@@ -31,6 +33,7 @@ struct UTI: ParsableCommand {
         subcommands: [
             Lookup.self, FileCommand.self, Tags.self, Conforms.self, Equal.self, Supertypes.self,
             Descendants.self, Decode.self, Graph.self, Validate.self, Batch.self, InboxCommand.self,
+            OpenIn.self, SetDefault.self,
         ],
         defaultSubcommand: Lookup.self
     )

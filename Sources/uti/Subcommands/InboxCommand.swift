@@ -72,7 +72,7 @@ struct InboxCommand: ParsableCommand {
         // Loading fails only on declaration files, so with any to read, the
         // run waits for it (and stops on a bad one) before moving anything.
         let registry = BackgroundRegistry(registryOptions)
-        if RegistryLoader.readsDeclarationFiles(extraPaths: registryOptions.declarations) {
+        if registryOptions.namesSources {
             _ = try registry.wait()
         }
         var options = InboxProcessor.Options()
@@ -126,11 +126,9 @@ final class BackgroundRegistry: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(_ options: RegistryOptions) {
-        let paths = options.declarations
-        let includeSystem = !options.noSystem
         DispatchQueue.global().async { [self] in
             do throws(RegistryLoader.Failure) {
-                registry = try RegistryLoader.load(extraPaths: paths, includeSystem: includeSystem)
+                registry = try options.loadWithBundles().0
             } catch {
                 problems = error.problems
             }

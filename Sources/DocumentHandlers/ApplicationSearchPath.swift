@@ -1,0 +1,106 @@
+import PropertyLists
+
+/// Where handlers and associations are looked for, from the XDG Base
+/// Directory variables (defaults as the spec gives them; relative paths are
+/// ignored, as it requires).
+public struct ApplicationSearchPath: Sendable {
+    /// `$XDG_CONFIG_HOME` (`~/.config`): where `uti` writes user defaults.
+    public var configHome: String?
+    /// `$XDG_CONFIG_DIRS` (`/etc/xdg`), most important first.
+    public var configDirs: [String]
+    /// `$XDG_DATA_HOME` (`~/.local/share`).
+    public var dataHome: String?
+    /// `$XDG_DATA_DIRS` (`/usr/local/share:/usr/share`), most important first.
+    public var dataDirs: [String]
+    /// `$XDG_CURRENT_DESKTOP`, lowercased, for `DESKTOP-mimeapps.list`.
+    public var currentDesktops: [String]
+    /// Bundle paths the user named (`--apps`, `UTI_APPS`): a bundle or a
+    /// folder of bundles; a missing one is an error.
+    public var explicitBundlePaths: [String]
+    /// `$PATH`, for `TryExec` and `Exec` programs.
+    public var programSearchPath: String?
+    /// The language for localized names (`LC_ALL`, `LC_MESSAGES`, `LANG`).
+    public var language: String?
+
+    public init(configHome: String? = nil, configDirs: [String] = [], dataHome: String? = nil, dataDirs: [String] = [],
+                currentDesktops: [String] = [], explicitBundlePaths: [String] = [], programSearchPath: String? = nil,
+                language: String? = nil) {
+        self.configHome = configHome
+        self.configDirs = configDirs
+        self.dataHome = dataHome
+        self.dataDirs = dataDirs
+        self.currentDesktops = currentDesktops
+        self.explicitBundlePaths = explicitBundlePaths
+        self.programSearchPath = programSearchPath
+        self.language = language
+    }
+
+    /// The search path `variables` describe; `bundlePaths` (from `--apps`)
+    /// come before `UTI_APPS`.
+    public static func environment(_ variables: [String: String] = ProcessEnvironment.current,
+                                   bundlePaths: [String] = []) -> ApplicationSearchPath {
+        let home = variables["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        func single(_ name: String, _ fallback: String) -> String? {
+            if let value = variables[name], value.hasPrefix("/") { return value }
+            return home.map { $0 + "/" + fallback }
+        }
+        func list(_ name: String, _ fallback: String) -> [String] {
+            let value = variables[name].flatMap { $0.isEmpty ? nil : $0 } ?? fallback
+            var result: [String] = []
+            for dir in value.split(separator: ":") where dir.hasPrefix("/") {
+                let path = Self.trimmed(String(dir))
+                if !result.contains(path) { result.append(path) }
+            }
+            return result
+        }
+        let desktops = (variables["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.lowercased() }
+        let language = [variables["LC_ALL"], variables["LC_MESSAGES"], variables["LANG"]]
+            .compactMap { $0 }.first { !$0.isEmpty && $0 != "C" && $0 != "POSIX" }
+        return ApplicationSearchPath(
+            configHome: single("XDG_CONFIG_HOME", ".config").map(trimmed),
+            configDirs: list("XDG_CONFIG_DIRS", "/etc/xdg"),
+            dataHome: single("XDG_DATA_HOME", ".local/share").map(trimmed),
+            dataDirs: list("XDG_DATA_DIRS", "/usr/local/share:/usr/share"),
+            currentDesktops: desktops,
+            explicitBundlePaths: bundlePaths + (variables["UTI_APPS"] ?? "").split(separator: ":").map(String.init),
+            programSearchPath: variables["PATH"],
+            language: language)
+    }
+
+    /// A folder that holds association lists, in the order GLib reads them:
+    /// the config folders, then each data folder's `applications`.
+    public struct AssociationFolder: Sendable, Equatable {
+        public var path: String
+        /// Config folders hold only `mimeapps.list` files, never desktop entries.
+        public var isConfig: Bool
+    }
+
+    /// Most important first: `$XDG_CONFIG_HOME`, `$XDG_CONFIG_DIRS`,
+    /// `$XDG_DATA_HOME/applications`, each `$XDG_DATA_DIRS/applications`.
+    public var associationFolders: [AssociationFolder] {
+        var result: [AssociationFolder] = []
+        func add(_ path: String, config: Bool) {
+            if !result.contains(where: { $0.path == path }) { result.append(AssociationFolder(path: path, isConfig: config)) }
+        }
+        if let configHome { add(configHome, config: true) }
+        for dir in configDirs { add(dir, config: true) }
+        if let dataHome { add(dataHome + "/applications", config: false) }
+        for dir in dataDirs { add(dir + "/applications", config: false) }
+        return result
+    }
+
+    /// Folders of app bundles that need not exist, most important first:
+    /// `$XDG_DATA_HOME/uti/apps`, then each `$XDG_DATA_DIRS/uti/apps`.
+    public var bundleFolders: [String] {
+        ([dataHome].compactMap { $0 } + dataDirs).map { $0 + "/uti/apps" }
+    }
+
+    /// The file `uti` writes user defaults to.
+    public var userAssociationsFile: String? { configHome.map { $0 + "/mimeapps.list" } }
+
+    static func trimmed(_ path: String) -> String {
+        var path = path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+}

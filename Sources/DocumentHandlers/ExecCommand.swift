@@ -1,0 +1,254 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A desktop entry's `Exec` value, split into arguments with its field codes
+/// found, ready to be expanded for files. Never passed through a shell.
+///
+/// Quoting follows the Desktop Entry spec: arguments are separated by
+/// spaces, double quotes group an argument and inside them `\"`, `` \` ``,
+/// `\$` and `\\` are escapes. As GLib does, a backslash outside quotes
+/// escapes the next character and single quotes group literally.
+public struct ExecCommand: Sendable, Equatable {
+    /// A part of one argument.
+    public enum Piece: Sendable, Equatable {
+        case text(String)
+        /// A field code letter (`f`, `F`, `u`, `U`, `i`, `c`, `k`).
+        case field(Character)
+    }
+
+    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// How the command takes files.
+    public enum FileArgument: Sendable, Equatable {
+        /// No file code: the file is not passed.
+        case none
+        /// `%f` or `%u`: one command per file.
+        case single(uri: Bool)
+        /// `%F` or `%U`: one command for all files.
+        case list(uri: Bool)
+    }
+
+    public let arguments: [[Piece]]
+    public let fileArgument: FileArgument
+
+    /// Field codes the spec deprecates; they expand to nothing.
+    static let deprecatedCodes: Set<Character> = ["d", "D", "n", "N", "v", "m"]
+
+    /// Parses an `Exec` value (already unescaped as a key-file string).
+    public init(_ value: String) throws(Problem) {
+        var arguments: [[Piece]] = []
+        var pieces: [Piece] = []
+        var text = ""
+        var inArgument = false
+        var iterator = Array(value).makeIterator()
+        var column = 0
+        func flushText() {
+            if !text.isEmpty { pieces.append(.text(text)); text = "" }
+        }
+        func endArgument() {
+            flushText()
+            if inArgument { arguments.append(pieces) }
+            pieces = []
+            inArgument = false
+        }
+        while let c = iterator.next() {
+            column += 1
+            switch c {
+            case " ", "\t", "\n":
+                endArgument()
+            case "\"":
+                inArgument = true
+                let start = column
+                var closed = false
+                while let q = iterator.next() {
+                    column += 1
+                    if q == "\"" { closed = true; break }
+                    if q == "\\" {
+                        guard let next = iterator.next() else { break }
+                        column += 1
+                        guard "\"`$\\".contains(next) else {
+                            throw Problem(message: "Exec: \"\\\(next)\" inside quotes at column \(column - 1); only \\\", \\`, \\$ and \\\\ are escapes there")
+                        }
+                        text.append(next)
+                    } else if q == "%" {
+                        throw Problem(message: "Exec: a field code inside a quoted argument at column \(column); the spec leaves its expansion undefined")
+                    } else {
+                        text.append(q)
+                    }
+                }
+                if !closed { throw Problem(message: "Exec: the double quote at column \(start) is never closed") }
+            case "'":
+                inArgument = true
+                let start = column
+                var closed = false
+                while let q = iterator.next() {
+                    column += 1
+                    if q == "'" { closed = true; break }
+                    text.append(q)
+                }
+                if !closed { throw Problem(message: "Exec: the single quote at column \(start) is never closed") }
+            case "\\":
+                inArgument = true
+                guard let next = iterator.next() else {
+                    throw Problem(message: "Exec: a \"\\\" ends the command")
+                }
+                column += 1
+                text.append(next)
+            case "%":
+                inArgument = true
+                guard let code = iterator.next() else {
+                    throw Problem(message: "Exec: a \"%\" ends the command (write %% for a percent sign)")
+                }
+                column += 1
+                switch code {
+                case "%": text.append("%")
+                case "f", "F", "u", "U", "i", "c", "k":
+                    flushText()
+                    pieces.append(.field(code))
+                default:
+                    if Self.deprecatedCodes.contains(code) { continue }
+                    throw Problem(message: "Exec: unknown field code \"%\(code)\" at column \(column - 1)")
+                }
+            default:
+                inArgument = true
+                text.append(c)
+            }
+        }
+        endArgument()
+        guard !arguments.isEmpty else { throw Problem(message: "Exec is empty") }
+        if arguments[0].contains(where: { if case .field = $0 { true } else { false } }) {
+            throw Problem(message: "Exec: the program name holds a field code")
+        }
+        var fileArgument = FileArgument.none
+        for argument in arguments {
+            for piece in argument {
+                guard case .field(let code) = piece, "fFuU".contains(code) else { continue }
+                if fileArgument != .none {
+                    throw Problem(message: "Exec: more than one of %f, %F, %u, %U")
+                }
+                if (code == "F" || code == "U") && argument.count != 1 {
+                    throw Problem(message: "Exec: %\(code) must be an argument on its own")
+                }
+                fileArgument = code == "f" || code == "u" ? .single(uri: code == "u") : .list(uri: code == "U")
+            }
+            if argument.contains(.field("i")) && argument.count != 1 {
+                throw Problem(message: "Exec: %i must be an argument on its own")
+            }
+        }
+        self.arguments = arguments
+        self.fileArgument = fileArgument
+    }
+
+    /// The program: the first argument.
+    public var program: String {
+        arguments[0].map { if case .text(let t) = $0 { t } else { "" } }.joined()
+    }
+
+    /// What the desktop entry supplies for `%i`, `%c` and `%k`.
+    public struct EntryDetails: Sendable {
+        public var icon: String?
+        public var name: String?
+        public var location: String?
+        public init(icon: String? = nil, name: String? = nil, location: String? = nil) {
+            self.icon = icon
+            self.name = name
+            self.location = location
+        }
+    }
+
+    /// The argument vectors that open `files` (absolute paths): one for all
+    /// of them with `%F`/`%U`, one per file with `%f`/`%u`, and a single one
+    /// without the files when the command takes none.
+    public func commands(for files: [String], entry: EntryDetails = EntryDetails()) -> [[String]] {
+        switch fileArgument {
+        case .none, .list:
+            return [expand(files, entry)]
+        case .single:
+            return files.isEmpty ? [expand([], entry)] : files.map { expand([$0], entry) }
+        }
+    }
+
+    private func expand(_ files: [String], _ entry: EntryDetails) -> [String] {
+        var result: [String] = []
+        for argument in arguments {
+            if argument == [.field("F")] || argument == [.field("U")] {
+                let uri = argument == [.field("U")]
+                result += files.map { uri ? Self.fileURI($0) : $0 }
+                continue
+            }
+            if argument == [.field("i")] {
+                if let icon = entry.icon, !icon.isEmpty { result += ["--icon", icon] }
+                continue
+            }
+            var text = ""
+            var dropped = false
+            for piece in argument {
+                switch piece {
+                case .text(let t): text += t
+                case .field("f"): if let file = files.first { text += file } else { dropped = true }
+                case .field("u"): if let file = files.first { text += Self.fileURI(file) } else { dropped = true }
+                case .field("c"): text += entry.name ?? ""
+                case .field("k"): text += entry.location ?? ""
+                case .field: break
+                }
+            }
+            // An argument that was only a missing %f/%u disappears, as in GLib.
+            if dropped && text.isEmpty { continue }
+            result.append(text)
+        }
+        return result
+    }
+
+    /// `file://` and the path with every byte outside RFC 3986's unreserved
+    /// set and `/` percent-encoded.
+    public static func fileURI(_ path: String) -> String {
+        var uri = "file://"
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                uri.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF")
+                uri += "%\(hex[Int(byte >> 4)])\(hex[Int(byte & 15)])"
+            }
+        }
+        return uri
+    }
+
+    /// `argv` written so a POSIX shell would read it back unchanged: each
+    /// argument with anything but `A-Za-z0-9_@%+=:,./-` in single quotes.
+    public static func shellQuoted(_ argv: [String]) -> String {
+        argv.map { argument in
+            let plain = !argument.isEmpty && argument.unicodeScalars.allSatisfy { c in
+                switch c {
+                case "A"..."Z", "a"..."z", "0"..."9", "_", "@", "%", "+", "=", ":", ",", ".", "/", "-": true
+                default: false
+                }
+            }
+            return plain ? argument : "'" + argument.replacing("'", with: "'\\''") + "'"
+        }.joined(separator: " ")
+    }
+
+    /// The path of `program` as `execvp` would find it in `searchPath`
+    /// (`PATH`), or nil. A name with a `/` is taken as it is.
+    public static func locate(_ program: String, searchPath: String?) -> String? {
+        if program.isEmpty { return nil }
+        if program.contains("/") { return access(program, X_OK) == 0 && !isDirectory(program) ? program : nil }
+        for dir in (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false) {
+            let candidate = (dir.isEmpty ? "." : String(dir)) + "/" + program
+            if access(candidate, X_OK) == 0 && !isDirectory(candidate) { return candidate }
+        }
+        return nil
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+}

@@ -1,0 +1,284 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PropertyLists
+import UniformTypes
+
+/// A statement that an application opens (or must not open) a type: a
+/// bundle's document type, a desktop entry's `MimeType`, or a line of a
+/// `mimeapps.list` file.
+public struct AssociationClaim: Sendable {
+    public enum Kind: String, Sendable {
+        /// `[Default Applications]`: the user's (or the system's) choice.
+        case userDefault = "default"
+        /// `[Added Associations]`.
+        case added
+        /// Declared by the application itself.
+        case declared
+        /// `[Removed Associations]`: hides a declared or added association.
+        case removed
+    }
+
+    /// What kind of name `typeName` is.
+    public enum TypeNameKind: String, Sendable {
+        case mimeType = "MIME type", identifier, filenameExtension = "extension", osType = "OSType"
+    }
+
+    public var kind: Kind
+    /// A desktop file ID or a bundle identifier.
+    public var handlerID: String
+    /// The type as the source wrote it.
+    public var typeName: String
+    public var typeNameKind: TypeNameKind
+    /// The key it was written under (`MimeType`, `LSItemContentTypes`, …).
+    public var key: String
+    public var file: String
+    public var position: SourcePosition
+    /// The source's precedence: lower is more important.
+    public var precedence: Int
+    public var rank: AppBundle.Rank = .default
+    /// Nil for desktop entries and lists, which do not declare roles.
+    public var role: AppBundle.Role?
+
+    /// `file:line`.
+    public var place: String { DeclarationOrigin(source: .user, file: file, position: position).description }
+}
+
+/// Every handler and association the search path holds: desktop entries,
+/// `mimeapps.list` files and app bundles, read once.
+public struct HandlerCatalog: Sendable {
+    public let searchPath: ApplicationSearchPath
+    /// Desktop entries by ID, most important file first (later ones are masked).
+    public private(set) var desktopEntries: [String: [DesktopEntry]] = [:]
+    /// The precedence of the folder whose desktop entry each ID uses.
+    public private(set) var desktopEntryPrecedence: [String: Int] = [:]
+    /// The app bundles found.
+    public let bundleSet: AppBundleSet
+    public var bundles: [String: AppBundle] { bundleSet.bundles }
+    /// All claims, most important source first; within a source, in the
+    /// order GLib reads them.
+    public private(set) var claims: [AssociationClaim] = []
+    /// Problems in the sources; each was skipped.
+    public private(set) var diagnostics: [Diagnostic] = []
+    /// Paths the user named that could not be used.
+    public var problems: [HandlerSourceError] { bundleSet.problems }
+
+    /// How deep `applications` subfolders are followed.
+    static let maximumFolderDepth = 8
+
+    /// Reads everything `searchPath` names; `bundles` when they were
+    /// already read (to build the registry).
+    public init(searchPath: ApplicationSearchPath, bundles: AppBundleSet? = nil) {
+        self.searchPath = searchPath
+        bundleSet = bundles ?? AppBundleSet(searchPath: searchPath)
+        diagnostics = bundleSet.diagnostics
+        let folders = searchPath.associationFolders
+        var ownerFolder: [String: Int] = [:]
+        var perFolder: [[(id: String, entry: DesktopEntry)]] = []
+        for (index, folder) in folders.enumerated() {
+            var found: [(String, DesktopEntry)] = []
+            if !folder.isConfig { scanDesktopEntries(folder.path, prefix: "", depth: 0, into: &found) }
+            found.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+            for (id, entry) in found {
+                desktopEntries[id, default: []].append(entry)
+                if ownerFolder[id] == nil { ownerFolder[id] = index }
+            }
+            perFolder.append(found)
+        }
+        desktopEntryPrecedence = ownerFolder
+        for (index, folder) in folders.enumerated() {
+            readAssociations(folder, index: index, entries: perFolder[index].filter { ownerFolder[$0.id] == index })
+        }
+        for (offset, id) in bundleSet.order.enumerated() {
+            addClaims(of: bundleSet.bundles[id]!, precedence: folders.count + offset)
+        }
+    }
+
+    private mutating func addClaims(of bundle: AppBundle, precedence: Int) {
+        for type in bundle.documentTypes {
+            func claim(_ name: String, _ kind: AssociationClaim.TypeNameKind, _ key: String) {
+                claims.append(AssociationClaim(kind: .declared, handlerID: bundle.identifier, typeName: name, typeNameKind: kind,
+                                               key: key, file: bundle.infoPlistPath, position: type.position,
+                                               precedence: precedence, rank: type.rank, role: type.role))
+            }
+            if !type.contentTypes.isEmpty {
+                for name in type.contentTypes { claim(name, .identifier, "LSItemContentTypes") }
+                continue
+            }
+            for name in type.extensions { claim(name, .filenameExtension, "CFBundleTypeExtensions") }
+            for name in type.mimeTypes { claim(name, .mimeType, "CFBundleTypeMIMETypes") }
+            for name in type.osTypes { claim(name, .osType, "CFBundleTypeOSTypes") }
+        }
+    }
+
+    // MARK: Desktop entries and lists
+
+    private mutating func scanDesktopEntries(_ folder: String, prefix: String, depth: Int, into found: inout [(String, DesktopEntry)]) {
+        guard let names = DirectoryListing.names(in: folder) else { return }
+        for raw in names {
+            guard let name = String(validating: raw, as: UTF8.self) else {
+                diagnostics.append(Diagnostic(.warning, file: folder, "an entry whose name is not UTF-8 is skipped"))
+                continue
+            }
+            let path = folder + "/" + name
+            if name.hasSuffix(".desktop") {
+                do {
+                    let entry = try DesktopEntry.read(path: path, id: prefix + name, language: searchPath.language)
+                    diagnostics += entry.diagnostics
+                    found.append((prefix + name, entry))
+                } catch {
+                    diagnostics.append(Diagnostic(.error, file: path, "\(error.reason); the entry is skipped"))
+                }
+            } else if Self.isFolder(path) {
+                if depth >= Self.maximumFolderDepth {
+                    diagnostics.append(Diagnostic(.warning, file: path, "folders nested deeper than \(Self.maximumFolderDepth) are not read"))
+                    continue
+                }
+                scanDesktopEntries(path, prefix: prefix + name + "-", depth: depth + 1, into: &found)
+            }
+        }
+    }
+
+    /// One folder's lists, as GLib reads them: the desktop-specific lists
+    /// and `defaults.list` may only set defaults; `mimeapps.list` may also
+    /// add and remove; removals hide the folder's own declarations and every
+    /// less important source's, never an addition in the same file.
+    private mutating func readAssociations(_ folder: ApplicationSearchPath.AssociationFolder, index: Int,
+                                           entries: [(id: String, entry: DesktopEntry)]) {
+        var defaults: [AssociationClaim] = []
+        var added: [AssociationClaim] = []
+        var removed: [AssociationClaim] = []
+        var files = searchPath.currentDesktops.map { (folder.path + "/\($0)-mimeapps.list", false) }
+        files.append((folder.path + "/mimeapps.list", true))
+        if !folder.isConfig { files.append((folder.path + "/defaults.list", false)) }
+        for (path, mayAddAndRemove) in files where FileStatus.exists(path) {
+            let file: KeyFile
+            do { file = try KeyFile.read(path: path) } catch {
+                diagnostics.append(Diagnostic(.error, file: path, "\(error.reason); the file is skipped"))
+                continue
+            }
+            diagnostics += file.diagnostics
+            for group in file.groups {
+                let kind: AssociationClaim.Kind
+                switch group.name {
+                case "Default Applications": kind = .userDefault
+                case "Added Associations": kind = .added
+                case "Removed Associations": kind = .removed
+                default: continue
+                }
+                if kind != .userDefault && !mayAddAndRemove {
+                    diagnostics.append(Diagnostic(.warning, file: path, position: .line(group.line),
+                                                  "[\(group.name)] is only read from mimeapps.list; ignored here"))
+                    continue
+                }
+                for entry in group.entries where entry.locale == nil {
+                    let ids: [String]
+                    do { ids = try KeyFileValue.strings(entry.rawValue) } catch {
+                        diagnostics.append(Diagnostic(.error, file: path, position: .line(entry.line), "\(entry.key): \(error.message)"))
+                        continue
+                    }
+                    for id in ids.map({ String($0.trimmingSpaces) }) where !id.isEmpty {
+                        let claim = AssociationClaim(kind: kind, handlerID: id, typeName: entry.key, typeNameKind: .mimeType,
+                                                     key: group.name, file: path, position: .line(entry.line), precedence: index)
+                        switch kind {
+                        case .userDefault: defaults.append(claim)
+                        case .added: added.append(claim)
+                        default: removed.append(claim)
+                        }
+                    }
+                }
+            }
+        }
+        func same(_ a: AssociationClaim, _ b: AssociationClaim) -> Bool {
+            a.handlerID == b.handlerID && a.typeName.lowercased() == b.typeName.lowercased()
+        }
+        removed.removeAll { r in added.contains { same($0, r) } }
+        var declared: [AssociationClaim] = []
+        for (id, entry) in entries {
+            for mime in entry.mimeTypes {
+                let claim = AssociationClaim(kind: .declared, handlerID: id, typeName: mime, typeNameKind: .mimeType, key: "MimeType",
+                                             file: entry.path, position: entry.mimeTypeLine.map { .line($0) } ?? .unknown,
+                                             precedence: index)
+                if !removed.contains(where: { same($0, claim) }) { declared.append(claim) }
+            }
+        }
+        claims += defaults + added + declared + removed
+    }
+
+    static func childFolders(_ folder: String) -> [String] {
+        guard let names = DirectoryListing.names(in: folder) else { return [] }
+        return names.sorted { $0.lexicographicallyPrecedes($1) }
+            .compactMap { String(validating: $0, as: UTF8.self) }
+            .map { folder + "/" + $0 }
+            .filter(isFolder)
+    }
+
+    static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+}
+
+/// The app bundles a search path names: `--apps` and `UTI_APPS` paths (a
+/// bundle or a folder of bundles; missing ones are problems), then the
+/// `uti/apps` folders of the XDG data directories. The first bundle with an
+/// identifier wins.
+public struct AppBundleSet: Sendable {
+    public private(set) var bundles: [String: AppBundle] = [:]
+    /// Identifiers in the order the bundles were found.
+    public private(set) var order: [String] = []
+    public private(set) var diagnostics: [Diagnostic] = []
+    /// Paths the user named that could not be used.
+    public private(set) var problems: [HandlerSourceError] = []
+    private let searchPath: ApplicationSearchPath
+
+    public init(searchPath: ApplicationSearchPath) {
+        self.searchPath = searchPath
+        readBundles()
+    }
+
+    /// The `UTExportedTypeDeclarations`/`UTImportedTypeDeclarations` of the
+    /// bundles, for the registry.
+    public var declarations: [DeclarationReader] {
+        order.compactMap { bundles[$0]?.declarations }
+    }
+
+    private mutating func readBundles() {
+        for path in searchPath.explicitBundlePaths {
+            var info = stat()
+            guard stat(path, &info) == 0 else {
+                problems.append(HandlerSourceError(file: path, message: String(cString: strerror(errno))))
+                continue
+            }
+            if AppBundle.infoPlist(in: path) != nil {
+                addBundle(at: path, named: true)
+            } else if (info.st_mode & S_IFMT) == S_IFDIR {
+                for child in HandlerCatalog.childFolders(path) where AppBundle.infoPlist(in: child) != nil { addBundle(at: child, named: false) }
+            } else {
+                problems.append(HandlerSourceError(file: path, message: "is neither an app bundle nor a folder of bundles"))
+            }
+        }
+        for folder in searchPath.bundleFolders {
+            for child in HandlerCatalog.childFolders(folder) where AppBundle.infoPlist(in: child) != nil { addBundle(at: child, named: false) }
+        }
+    }
+
+    private mutating func addBundle(at path: String, named: Bool) {
+        let bundle: AppBundle
+        do { bundle = try AppBundle(path: path) } catch {
+            if named { problems.append(error) } else {
+                diagnostics.append(Diagnostic(.error, file: error.file, position: error.position, error.message + "; the bundle is skipped"))
+            }
+            return
+        }
+        diagnostics += bundle.diagnostics
+        if let first = bundles[bundle.identifier] {
+            diagnostics.append(Diagnostic(.note, file: bundle.infoPlistPath,
+                                          "\(bundle.identifier) is also at \(first.path), which is used"))
+            return
+        }
+        bundles[bundle.identifier] = bundle
+        order.append(bundle.identifier)
+    }
+
+}

@@ -1,0 +1,270 @@
+import UniformTypes
+
+/// Which applications open a type, best first, and why.
+///
+/// The document's type and its supertypes are tried nearest first (breadth
+/// first, as GLib walks MIME parents). For each, in order: the defaults the
+/// `mimeapps.list` files set for it, then every application that declares or
+/// is added to it, Owner before Default before Alternate (desktop entries
+/// count as Default, and keep GLib's order among themselves). A `Removed`
+/// association hides an application from that source's own declarations and
+/// from every less important source, for this type and its supertypes.
+/// Applications whose rank or role is None are never offered.
+public struct HandlerResolver: Sendable {
+    /// Narrows candidates by what they do with the document.
+    public enum RoleFilter: String, Sendable, CaseIterable {
+        /// Every application that can open it.
+        case any
+        /// Applications that can show it: Viewer, Editor, and desktop
+        /// entries (which declare no role).
+        case viewer
+        /// Only applications whose role is Editor.
+        case editor
+        /// Only applications whose role is Shell.
+        case shell
+
+        func admits(_ role: AppBundle.Role?) -> Bool {
+            switch self {
+            case .any: true
+            case .viewer: role == nil || role == .viewer || role == .editor
+            case .editor: role == .editor
+            case .shell: role == .shell
+            }
+        }
+    }
+
+    /// An application that can be offered.
+    public struct Handler: Sendable {
+        public enum Source: Sendable {
+            case desktopEntry(DesktopEntry)
+            case bundle(AppBundle)
+        }
+
+        /// A desktop file ID or a bundle identifier.
+        public var id: String
+        public var name: String
+        public var source: Source
+        /// The desktop entry file or the bundle folder.
+        public var location: String
+
+        /// The argument vectors that open `files` (absolute paths), or why
+        /// there are none.
+        public func commands(for files: [String]) -> Result<[[String]], ExecCommand.Problem> {
+            switch source {
+            case .desktopEntry(let entry):
+                guard let exec = entry.exec else { return .failure(ExecCommand.Problem(message: "the entry has no usable Exec line")) }
+                let details = ExecCommand.EntryDetails(icon: entry.icon, name: entry.name, location: entry.path)
+                return .success(exec.commands(for: files, entry: details))
+            case .bundle(let bundle):
+                guard let program = bundle.executablePath else {
+                    let what = bundle.executable.map { "its CFBundleExecutable \"\($0)\" is not an executable file in the bundle" }
+                        ?? "it has no CFBundleExecutable"
+                    return .failure(ExecCommand.Problem(message: "\(bundle.identifier) cannot be run: \(what)"))
+                }
+                return .success([[program] + files])
+            }
+        }
+    }
+
+    /// An application offered for a type.
+    public struct Candidate: Sendable {
+        public var handler: Handler
+        /// The claim that put it here.
+        public var claim: AssociationClaim
+        /// The type in the document's chain that the claim names.
+        public var matchedType: UTType
+        /// 0 when the claim names the document's own type, else the place
+        /// of the supertype in nearest-first order.
+        public var distance: Int
+        public var isExact: Bool { distance == 0 }
+
+        /// "declares public.image (supertype) in LSItemContentTypes, Alternate, Viewer: /apps/Viewer.app/Contents/Info.plist:12"
+        public var reason: String {
+            let what: String
+            switch claim.kind {
+            case .userDefault: what = "set as the default for \(claim.typeName)"
+            case .added: what = "added for \(claim.typeName)"
+            case .declared, .removed: what = "declares \(claim.typeName)"
+            }
+            var parts = [what + (isExact ? "" : " (supertype)") + " in \(claim.key)"]
+            if case .bundle = handler.source {
+                parts.append(claim.rank.rawValue)
+                if let role = claim.role { parts.append(role.rawValue) }
+            }
+            return parts.joined(separator: ", ") + ": " + claim.place
+        }
+    }
+
+    /// An application that claims the type but is not offered.
+    public struct Exclusion: Sendable {
+        public var id: String
+        public var reason: String
+        public var claim: AssociationClaim
+    }
+
+    /// The answer for one type.
+    public struct Resolution: Sendable {
+        public var type: UTType
+        /// The type and its supertypes, nearest first.
+        public var chain: [UTType]
+        /// Best first; the first one is the default.
+        public var candidates: [Candidate]
+        public var excluded: [Exclusion]
+        public var defaultCandidate: Candidate? { candidates.first }
+    }
+
+    public let catalog: HandlerCatalog
+    public let registry: TypeRegistry
+    /// Claims by the lowercased identifier of each type they name.
+    private let claimsByType: [String: [Int]]
+    private let handlers: [String: Result<Handler, HandlerSourceError>]
+
+    public init(catalog: HandlerCatalog, registry: TypeRegistry) {
+        self.catalog = catalog
+        self.registry = registry
+        var index: [String: [Int]] = [:]
+        for (offset, claim) in catalog.claims.enumerated() {
+            for type in Self.types(named: claim, in: registry) {
+                let key = type.identifier.lowercased()
+                if index[key]?.last != offset { index[key, default: []].append(offset) }
+            }
+        }
+        claimsByType = index
+        var handlers: [String: Result<Handler, HandlerSourceError>] = [:]
+        for (id, entries) in catalog.desktopEntries {
+            handlers[id] = Self.handler(id: id, entries: entries, searchPath: catalog.searchPath.programSearchPath)
+        }
+        for (id, bundle) in catalog.bundles {
+            handlers[id] = .success(Handler(id: id, name: bundle.name, source: .bundle(bundle), location: bundle.path))
+        }
+        self.handlers = handlers
+    }
+
+    /// The handler with this desktop file ID or bundle identifier, or why
+    /// there is none.
+    public func handler(_ id: String) -> Result<Handler, HandlerSourceError> {
+        handlers[id] ?? .failure(HandlerSourceError(file: id, message: "no desktop entry or app bundle has this ID"))
+    }
+
+    /// Every application that opens `type`, best first.
+    public func resolve(_ type: UTType, role: RoleFilter = .any) -> Resolution {
+        let chain = [type] + type.orderedSupertypes
+        let claims = catalog.claims
+        var candidates: [Candidate] = []
+        var excluded: [Exclusion] = []
+        var offered: Set<String> = []
+        var blocked: Set<String> = []
+        var turnedAway: Set<String> = []
+
+        func exclude(_ id: String, _ reason: String, _ claim: AssociationClaim) {
+            if offered.contains(id) || !turnedAway.insert(id).inserted { return }
+            excluded.append(Exclusion(id: id, reason: reason, claim: claim))
+        }
+        func offer(_ claim: AssociationClaim, _ matched: UTType, _ distance: Int, into level: inout [Candidate]) {
+            let id = claim.handlerID
+            guard !offered.contains(id) else { return }
+            switch handler(id) {
+            case .failure(let error):
+                exclude(id, error.message, claim)
+            case .success(let handler):
+                if claim.kind != .userDefault {
+                    if claim.rank == .none { return exclude(id, "its rank for \(claim.typeName) is None", claim) }
+                    if claim.role == AppBundle.Role.none { return exclude(id, "its role for \(claim.typeName) is None", claim) }
+                }
+                if !role.admits(claim.role) {
+                    return exclude(id, "its role for \(claim.typeName) is \(claim.role?.rawValue ?? "not declared"), not \(role.rawValue)", claim)
+                }
+                offered.insert(id)
+                turnedAway.remove(id)
+                excluded.removeAll { $0.id == id }
+                level.append(Candidate(handler: handler, claim: claim, matchedType: matched, distance: distance))
+            }
+        }
+
+        for (distance, matched) in chain.enumerated() {
+            let here = (claimsByType[matched.identifier.lowercased()] ?? []).map { claims[$0] }
+            var level: [Candidate] = []
+            for claim in here where claim.kind == .userDefault {
+                offer(claim, matched, distance, into: &level)
+            }
+            var associations: [Candidate] = []
+            var precedence = Int.min
+            var removedHere: [String] = []
+            for claim in here where claim.kind != .userDefault {
+                if claim.precedence != precedence {
+                    blocked.formUnion(removedHere)
+                    removedHere = []
+                    precedence = claim.precedence
+                }
+                switch claim.kind {
+                case .removed:
+                    if !offered.contains(claim.handlerID) {
+                        removedHere.append(claim.handlerID)
+                        exclude(claim.handlerID, "removed for \(claim.typeName) in \(claim.place)", claim)
+                    }
+                case .added, .declared:
+                    if blocked.contains(claim.handlerID) { continue }
+                    if let owner = catalog.desktopEntryPrecedence[claim.handlerID], owner < claim.precedence,
+                       claim.precedence < catalog.searchPath.associationFolders.count,
+                       !catalog.searchPath.associationFolders[claim.precedence].isConfig {
+                        continue
+                    }
+                    offer(claim, matched, distance, into: &associations)
+                case .userDefault:
+                    break
+                }
+            }
+            blocked.formUnion(removedHere)
+            // Stable: equal ranks keep source order.
+            let ranked = associations.enumerated().sorted { a, b in
+                (a.element.claim.rank, a.offset) < (b.element.claim.rank, b.offset)
+            }.map(\.element)
+            candidates += level + ranked
+        }
+        return Resolution(type: type, chain: chain, candidates: candidates, excluded: excluded)
+    }
+
+    // MARK: Building
+
+    /// The types a claim names: every declared type with that tag (a tag
+    /// may be claimed by several), else a dynamic type. `*` (extensions)
+    /// and `****` (OSTypes) mean any data; `fold` means a folder.
+    static func types(named claim: AssociationClaim, in registry: TypeRegistry) -> [UTType] {
+        let name = claim.typeName
+        func tagged(_ tagClass: TagClass) -> [UTType] {
+            let found = registry.types(tag: name, tagClass: tagClass, conformingTo: nil)
+            return found.isEmpty ? [registry.dynamicType(tag: name, tagClass: tagClass)] : found
+        }
+        switch claim.typeNameKind {
+        case .identifier:
+            return registry.type(identifier: name).map { [$0] } ?? []
+        case .mimeType:
+            return tagged(.mimeType)
+        case .filenameExtension:
+            if name == "*" { return registry.declaredType("public.data").map { [$0] } ?? [] }
+            return tagged(.filenameExtension)
+        case .osType:
+            if name == "****" { return registry.declaredType("public.data").map { [$0] } ?? [] }
+            if name == "fold" { return registry.declaredType("public.folder").map { [$0] } ?? [] }
+            return tagged(.osType)
+        }
+    }
+
+    /// The desktop entry GLib would use for `id`: the most important file
+    /// that can run (a lower one is used when a higher one cannot, as GLib
+    /// does), refused when that file is Hidden.
+    static func handler(id: String, entries: [DesktopEntry], searchPath: String?) -> Result<Handler, HandlerSourceError> {
+        var firstReason: String?
+        for entry in entries {
+            if let reason = entry.unusableReason(searchPath: searchPath) {
+                firstReason = firstReason ?? "\(reason) (\(entry.path))"
+                continue
+            }
+            if entry.hidden {
+                return .failure(HandlerSourceError(file: entry.path, message: "Hidden=true in \(entry.path)"))
+            }
+            return .success(Handler(id: id, name: entry.name ?? id, source: .desktopEntry(entry), location: entry.path))
+        }
+        return .failure(HandlerSourceError(file: entries.first?.path ?? id, message: firstReason ?? "no desktop entry"))
+    }
+}

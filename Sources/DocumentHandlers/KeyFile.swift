@@ -1,0 +1,231 @@
+import PropertyLists
+import UniformTypes
+
+/// A file in the freedesktop key-file format (desktop entries,
+/// `mimeapps.list`): `[Group]` headers, `Key=Value` and `Key[locale]=Value`
+/// entries, `#` comments. Values keep their escapes until read with
+/// `string`/`strings`.
+public struct KeyFile: Sendable {
+    /// One `Key=Value` line.
+    public struct Entry: Sendable, Equatable {
+        /// The key without its locale.
+        public var key: String
+        public var locale: String?
+        /// The value as written, escapes untouched.
+        public var rawValue: String
+        public var line: Int
+    }
+
+    public struct Group: Sendable {
+        public var name: String
+        public var line: Int
+        public var entries: [Entry]
+
+        /// The last unlocalized entry for `key` (later lines win, as in GLib).
+        public func entry(_ key: String) -> Entry? {
+            entries.last { $0.key == key && $0.locale == nil }
+        }
+
+        /// The entry for `key` best matching `language` (`de_DE` tries
+        /// `de_DE`, then `de`), else the unlocalized one.
+        public func entry(_ key: String, language: String?) -> Entry? {
+            if let language, !language.isEmpty {
+                var tries = [language]
+                if let cut = language.firstIndex(where: { $0 == "_" || $0 == "." || $0 == "@" }) {
+                    tries.append(String(language[..<cut]))
+                }
+                for tag in tries {
+                    if let found = entries.last(where: { $0.key == key && $0.locale == tag }) { return found }
+                }
+            }
+            return entry(key)
+        }
+    }
+
+    /// The largest key file read (desktop entries are a few kilobytes).
+    public static let maximumBytes = 4 << 20
+
+    public let path: String
+    public private(set) var groups: [Group] = []
+    /// Lines that could not be read; they are skipped.
+    public private(set) var diagnostics: [Diagnostic] = []
+
+    /// The first group named `name` (a repeated group is merged into it).
+    public func group(_ name: String) -> Group? { groups.first { $0.name == name } }
+
+    /// Parses `bytes`, read from `path`. Never fails: bad lines become
+    /// diagnostics and are skipped, so one mistake does not hide the rest.
+    public init(bytes: [UInt8], path: String) {
+        self.path = path
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let offset = Self.firstInvalidUTF8(bytes)
+            let line = bytes[..<offset].reduce(1) { $0 + ($1 == 10 ? 1 : 0) }
+            diagnostics.append(Diagnostic(.error, file: path, position: .line(line),
+                                          "not UTF-8 (byte \(offset)); the file is ignored"))
+            return
+        }
+        var lineNumber = 0
+        var groupIndex: [String: Int] = [:]
+        var current: Int?
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            var line = Substring(rawLine)
+            if line.last == "\r" { line.removeLast() }
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if trimmed.isEmpty || trimmed.first == "#" { continue }
+            if trimmed.first == "[" {
+                guard let close = trimmed.lastIndex(of: "]"),
+                      trimmed[trimmed.index(after: close)...].allSatisfy({ $0 == " " || $0 == "\t" }) else {
+                    report(lineNumber, "group header without a closing \"]\"")
+                    current = nil
+                    continue
+                }
+                let name = String(trimmed[trimmed.index(after: trimmed.startIndex)..<close])
+                if name.isEmpty || name.contains("[") || name.contains("]")
+                    || name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                    report(lineNumber, "invalid group name \"[\(name)]\"")
+                    current = nil
+                    continue
+                }
+                if let existing = groupIndex[name] {
+                    diagnostics.append(Diagnostic(.warning, file: path, position: .line(lineNumber),
+                                                  "group [\(name)] repeats the one on line \(groups[existing].line); merged"))
+                    current = existing
+                } else {
+                    groupIndex[name] = groups.count
+                    current = groups.count
+                    groups.append(Group(name: name, line: lineNumber, entries: []))
+                }
+                continue
+            }
+            guard let eq = trimmed.firstIndex(of: "=") else {
+                report(lineNumber, "expected \"Key=Value\", a [Group] or a # comment")
+                continue
+            }
+            guard let index = current else {
+                report(lineNumber, groups.isEmpty ? "entry before the first [Group]" : "entry in a group that could not be read")
+                continue
+            }
+            var keyPart = trimmed[..<eq]
+            while keyPart.last == " " || keyPart.last == "\t" { keyPart.removeLast() }
+            var value = trimmed[trimmed.index(after: eq)...]
+            while value.first == " " || value.first == "\t" { value.removeFirst() }
+            var key = keyPart
+            var locale: String?
+            if keyPart.last == "]", let open = keyPart.firstIndex(of: "[") {
+                key = keyPart[..<open]
+                locale = String(keyPart[keyPart.index(after: open)..<keyPart.index(before: keyPart.endIndex)])
+            }
+            guard !key.isEmpty, key.unicodeScalars.allSatisfy(Self.isKeyCharacter) else {
+                report(lineNumber, "invalid key \"\(keyPart)\" (keys are A-Z, a-z, 0-9 and -)")
+                continue
+            }
+            if let locale, locale.isEmpty {
+                report(lineNumber, "empty locale in \"\(keyPart)\"")
+                continue
+            }
+            groups[index].entries.append(Entry(key: String(key), locale: locale, rawValue: String(value), line: lineNumber))
+        }
+    }
+
+    /// Reads and parses the file at `path`.
+    public static func read(path: String) throws(FileContents.ReadError) -> KeyFile {
+        KeyFile(bytes: try FileContents.read(path, limit: maximumBytes), path: path)
+    }
+
+    /// The key names of a group as the spec allows them, plus `/`, `.`
+    /// and `+`, which MIME types used as keys in `mimeapps.list` need.
+    static func isKeyCharacter(_ c: Unicode.Scalar) -> Bool {
+        switch c {
+        case "A"..."Z", "a"..."z", "0"..."9", "-", "/", ".", "+", "_": true
+        default: false
+        }
+    }
+
+    private mutating func report(_ line: Int, _ message: String) {
+        diagnostics.append(Diagnostic(.error, file: path, position: .line(line), message + "; the line is skipped"))
+    }
+
+    /// The offset of the first byte that does not start a valid UTF-8 sequence.
+    private static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            var end = offset + 1
+            while end < bytes.count && end - offset < 4 && (bytes[end] & 0xC0) == 0x80 { end += 1 }
+            if String(validating: bytes[offset..<end], as: UTF8.self) == nil { return offset }
+            offset = end
+        }
+        return bytes.count
+    }
+}
+
+/// Reading values: the escapes of the key-file format.
+public enum KeyFileValue {
+    /// A problem in a value; the message names the column.
+    public struct Problem: Error, Sendable, Equatable {
+        public var message: String
+    }
+
+    /// The value with `\s`, `\n`, `\t`, `\r` and `\\` replaced.
+    public static func string(_ raw: String) throws(Problem) -> String {
+        try unescape(raw, separator: nil).joined()
+    }
+
+    /// The `;`-separated list in the value, `\;` kept as `;`; a final `;`
+    /// ends the list, and empty items are dropped.
+    public static func strings(_ raw: String) throws(Problem) -> [String] {
+        try unescape(raw, separator: ";").filter { !$0.isEmpty }
+    }
+
+    /// GLib's booleans: `true`/`false` (and `1`/`0`).
+    public static func boolean(_ raw: String) -> Bool? {
+        switch raw.trimmingSpaces {
+        case "true", "1": true
+        case "false", "0": false
+        default: nil
+        }
+    }
+
+    private static func unescape(_ raw: String, separator: Character?) throws(Problem) -> [String] {
+        var items: [String] = []
+        var current = ""
+        var iterator = raw.makeIterator()
+        var column = 0
+        while let c = iterator.next() {
+            column += 1
+            if c == "\\" {
+                guard let next = iterator.next() else {
+                    throw Problem(message: "a \"\\\" ends the value (column \(column))")
+                }
+                column += 1
+                switch next {
+                case "s": current.append(" ")
+                case "n": current.append("\n")
+                case "t": current.append("\t")
+                case "r": current.append("\r")
+                case "\\": current.append("\\")
+                case ";" where separator != nil: current.append(";")
+                case ";": current.append("\\;")
+                default:
+                    throw Problem(message: "unknown escape \"\\\(next)\" (column \(column - 1))")
+                }
+            } else if let separator, c == separator {
+                items.append(current)
+                current = ""
+            } else {
+                current.append(c)
+            }
+        }
+        items.append(current)
+        return items
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: Substring {
+        var s = self[...]
+        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" { s = s.dropLast() }
+        return Substring(s)
+    }
+}

@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PropertyLists
+
+/// Writes the user's choice of application into `mimeapps.list`
+/// (`[Default Applications]`, `MIME/TYPE=ID;`), the file GLib, KDE and
+/// xdg-utils read. Everything else in the file is kept byte for byte; the
+/// file is replaced atomically, and a symbolic link is written through.
+public enum UserDefaultsWriter {
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    static let group = "Default Applications"
+
+    /// Sets (or with `handlerID` nil, removes) the default for each key in
+    /// `types` in the file at `path`, creating the file and its folder when
+    /// missing. Refuses to rewrite a file it cannot read completely.
+    public static func set(_ handlerID: String?, for types: [String], in path: String) throws(Failure) {
+        let target = try resolvedTarget(path)
+        var text = ""
+        if FileStatus.exists(target) {
+            let bytes: [UInt8]
+            do { bytes = try FileContents.read(target, limit: KeyFile.maximumBytes) } catch {
+                throw Failure(message: "\(error)")
+            }
+            let file = KeyFile(bytes: bytes, path: target)
+            if let problem = file.diagnostics.first(where: { $0.severity == .error }) {
+                throw Failure(message: "\(problem); not rewritten, so nothing in it is lost")
+            }
+            text = String(decoding: bytes, as: UTF8.self)
+        }
+        let updated = edited(text, handlerID: handlerID, types: types)
+        try write(updated, to: target)
+    }
+
+    /// `text` with the `[Default Applications]` keys for `types` replaced,
+    /// added (creating the group at the end if needed) or removed.
+    static func edited(_ text: String, handlerID: String?, types: [String]) -> String {
+        var lines = text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        let wanted = Set(types.map { $0.lowercased() })
+        var groupStart: Int?
+        var groupEnd = lines.count
+        for (i, line) in lines.enumerated() {
+            let trimmed = line.trimmingSpaces
+            guard trimmed.hasPrefix("[") else { continue }
+            if groupStart != nil { groupEnd = i; break }
+            if trimmed == "[\(group)]" { groupStart = i }
+        }
+        var insertAt: Int
+        if let start = groupStart {
+            var kept: [String] = []
+            for line in lines[(start + 1)..<groupEnd] {
+                let trimmed = line.trimmingSpaces
+                if let eq = trimmed.firstIndex(of: "="), !trimmed.hasPrefix("#"),
+                   wanted.contains(String(trimmed[..<eq].trimmingSpaces).lowercased()) {
+                    continue
+                }
+                kept.append(line)
+            }
+            lines.replaceSubrange((start + 1)..<groupEnd, with: kept)
+            insertAt = start + 1 + kept.count
+            while insertAt > start + 1 && lines[insertAt - 1].trimmingSpaces.isEmpty { insertAt -= 1 }
+        } else {
+            if handlerID == nil { return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n" }
+            if let last = lines.last, !last.trimmingSpaces.isEmpty { lines.append("") }
+            lines.append("[\(group)]")
+            insertAt = lines.count
+        }
+        if let handlerID {
+            let escaped = handlerID.replacing("\\", with: "\\\\").replacing(";", with: "\\;")
+            lines.insert(contentsOf: types.map { "\($0)=\(escaped);" }, at: insertAt)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The file a symbolic link at `path` finally names (so a link into a
+    /// dotfiles repository stays a link), else `path`.
+    static func resolvedTarget(_ path: String) throws(Failure) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return path }
+        guard let resolved = realpath(path, nil) else {
+            throw Failure(message: "\(path) is a symbolic link that cannot be followed: \(String(cString: strerror(errno)))")
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Writes `text` to a new file beside `path`, syncs it, and renames it
+    /// over `path`, keeping the old file's mode.
+    static func write(_ text: String, to path: String) throws(Failure) {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        let folder = parts.dropLast().joined(separator: "/")
+        if !folder.isEmpty { try makeFolders(folder) }
+        var mode: mode_t = 0o644
+        var info = stat()
+        if stat(path, &info) == 0 { mode = info.st_mode & 0o7777 }
+        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(parts.last ?? "mimeapps.list").uti-\(getpid()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard fd >= 0 else { throw Failure(message: "\(temporary): \(String(cString: strerror(errno)))") }
+        var bytes = Array(text.utf8)[...]
+        var failure: String?
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { failure = String(cString: strerror(errno)); break }
+            bytes = bytes.dropFirst(n)
+        }
+        if failure == nil && fchmod(fd, mode) != 0 { failure = String(cString: strerror(errno)) }
+        if failure == nil && fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
+        close(fd)
+        if failure == nil && rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
+        if let failure {
+            unlink(temporary)
+            throw Failure(message: "\(path): \(failure); the file is unchanged")
+        }
+    }
+
+    private static func makeFolders(_ folder: String) throws(Failure) {
+        var path = folder.hasPrefix("/") ? "" : "."
+        for part in folder.split(separator: "/") {
+            path += "/" + part
+            if mkdir(path, 0o755) != 0 && errno != EEXIST {
+                throw Failure(message: "\(path): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+}

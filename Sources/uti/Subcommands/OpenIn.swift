@@ -1,0 +1,249 @@
+import ArgumentParser
+import DocumentHandlers
+import UniformTypes
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct OpenIn: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open-in",
+        abstract: "Which applications open each file (or type), best first, and the command that would open it.",
+        discussion: """
+        Handlers come from app bundles (--apps, UTI_APPS, uti/apps under the XDG data
+        folders: CFBundleDocumentTypes) and desktop entries (applications/*.desktop:
+        MimeType), with the defaults and associations of the mimeapps.list files
+        (XDG config folders, then data folders; DESKTOP-mimeapps.list first).
+
+        The file's type and its supertypes are tried nearest first; for each, the
+        defaults set for it, then the applications that declare it: Owner, Default,
+        Alternate (desktop entries count as Default). A rank or role of None is never
+        offered. The first candidate is the default, marked "*".
+
+        The command is printed with its arguments quoted and is never passed through
+        a shell; --run starts it (one per file for %f/%u, one for all for %F/%U) and
+        waits for it.
+
+        Exit status: 0 every file has an application (and with --run, every command
+        exited 0); 1 some file has none (or a command failed); 2 bad arguments or
+        sources.
+        """)
+
+    @OptionGroup var registryOptions: RegistryOptions
+    @OptionGroup var output: OutputOptions
+    @Option(name: .customLong("type"), help: ArgumentHelp("A type to resolve instead of a file: extension, MIME type or identifier (repeatable).", valueName: "type"))
+    var types: [String] = []
+    @Option(help: ArgumentHelp("Only applications with this role: any, viewer (Viewer, Editor, desktop entries), editor, shell.", valueName: "role"))
+    var role: String = "any"
+    @Option(help: ArgumentHelp("Use this application (desktop file ID or bundle identifier) for the command instead of the default.", valueName: "id"))
+    var app: String?
+    @Flag(name: .customLong("run"), help: "Run the command for each file (without a shell) and wait for it.")
+    var runCommand = false
+    @Flag(name: .customLong("no-sniff"), help: "Type files by name alone; never read them.")
+    var noSniff = false
+    @Argument(help: "Files to open; they need not exist.")
+    var files: [String] = []
+
+    func validate() throws {
+        if files.isEmpty && types.isEmpty { throw ValidationError("give at least one file or --type") }
+        if files.contains("") { throw ValidationError("an empty path was given") }
+        if HandlerResolver.RoleFilter(rawValue: role) == nil {
+            throw ValidationError("--role \(role): use any, viewer, editor or shell")
+        }
+        if runCommand && !types.isEmpty { throw ValidationError("--run opens files; it cannot be used with --type") }
+        if runCommand && output.json { throw ValidationError("--run and --json cannot be used together") }
+    }
+
+    /// One thing to resolve: a file or a type.
+    struct Subject {
+        var label: String
+        var path: String?
+        var type: UTType
+        var mimeType: String?
+    }
+
+    func run() throws {
+        let (registry, bundles) = try registryOptions.loadOrExit()
+        let catalog = HandlerCatalog(searchPath: registryOptions.applicationSearchPath, bundles: bundles)
+        for diagnostic in catalog.diagnostics where diagnostic.severity != .note {
+            Console.error("uti: \(diagnostic)")
+        }
+        let resolver = HandlerResolver(catalog: catalog, registry: registry)
+        let filter = HandlerResolver.RoleFilter(rawValue: role)!
+        var chosen: HandlerResolver.Handler?
+        if let app {
+            switch resolver.handler(app) {
+            case .success(let handler): chosen = handler
+            case .failure(let error): throw Console.fail("--app \(app): \(error.message)")
+            }
+        }
+
+        var subjects: [Subject] = []
+        var failed = false
+        var results: [JSON] = []
+        let typing = FileTyping(registry: registry)
+        for path in files {
+            do {
+                let result = try typing.type(forPath: path, options: FileTyping.Options(sniff: !noSniff))
+                subjects.append(Subject(label: path, path: Self.absolute(path), type: result.type, mimeType: result.mimeType))
+            } catch {
+                failed = true
+                Console.error("uti: \(error)")
+                if output.json { results.append(.object([("path", .string(path)), ("error", .string(error.reason))])) }
+            }
+        }
+        let query = QueryResolver(registry: registry)
+        for name in types {
+            let type = try query.argument(name, "--type")
+            subjects.append(Subject(label: name, path: nil, type: type, mimeType: type.preferredMIMEType))
+        }
+
+        var launches: [(handler: HandlerResolver.Handler, files: [String])] = []
+        for subject in subjects {
+            let resolution = resolver.resolve(subject.type, role: filter)
+            let handler = chosen ?? resolution.defaultCandidate?.handler
+            if resolution.candidates.isEmpty && chosen == nil { failed = true }
+            var command: [[String]]?
+            var commandProblem: String?
+            if let handler {
+                switch handler.commands(for: subject.path.map { [$0] } ?? []) {
+                case .success(let argv): command = argv
+                case .failure(let problem): commandProblem = problem.message
+                }
+                if let path = subject.path {
+                    if let index = launches.firstIndex(where: { $0.handler.id == handler.id }) {
+                        launches[index].files.append(path)
+                    } else {
+                        launches.append((handler, [path]))
+                    }
+                }
+            }
+            if output.json {
+                results.append(Self.json(subject, resolution, handler: handler, command: command, problem: commandProblem))
+            } else {
+                print(Self.text(subject, resolution, handler: handler, command: command, problem: commandProblem))
+            }
+        }
+        if output.json { print(JSON.array(results).serialized()) }
+        if runCommand {
+            if try !Self.launch(launches) { failed = true }
+        }
+        if failed { throw ExitCode(Status.no) }
+    }
+
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        guard let cwd = getcwd(nil, 0) else { return path }
+        defer { free(cwd) }
+        let base = String(cString: cwd)
+        return (base == "/" ? "" : base) + "/" + path
+    }
+
+    static func text(_ subject: Subject, _ resolution: HandlerResolver.Resolution,
+                     handler: HandlerResolver.Handler?, command: [[String]]?, problem: String?) -> String {
+        let mime = subject.mimeType ?? subject.type.preferredMIMEType
+        var lines = ["\(subject.label): \(subject.type.identifier)\(mime.map { " (\($0))" } ?? "")"]
+        if resolution.candidates.isEmpty {
+            lines.append("  no application opens \(subject.type.identifier) or its supertypes")
+        }
+        let width = resolution.candidates.map(\.handler.id.count).max() ?? 0
+        for (index, candidate) in resolution.candidates.enumerated() {
+            let mark = index == 0 ? "*" : " "
+            let id = candidate.handler.id.padding(width + 1)
+            lines.append("  \(mark) \(id) \(candidate.handler.name)  \(candidate.reason)")
+        }
+        if let handler, handler.id != resolution.defaultCandidate?.handler.id {
+            lines.append("  using \(handler.id) (--app)")
+        }
+        if let command {
+            for argv in command { lines.append("  command: \(ExecCommand.shellQuoted(argv))") }
+        } else if let problem {
+            lines.append("  command: none (\(problem))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ subject: Subject, _ resolution: HandlerResolver.Resolution,
+                     handler: HandlerResolver.Handler?, command: [[String]]?, problem: String?) -> JSON {
+        func claimJSON(_ claim: AssociationClaim) -> [(String, JSON)] {
+            [("claim", .string(claim.kind.rawValue)),
+             ("declares", .string(claim.typeName)),
+             ("declaredAs", .string(claim.typeNameKind.rawValue)),
+             ("key", .string(claim.key)),
+             ("file", .string(claim.file)),
+             ("line", claim.position.line.map(JSON.int) ?? .null)]
+        }
+        let candidates: [JSON] = resolution.candidates.map { candidate in
+            var kind = "desktop-entry"
+            if case .bundle = candidate.handler.source { kind = "bundle" }
+            var fields: [(String, JSON)] = [
+                ("id", .string(candidate.handler.id)),
+                ("name", .string(candidate.handler.name)),
+                ("kind", .string(kind)),
+                ("location", .string(candidate.handler.location)),
+                ("matchedType", .string(candidate.matchedType.identifier)),
+                ("exact", .bool(candidate.isExact)),
+                ("distance", .int(candidate.distance)),
+                ("rank", .string(candidate.claim.rank.rawValue)),
+                ("role", .optional(candidate.claim.role?.rawValue)),
+            ]
+            fields += claimJSON(candidate.claim)
+            fields.append(("reason", .string(candidate.reason)))
+            return .object(fields)
+        }
+        let excluded: [JSON] = resolution.excluded.map { exclusion in
+            .object([("id", .string(exclusion.id)), ("reason", .string(exclusion.reason))] + claimJSON(exclusion.claim))
+        }
+        return .object([
+            (subject.path == nil ? "query" : "path", .string(subject.label)),
+            ("type", .string(subject.type.identifier)),
+            ("mimeType", .optional(subject.mimeType ?? subject.type.preferredMIMEType)),
+            ("default", .optional(resolution.defaultCandidate?.handler.id)),
+            ("application", .optional(handler?.id)),
+            ("command", command.map { .array($0.map(JSON.strings)) } ?? .null),
+            ("commandProblem", .optional(problem)),
+            ("candidates", .array(candidates)),
+            ("excluded", .array(excluded)),
+        ])
+    }
+
+    /// Starts each command and waits for it; false when one exited non-zero.
+    static func launch(_ launches: [(handler: HandlerResolver.Handler, files: [String])]) throws -> Bool {
+        var allZero = true
+        for launch in launches {
+            let commands: [[String]]
+            switch launch.handler.commands(for: launch.files) {
+            case .success(let c): commands = c
+            case .failure(let problem): throw Console.fail(problem.message)
+            }
+            for argv in commands {
+                let status = try ProcessLauncher.run(argv)
+                if status != 0 {
+                    Console.error("uti: \(ExecCommand.shellQuoted(argv)) exited with status \(status)")
+                    allZero = false
+                }
+            }
+        }
+        return allZero
+    }
+}
+
+/// Starts a program with `posix_spawnp` (no shell) and waits for it.
+enum ProcessLauncher {
+    static func run(_ argv: [String]) throws -> Int32 {
+        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) }
+        cArguments.append(nil)
+        defer { for pointer in cArguments { free(pointer) } }
+        var pid: pid_t = 0
+        let error = posix_spawnp(&pid, argv[0], nil, nil, cArguments, environ)
+        guard error == 0 else {
+            throw Console.fail("\(argv[0]): cannot start: \(String(cString: strerror(error)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { throw Console.fail("\(argv[0]): \(String(cString: strerror(errno)))") }
+        }
+        if status & 0x7F == 0 { return (status >> 8) & 0xFF }
+        return 128 + (status & 0x7F)
+    }
+}
