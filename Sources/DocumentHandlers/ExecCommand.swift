@@ -13,7 +13,8 @@ public struct ExecCommand: Sendable, Equatable {
     /// A part of one argument.
     public enum Piece: Sendable, Equatable {
         case text(String)
-        /// A field code letter (`f`, `F`, `u`, `U`, `i`, `c`, `k`).
+        /// A field code letter (`f`, `F`, `u`, `U`, `i`, `c`, `k`, or a
+        /// deprecated one, which expands to nothing).
         case field(Character)
     }
 
@@ -110,7 +111,11 @@ public struct ExecCommand: Sendable, Equatable {
                     flushText()
                     pieces.append(.field(code))
                 default:
-                    if Self.deprecatedCodes.contains(code) { continue }
+                    if Self.deprecatedCodes.contains(code) {
+                        flushText()
+                        pieces.append(.field(code))
+                        continue
+                    }
                     throw Problem(message: "Exec: unknown field code \"%\(code)\" at column \(column - 1)")
                 }
             default:
@@ -193,10 +198,10 @@ public struct ExecCommand: Sendable, Equatable {
                 case .field("u"): if let file = files.first { text += Self.fileURI(file) } else { dropped = true }
                 case .field("c"): text += entry.name ?? ""
                 case .field("k"): text += entry.location ?? ""
-                case .field: break
+                case .field: dropped = true
                 }
             }
-            // An argument that was only a missing %f/%u disappears, as in GLib.
+            // An argument that was only a missing %f/%u or a deprecated code disappears, as in GLib.
             if dropped && text.isEmpty { continue }
             result.append(text)
         }

@@ -9,7 +9,8 @@ import UniformTypes
 /// count as Default, and keep GLib's order among themselves). A `Removed`
 /// association hides an application from that source's own declarations and
 /// from every less important source, for this type and its supertypes.
-/// Applications whose rank or role is None are never offered.
+/// An application whose rank or role for a type is None is never offered
+/// for it, nor through a supertype claim after it.
 public struct HandlerResolver: Sendable {
     /// Narrows candidates by what they do with the document.
     public enum RoleFilter: String, Sendable, CaseIterable {
@@ -167,9 +168,11 @@ public struct HandlerResolver: Sendable {
             case .failure(let error):
                 exclude(id, error.message, claim)
             case .success(let handler):
-                if claim.kind != .userDefault {
-                    if claim.rank == .none { return exclude(id, "its rank for \(claim.typeName) is None", claim) }
-                    if claim.role == AppBundle.Role.none { return exclude(id, "its role for \(claim.typeName) is None", claim) }
+                // A None rank or role refuses this type and every supertype claim after it.
+                if claim.kind != .userDefault && (claim.rank == .none || claim.role == AppBundle.Role.none) {
+                    blocked.insert(id)
+                    let what = claim.rank == .none ? "rank" : "role"
+                    return exclude(id, "its \(what) for \(claim.typeName) is None", claim)
                 }
                 if !role.admits(claim.role) {
                     return exclude(id, "its role for \(claim.typeName) is \(claim.role?.rawValue ?? "not declared"), not \(role.rawValue)", claim)
@@ -227,13 +230,15 @@ public struct HandlerResolver: Sendable {
     // MARK: Building
 
     /// The types a claim names: every declared type with that tag (a tag
-    /// may be claimed by several), else a dynamic type. `*` (extensions)
+    /// may be claimed by several), else the dynamic type conforming to
+    /// `public.data` that a file with that tag gets. `*` (extensions)
     /// and `****` (OSTypes) mean any data; `fold` means a folder.
     static func types(named claim: AssociationClaim, in registry: TypeRegistry) -> [UTType] {
         let name = claim.typeName
         func tagged(_ tagClass: TagClass) -> [UTType] {
-            let found = registry.types(tag: name, tagClass: tagClass, conformingTo: nil)
-            return found.isEmpty ? [registry.dynamicType(tag: name, tagClass: tagClass)] : found
+            let found = registry.types(tag: name, tagClass: tagClass, conformingTo: nil).filter(\.isDeclared)
+            let data = registry.declaredType("public.data")
+            return found.isEmpty ? [registry.dynamicType(tag: name, tagClass: tagClass, conformingTo: data)] : found
         }
         switch claim.typeNameKind {
         case .identifier:

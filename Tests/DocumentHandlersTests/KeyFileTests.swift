@@ -1,0 +1,95 @@
+import Testing
+import Foundation
+@testable import DocumentHandlers
+
+@Suite struct KeyFileTests {
+    @Test func groupsEntriesLocalesAndLines() throws {
+        let text = "# comment\n[Desktop Entry]\nName=Viewer\nName[de]=Betrachter\n  Exec = view %f \n\n[Other]\nKey=1\n"
+        let file = KeyFile(bytes: Array(text.utf8), path: "a.desktop")
+        #expect(file.diagnostics.isEmpty)
+        let group = try #require(file.group("Desktop Entry"))
+        #expect(group.entry("Name")?.rawValue == "Viewer")
+        #expect(group.entry("Name", language: "de_AT.UTF-8")?.rawValue == "Betrachter")
+        #expect(group.entry("Name", language: "fr")?.rawValue == "Viewer")
+        #expect(group.entry("Exec")?.rawValue == "view %f ")
+        #expect(group.entry("Exec")?.line == 5)
+        #expect(file.group("Other")?.entry("Key")?.line == 8)
+    }
+
+    @Test func badLinesAreReportedWithTheirLineAndSkipped() {
+        let text = "Orphan=1\n[Group\n[Good]\nno equals sign\nBad Key=2\nKey[]=3\nOk=4\n"
+        let file = KeyFile(bytes: Array(text.utf8), path: "x.list")
+        let lines = file.diagnostics.map(\.position.line)
+        #expect(lines == [1, 2, 4, 5, 6])
+        #expect(file.diagnostics[0].description.hasPrefix("x.list:1: error: entry before the first [Group]"))
+        #expect(file.group("Good")?.entries.map(\.key) == ["Ok"])
+    }
+
+    @Test func invalidUTF8IsAnErrorNamingTheLine() {
+        let file = KeyFile(bytes: Array("[A]\nK=1\nName=caf".utf8) + [0xE9, 0x0A], path: "bad.desktop")
+        #expect(file.groups.isEmpty)
+        #expect(file.diagnostics.first?.position.line == 3)
+        #expect(file.diagnostics.first?.message.contains("not UTF-8 (byte 16)") == true)
+    }
+
+    @Test func valueEscapesAndLists() throws {
+        #expect(try KeyFileValue.string(#"a\sb\tc\\d\ne"#) == "a b\tc\\d\ne")
+        #expect(try KeyFileValue.strings(#"text/plain;a\;b;;image/png;"#) == ["text/plain", "a;b", "image/png"])
+        #expect(throws: KeyFileValue.Problem.self) { try KeyFileValue.string(#"bad\q"#) }
+        #expect(throws: KeyFileValue.Problem.self) { try KeyFileValue.string("ends\\") }
+        #expect(KeyFileValue.boolean("true") == true && KeyFileValue.boolean("0") == false && KeyFileValue.boolean("yes") == nil)
+    }
+}
+
+@Suite struct ExecCommandTests {
+    let details = ExecCommand.EntryDetails(icon: "viewer", name: "Viewer", location: "/apps/viewer.desktop")
+
+    @Test func fieldCodesExpandToSeparateArguments() throws {
+        let single = try ExecCommand(#"view --name %c %i --from=%k "quoted \"arg\" \$x" %f"#)
+        #expect(single.fileArgument == .single(uri: false))
+        #expect(single.commands(for: ["/a b.txt", "/c.txt"], entry: details) == [
+            ["view", "--name", "Viewer", "--icon", "viewer", "--from=/apps/viewer.desktop", #"quoted "arg" $x"#, "/a b.txt"],
+            ["view", "--name", "Viewer", "--icon", "viewer", "--from=/apps/viewer.desktop", #"quoted "arg" $x"#, "/c.txt"],
+        ])
+        let list = try ExecCommand("edit %U --percent=100%% %d")
+        #expect(list.commands(for: ["/a b.txt", "/é.txt"]) == [["edit", "file:///a%20b.txt", "file:///%C3%A9.txt", "--percent=100%"]])
+        let none = try ExecCommand("settings")
+        #expect(none.fileArgument == .none)
+        #expect(none.commands(for: ["/x"]) == [["settings"]])
+        #expect(try ExecCommand("v %f").commands(for: []) == [["v"]])
+    }
+
+    @Test(arguments: [
+        ("view %x", "unknown field code \"%x\" at column 6"),
+        (#"view "%f""#, "a field code inside a quoted argument"),
+        (#"view "open"#, "the double quote at column 6 is never closed"),
+        ("view a%F", "%F must be an argument on its own"),
+        ("view %f %u", "more than one of %f, %F, %u, %U"),
+        ("%f", "the program name holds a field code"),
+        ("   ", "Exec is empty"),
+        ("view %", "a \"%\" ends the command"),
+    ])
+    func brokenFieldCodesAndQuotesAreErrors(exec: String, message: String) {
+        do {
+            _ = try ExecCommand(exec)
+            Issue.record("\(exec) was accepted")
+        } catch {
+            #expect(error.message.contains(message), "\(error.message)")
+        }
+    }
+
+    @Test func shellQuotingRoundTripsThroughSh() throws {
+        let argv = ["printf", "%s|", "it's", "a b", "$HOME", "`x`", "", "plain-1.txt"]
+        let quoted = ExecCommand.shellQuoted(argv)
+        #expect(quoted == #"printf '%s|' 'it'\''s' 'a b' '$HOME' '`x`' '' plain-1.txt"#)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", quoted]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        process.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(output == "it's|a b|$HOME|`x`||plain-1.txt|")
+    }
+}
