@@ -178,7 +178,9 @@ public struct HandlerCatalog: Sendable {
                         continue
                     }
                     for id in ids.map({ String($0.trimmingSpaces) }) where !id.isEmpty {
-                        let claim = AssociationClaim(kind: kind, handlerID: id, typeName: entry.key, typeNameKind: .mimeType,
+                        // A key without "/" is a type identifier (written by `uti set-default`).
+                        let claim = AssociationClaim(kind: kind, handlerID: id, typeName: entry.key,
+                                                     typeNameKind: entry.key.contains("/") ? .mimeType : .identifier,
                                                      key: group.name, file: path, position: .line(entry.line), precedence: index)
                         switch kind {
                         case .userDefault: defaults.append(claim)

@@ -3,7 +3,8 @@ import UniformTypes
 /// Which applications open a type, best first, and why.
 ///
 /// The document's type and its supertypes are tried nearest first (breadth
-/// first, as GLib walks MIME parents). For each, in order: the defaults the
+/// first, MIME `sub-class-of` parents before declared ones, as GLib walks
+/// them; see `supertypeChain`). For each, in order: the defaults the
 /// `mimeapps.list` files set for it, then every application that declares or
 /// is added to it, Owner before Default before Alternate (desktop entries
 /// count as Default, and keep GLib's order among themselves). A `Removed`
@@ -149,7 +150,7 @@ public struct HandlerResolver: Sendable {
 
     /// Every application that opens `type`, best first.
     public func resolve(_ type: UTType, role: RoleFilter = .any) -> Resolution {
-        let chain = [type] + type.orderedSupertypes
+        let chain = supertypeChain(of: type)
         let claims = catalog.claims
         var candidates: [Candidate] = []
         var excluded: [Exclusion] = []
@@ -225,6 +226,34 @@ public struct HandlerResolver: Sendable {
             candidates += level + ranked
         }
         return Resolution(type: type, chain: chain, candidates: candidates, excluded: excluded)
+    }
+
+    /// The type and its supertypes: first the shared-mime-info
+    /// `sub-class-of` ancestors of its MIME types, breadth first (the types
+    /// GLib tries, in its order), then the declared supertypes of all of
+    /// them, breadth first (which reach the broad types: public.image,
+    /// public.plain-text, public.data).
+    public func supertypeChain(of type: UTType) -> [UTType] {
+        var chain = [type]
+        var seen: Set<String> = [type.identifier.lowercased()]
+        func mimeParents(_ t: UTType) -> [UTType] {
+            guard let database = registry.mimeDatabase else { return [] }
+            return t.tags(.mimeType).flatMap { mime in
+                database.parents(of: mime).compactMap { registry.type(tag: $0, tagClass: .mimeType, conformingTo: nil) }
+            }
+        }
+        func walk(_ parents: (UTType) -> [UTType], from start: Int) {
+            var head = start
+            while head < chain.count {
+                for parent in parents(chain[head]) where seen.insert(parent.identifier.lowercased()).inserted {
+                    chain.append(parent)
+                }
+                head += 1
+            }
+        }
+        walk(mimeParents, from: 0)
+        walk({ mimeParents($0) + $0.declaredParents.compactMap { self.registry.type(identifier: $0) } }, from: 0)
+        return chain
     }
 
     // MARK: Building
