@@ -76,6 +76,10 @@ public struct ExecCommand: Sendable, Equatable {
                         }
                         text.append(next)
                     } else if q == "%" {
+                        if let next = iterator.next() {
+                            column += 1
+                            if next == "%" { text.append("%"); continue }
+                        }
                         throw Problem(message: "Exec: a field code inside a quoted argument at column \(column); the spec leaves its expansion undefined")
                     } else {
                         text.append(q)

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+/// `uti open-in` and `uti set-default` on a temporary XDG tree holding a
+/// desktop entry, an app bundle with its own type, and a program that
+/// records its arguments.
+@Suite struct OpenInCommandTests {
+    final class Tree {
+        let root = NSTemporaryDirectory() + "uti-open-in-" + UUID().uuidString
+        var environment: [String: String] {
+            ["XDG_DATA_DIRS": root + "/share", "XDG_DATA_HOME": root + "/home-share", "XDG_CONFIG_HOME": root + "/config",
+             "XDG_CONFIG_DIRS": root + "/etc-xdg", "XDG_CURRENT_DESKTOP": "", "UTI_APPS": ""]
+        }
+
+        init() throws {
+            try write("share/applications/editor.desktop", """
+            [Desktop Entry]
+            Type=Application
+            Name=Editor
+            Exec=\(root)/record --from %k "100%%" %F
+            MimeType=text/plain;
+            """)
+            try write("record", "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$(dirname \"$0\")/recorded\"\n")
+            chmod(root + "/record", 0o755)
+            try write("share/uti/apps/Notes.app/Contents/Info.plist", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+              <key>CFBundleIdentifier</key><string>com.example.notes</string>
+              <key>CFBundleName</key><string>Notes</string>
+              <key>CFBundleDocumentTypes</key><array><dict>
+                <key>CFBundleTypeName</key><string>Note</string>
+                <key>CFBundleTypeRole</key><string>Editor</string>
+                <key>LSHandlerRank</key><string>Owner</string>
+                <key>LSItemContentTypes</key><array><string>com.example.note</string></array>
+              </dict></array>
+              <key>UTExportedTypeDeclarations</key><array><dict>
+                <key>UTTypeIdentifier</key><string>com.example.note</string>
+                <key>UTTypeConformsTo</key><array><string>public.plain-text</string></array>
+                <key>UTTypeTagSpecification</key><dict><key>public.filename-extension</key><string>note</string></dict>
+              </dict></array>
+            </dict></plist>
+            """)
+            try write("docs/today.note", "milk\n")
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: root) }
+
+        func write(_ path: String, _ text: String) throws {
+            let full = root + "/" + path
+            try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try text.write(toFile: full, atomically: false, encoding: .utf8)
+        }
+    }
+
+    @Test func ranksTheBundleOwnerBeforeASupertypeEditor() throws {
+        let tree = try Tree()
+        let file = tree.root + "/docs/today.note"
+        let run = try Run(["open-in", "--no-system", file], environment: tree.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let plist = tree.root + "/share/uti/apps/Notes.app/Contents/Info.plist"
+        #expect(run.stdout == """
+        \(file): com.example.note
+          * com.example.notes  Notes  declares com.example.note in LSItemContentTypes, Owner, Editor: \(plist):5
+            editor.desktop     Editor  declares text/plain (supertype) in MimeType: \(tree.root)/share/applications/editor.desktop:5
+          command: none (com.example.notes cannot be run: it has no CFBundleExecutable)
+
+        """)
+        // The bundle's type is known to every command.
+        let lookup = try Run(["--no-system", "-b", "note"], environment: tree.environment)
+        #expect(lookup.stdout == "com.example.note\n")
+    }
+
+    @Test func printsAndRunsTheExactCommandWithoutAShell() throws {
+        let tree = try Tree()
+        try tree.write("docs/it's $HOME.txt", "x")
+        let file = tree.root + "/docs/it's $HOME.txt"
+        let run = try Run(["open-in", "--no-system", "--app", "editor.desktop", file], environment: tree.environment)
+        let entry = tree.root + "/share/applications/editor.desktop"
+        #expect(run.stdout.hasSuffix("  command: \(tree.root)/record --from \(entry) 100% '\(tree.root)/docs/it'\\''s $HOME.txt'\n"))
+        #expect(!FileManager.default.fileExists(atPath: tree.root + "/recorded"), "printing never runs it")
+        let ran = try Run(["open-in", "--no-system", "--run", file], environment: tree.environment)
+        #expect(ran.status == 0, "\(ran.stderr)")
+        #expect(try String(contentsOfFile: tree.root + "/recorded", encoding: .utf8) == "--from\n\(entry)\n100%\n\(file)\n")
+    }
+
+    @Test func nothingOpensItExitsOne() throws {
+        let tree = try Tree()
+        let run = try Run(["open-in", "--no-system", "--type", "public.png", "--json"], environment: tree.environment)
+        #expect(run.status == 1)
+        let items = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [[String: Any]]
+        #expect(items[0]["query"] as? String == "public.png")
+        #expect((items[0]["candidates"] as? [Any])?.isEmpty == true)
+        #expect(items[0]["default"] is NSNull)
+    }
+
+    @Test func setDefaultWritesMimeappsListAndWins() throws {
+        let tree = try Tree()
+        try tree.write("share/applications/viewer.desktop", "[Desktop Entry]\nType=Application\nName=Viewer\nExec=/bin/true %f\nMimeType=text/plain;\n")
+        let before = try Run(["open-in", "--no-system", "--type", "txt", "--json"], environment: tree.environment)
+        let items = try JSONSerialization.jsonObject(with: Data(before.stdout.utf8)) as! [[String: Any]]
+        #expect(items[0]["default"] as? String == "editor.desktop")
+        let set = try Run(["set-default", "--no-system", "txt", "viewer.desktop"], environment: tree.environment)
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(set.stdout == "public.plain-text: viewer.desktop is the default (text/plain) in \(tree.root)/config/mimeapps.list\n")
+        #expect(try String(contentsOfFile: tree.root + "/config/mimeapps.list", encoding: .utf8) == "[Default Applications]\ntext/plain=viewer.desktop;\n")
+        let after = try Run(["open-in", "--no-system", "--type", "txt"], environment: tree.environment)
+        #expect(after.stdout.contains("* viewer.desktop  Viewer  set as the default for text/plain in Default Applications: \(tree.root)/config/mimeapps.list:2"))
+        let unknown = try Run(["set-default", "--no-system", "txt", "nothing.desktop"], environment: tree.environment)
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr == "uti: nothing.desktop: no desktop entry or app bundle has this ID\n")
+    }
+
+    @Test func badSourcesAndArgumentsExitTwo() throws {
+        let tree = try Tree()
+        let missing = try Run(["open-in", "--no-system", "--apps", tree.root + "/nowhere", "x.txt"], environment: tree.environment)
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "uti: \(tree.root)/nowhere: error: No such file or directory\n")
+        let role = try Run(["open-in", "--role", "owner", "x.txt"], environment: tree.environment)
+        #expect(role.status == 2)
+        #expect(role.stderr.contains("--role owner: use any, viewer, editor or shell"))
+    }
+}
