@@ -47,11 +47,7 @@ public struct AppBundle: Sendable {
     /// The property list of the bundle at `path`, or nil when the folder is
     /// not a bundle.
     public static func infoPlist(in path: String) -> String? {
-        for candidate in ["\(path)/Contents/Info.plist", "\(path)/Info.plist"] {
-            var info = stat()
-            if stat(candidate, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG { return candidate }
-        }
-        return nil
+        ["\(path)/Contents/Info.plist", "\(path)/Info.plist"].first(where: PathKind.isRegularFile)
     }
 
     /// Reads the bundle at `path`. Throws when its property list cannot be

@@ -1,4 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PropertyLists
+
+/// What `stat` says a path is (symbolic links followed).
+enum PathKind {
+    static func isFolder(_ path: String) -> Bool { kind(path) == S_IFDIR }
+    static func isRegularFile(_ path: String) -> Bool { kind(path) == S_IFREG }
+
+    private static func kind(_ path: String) -> mode_t? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
+    }
+}
 
 /// Where handlers and associations are looked for, from the XDG Base
 /// Directory variables (defaults as the spec gives them; relative paths are

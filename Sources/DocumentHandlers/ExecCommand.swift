@@ -212,6 +212,8 @@ public struct ExecCommand: Sendable, Equatable {
         return result
     }
 
+    private static let hexDigits = Array("0123456789ABCDEF")
+
     /// `file://` and the path with every byte outside RFC 3986's unreserved
     /// set and `/` percent-encoded.
     public static func fileURI(_ path: String) -> String {
@@ -223,8 +225,7 @@ public struct ExecCommand: Sendable, Equatable {
                  UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
                 uri.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                let hex = Array("0123456789ABCDEF")
-                uri += "%\(hex[Int(byte >> 4)])\(hex[Int(byte & 15)])"
+                uri += "%\(hexDigits[Int(byte >> 4)])\(hexDigits[Int(byte & 15)])"
             }
         }
         return uri
@@ -248,16 +249,11 @@ public struct ExecCommand: Sendable, Equatable {
     /// (`PATH`), or nil. A name with a `/` is taken as it is.
     public static func locate(_ program: String, searchPath: String?) -> String? {
         if program.isEmpty { return nil }
-        if program.contains("/") { return access(program, X_OK) == 0 && !isDirectory(program) ? program : nil }
+        if program.contains("/") { return access(program, X_OK) == 0 && !PathKind.isFolder(program) ? program : nil }
         for dir in (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false) {
             let candidate = (dir.isEmpty ? "." : String(dir)) + "/" + program
-            if access(candidate, X_OK) == 0 && !isDirectory(candidate) { return candidate }
+            if access(candidate, X_OK) == 0 && !PathKind.isFolder(candidate) { return candidate }
         }
         return nil
-    }
-
-    private static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 }

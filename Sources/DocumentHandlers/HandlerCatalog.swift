@@ -129,7 +129,7 @@ public struct HandlerCatalog: Sendable {
                 } catch {
                     diagnostics.append(Diagnostic(.error, file: path, "\(error.reason); the entry is skipped"))
                 }
-            } else if Self.isFolder(path) {
+            } else if PathKind.isFolder(path) {
                 if depth >= Self.maximumFolderDepth {
                     diagnostics.append(Diagnostic(.warning, file: path, "folders nested deeper than \(Self.maximumFolderDepth) are not read"))
                     continue
@@ -212,12 +212,7 @@ public struct HandlerCatalog: Sendable {
         return names.sorted { $0.lexicographicallyPrecedes($1) }
             .compactMap { String(validating: $0, as: UTF8.self) }
             .map { folder + "/" + $0 }
-            .filter(isFolder)
-    }
-
-    static func isFolder(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+            .filter(PathKind.isFolder)
     }
 }
 

@@ -119,7 +119,6 @@ public struct HandlerResolver: Sendable {
     public let registry: TypeRegistry
     /// Claims by the lowercased identifier of each type they name.
     private let claimsByType: [String: [Int]]
-    private let handlers: [String: Result<Handler, HandlerSourceError>]
 
     public init(catalog: HandlerCatalog, registry: TypeRegistry) {
         self.catalog = catalog
@@ -132,20 +131,19 @@ public struct HandlerResolver: Sendable {
             }
         }
         claimsByType = index
-        var handlers: [String: Result<Handler, HandlerSourceError>] = [:]
-        for (id, entries) in catalog.desktopEntries {
-            handlers[id] = Self.handler(id: id, entries: entries, searchPath: catalog.searchPath.programSearchPath)
-        }
-        for (id, bundle) in catalog.bundles {
-            handlers[id] = .success(Handler(id: id, name: bundle.name, source: .bundle(bundle), location: bundle.path))
-        }
-        self.handlers = handlers
     }
 
     /// The handler with this desktop file ID or bundle identifier, or why
-    /// there is none.
+    /// there is none. Desktop entries are checked (TryExec, Exec on PATH)
+    /// only when asked for.
     public func handler(_ id: String) -> Result<Handler, HandlerSourceError> {
-        handlers[id] ?? .failure(HandlerSourceError(file: id, message: "no desktop entry or app bundle has this ID"))
+        if let entries = catalog.desktopEntries[id] {
+            return Self.handler(id: id, entries: entries, searchPath: catalog.searchPath.programSearchPath)
+        }
+        if let bundle = catalog.bundles[id] {
+            return .success(Handler(id: id, name: bundle.name, source: .bundle(bundle), location: bundle.path))
+        }
+        return .failure(HandlerSourceError(file: id, message: "no desktop entry or app bundle has this ID"))
     }
 
     /// Every application that opens `type`, best first.
@@ -157,6 +155,7 @@ public struct HandlerResolver: Sendable {
         var offered: Set<String> = []
         var blocked: Set<String> = []
         var turnedAway: Set<String> = []
+        var looked: [String: Result<Handler, HandlerSourceError>] = [:]
 
         func exclude(_ id: String, _ reason: String, _ claim: AssociationClaim) {
             if offered.contains(id) || !turnedAway.insert(id).inserted { return }
@@ -165,7 +164,9 @@ public struct HandlerResolver: Sendable {
         func offer(_ claim: AssociationClaim, _ matched: UTType, _ distance: Int, into level: inout [Candidate]) {
             let id = claim.handlerID
             guard !offered.contains(id) else { return }
-            switch handler(id) {
+            let found = looked[id] ?? handler(id)
+            looked[id] = found
+            switch found {
             case .failure(let error):
                 exclude(id, error.message, claim)
             case .success(let handler):
@@ -208,11 +209,9 @@ public struct HandlerResolver: Sendable {
                     }
                 case .added, .declared:
                     if blocked.contains(claim.handlerID) { continue }
-                    if let owner = catalog.desktopEntryPrecedence[claim.handlerID], owner < claim.precedence,
-                       claim.precedence < catalog.searchPath.associationFolders.count,
-                       !catalog.searchPath.associationFolders[claim.precedence].isConfig {
-                        continue
-                    }
+                    // GLib ignores an association in a folder less important
+                    // than the one holding the entry (the entry masks it).
+                    if let owner = catalog.desktopEntryPrecedence[claim.handlerID], owner < claim.precedence { continue }
                     offer(claim, matched, distance, into: &associations)
                 case .userDefault:
                     break

@@ -106,8 +106,7 @@ public struct KeyFile: Sendable {
                 report(lineNumber, groups.isEmpty ? "entry before the first [Group]" : "entry in a group that could not be read")
                 continue
             }
-            var keyPart = trimmed[..<eq]
-            while keyPart.last == " " || keyPart.last == "\t" { keyPart.removeLast() }
+            let keyPart = trimmed[..<eq].trimmingSpaces
             var value = trimmed[trimmed.index(after: eq)...]
             while value.first == " " || value.first == "\t" { value.removeFirst() }
             var key = keyPart
@@ -117,7 +116,7 @@ public struct KeyFile: Sendable {
                 locale = String(keyPart[keyPart.index(after: open)..<keyPart.index(before: keyPart.endIndex)])
             }
             guard !key.isEmpty, key.unicodeScalars.allSatisfy(Self.isKeyCharacter) else {
-                report(lineNumber, "invalid key \"\(keyPart)\" (keys are A-Z, a-z, 0-9 and -)")
+                report(lineNumber, "invalid key \"\(keyPart)\" (keys are letters, digits, -, /, ., + and _)")
                 continue
             }
             if let locale, locale.isEmpty {
