@@ -23,8 +23,10 @@ let package = Package(
         // The only code that sees libxml2's headers; Swift sees opaque handles.
         .target(name: "CXMLShim", dependencies: ["CLibXML2"]),
         .target(name: "PropertyLists", dependencies: ["CXMLShim"]),
-        .target(name: "SharedMIMEInfo", dependencies: ["CXMLShim", "PropertyLists"]),
-        .target(name: "UniformTypes", dependencies: ["PropertyLists", "SharedMIMEInfo"]),
+        // Flat images read in place: the compiled registry and its caches.
+        .target(name: "CompiledData"),
+        .target(name: "SharedMIMEInfo", dependencies: ["CXMLShim", "PropertyLists", "CompiledData"]),
+        .target(name: "UniformTypes", dependencies: ["PropertyLists", "SharedMIMEInfo", "CompiledData"]),
         // Linux calls glibc declares only under _GNU_SOURCE (renameat2, O_TMPFILE, leases, signalfd).
         .target(name: "CLinuxCalls"),
         .target(name: "InboxProcessing", dependencies: ["CLinuxCalls"]),

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CompiledData
 import PropertyLists
 
 /// The shared-mime-info database of every `mime` directory in XDG order,
@@ -10,65 +11,114 @@ import PropertyLists
 /// file name implies, the type content implies, and which type is a
 /// sub-class of which.
 public final class MIMEDatabase: Sendable {
-    /// Highest precedence first (`$XDG_DATA_HOME/mime` before the system).
-    public let layers: [MIMELayer]
-    /// Problems found while reading; unreadable sources are left out.
-    public let diagnostics: [MIMEDiagnostic]
-
-    private let globTables: [GlobTable]
-    private let magicLists: [[MagicRule]]
-    private let aliasMap: [String: String]
-    private let parentMap: [String: [String]]
-    private let declaredIn: [String: Int]
-    /// Every type, canonical names, in order of first appearance.
-    public let types: [String]
-    /// How many leading bytes content sniffing reads (GIO caps it at 4096).
-    public let sniffLength: Int
-    public let treeMagic: [TreeMagicRule]
-
-    public init(layers: [MIMELayer], diagnostics: [MIMEDiagnostic] = []) {
-        self.layers = layers
-        self.diagnostics = diagnostics
-        var globsDeleted: Set<String> = []
-        var magicDeleted: Set<String> = []
-        var tables: [GlobTable] = []
-        var magic: [[MagicRule]] = []
-        var tree: [TreeMagicRule] = []
-        for layer in layers {
-            tables.append(GlobTable(layer.globs.filter { !globsDeleted.contains(mimeKey($0.mimeType)) }))
-            magic.append(layer.magic.filter { !magicDeleted.contains(mimeKey($0.mimeType)) && $0.priority > 0 })
-            tree += layer.treeMagic
-            globsDeleted.formUnion(layer.globsDeleted)
-            magicDeleted.formUnion(layer.magicDeleted)
-        }
-        tree.sort { $0.priority > $1.priority }
-        self.globTables = tables
-        self.magicLists = magic
-        self.treeMagic = tree
-
-        var aliases: [String: String] = [:]
-        var parents: [String: [String]] = [:]
+    /// What the layers say beyond names: relations, magic, comments. Built
+    /// from the layers when they are read from their sources, or decoded on
+    /// first use when the database comes from a compiled registry.
+    struct Contents: Sendable {
+        var layers: [MIMELayer]
+        var diagnostics: [MIMEDiagnostic]
+        var magicLists: [[MagicRule]] = []
+        var treeMagic: [TreeMagicRule] = []
+        var aliasMap: [String: String] = [:]
+        var parentMap: [String: [String]] = [:]
         var declaredIn: [String: Int] = [:]
         var types: [String] = []
-        for (index, layer) in layers.enumerated() {
-            for (alias, canonical) in layer.aliases where aliases[alias] == nil { aliases[alias] = canonical }
-            for (type, list) in layer.parents {
-                var merged = parents[type] ?? []
-                for p in list where !merged.contains(where: { mimeKey($0) == mimeKey(p) }) { merged.append(p) }
-                parents[type] = merged
+        var sniffLength = 4096
+
+        init(layers: [MIMELayer], diagnostics: [MIMEDiagnostic]) {
+            self.layers = layers
+            self.diagnostics = diagnostics
+            var magicDeleted: Set<String> = []
+            for layer in layers {
+                magicLists.append(layer.magic.filter { !magicDeleted.contains(mimeKey($0.mimeType)) && $0.priority > 0 })
+                treeMagic += layer.treeMagic
+                magicDeleted.formUnion(layer.magicDeleted)
             }
-            for type in layer.types where declaredIn[mimeKey(type)] == nil {
-                declaredIn[mimeKey(type)] = index
-                types.append(type)
+            treeMagic.sort { $0.priority > $1.priority }
+            var aliases: [String: String] = [:]
+            var parents: [String: [String]] = [:]
+            var declaredIn: [String: Int] = [:]
+            var types: [String] = []
+            for (index, layer) in layers.enumerated() {
+                for (alias, canonical) in layer.aliases where aliases[alias] == nil { aliases[alias] = canonical }
+                for (type, list) in layer.parents {
+                    var merged = parents[type] ?? []
+                    for p in list where !merged.contains(where: { mimeKey($0) == mimeKey(p) }) { merged.append(p) }
+                    parents[type] = merged
+                }
+                for type in layer.types where declaredIn[mimeKey(type)] == nil {
+                    declaredIn[mimeKey(type)] = index
+                    types.append(type)
+                }
+            }
+            // An alias that is also declared as a type of its own stays a type.
+            self.types = types.filter { aliases[mimeKey($0)] == nil }
+            self.aliasMap = aliases
+            self.parentMap = parents
+            self.declaredIn = declaredIn
+            let extent = layers.flatMap(\.magic).map(\.extent).max() ?? 0
+            self.sniffLength = extent == 0 || extent > 4096 ? 4096 : extent
+        }
+    }
+
+    /// The globs of every layer, compiled for matching names.
+    public let nameIndex: MIMENameIndex
+    private let contents: LazyValue<Contents>
+    /// Whether the database has any layer (any `mime` folder was readable).
+    public let isEmpty: Bool
+
+    /// Highest precedence first (`$XDG_DATA_HOME/mime` before the system).
+    public var layers: [MIMELayer] { contents.value.layers }
+    /// Problems found while reading; unreadable sources are left out.
+    public var diagnostics: [MIMEDiagnostic] { contents.value.diagnostics }
+    /// Every type, canonical names, in order of first appearance.
+    public var types: [String] { contents.value.types }
+    /// How many leading bytes content sniffing reads (GIO caps it at 4096).
+    public var sniffLength: Int { contents.value.sniffLength }
+    public var treeMagic: [TreeMagicRule] { contents.value.treeMagic }
+
+    private var aliasMap: [String: String] { contents.value.aliasMap }
+    private var parentMap: [String: [String]] { contents.value.parentMap }
+    private var declaredIn: [String: Int] { contents.value.declaredIn }
+
+    public init(layers: [MIMELayer], diagnostics: [MIMEDiagnostic] = []) {
+        nameIndex = MIMENameIndex(layers: layers)
+        isEmpty = layers.isEmpty
+        contents = LazyValue(Contents(layers: layers, diagnostics: diagnostics))
+    }
+
+    /// A database whose name index lives in a compiled image and whose
+    /// layers are decoded from `encodedLayers` when first needed. Layers
+    /// that cannot be decoded leave an empty database with an error.
+    init(nameIndex: MIMENameIndex, isEmpty: Bool, encodedLayers: @escaping @Sendable () -> UnsafeBufferPointer<UInt8>) {
+        self.nameIndex = nameIndex
+        self.isEmpty = isEmpty
+        contents = LazyValue {
+            do {
+                let (layers, diagnostics) = try MIMELayerCoding.decode(encodedLayers())
+                return Contents(layers: layers, diagnostics: diagnostics)
+            } catch {
+                return Contents(layers: [], diagnostics: [MIMEDiagnostic(.error, MIMESourcePosition(file: "compiled registry"),
+                                                                          "MIME layers cannot be decoded: \(error)")])
             }
         }
-        // An alias that is also declared as a type of its own stays a type.
-        self.types = types.filter { aliases[mimeKey($0)] == nil }
-        self.aliasMap = aliases
-        self.parentMap = parents
-        self.declaredIn = declaredIn
-        let extent = layers.flatMap(\.magic).map(\.extent).max() ?? 0
-        self.sniffLength = extent == 0 || extent > 4096 ? 4096 : extent
+    }
+
+    /// The layers and diagnostics as bytes, for a compiled registry.
+    public func encodedLayers() -> [UInt8] {
+        MIMELayerCoding.encode(layers, diagnostics)
+    }
+
+    /// Writes the name index into `writer` and returns its root word.
+    public func writeNameIndex(into writer: inout ImageWriter) -> Int {
+        MIMENameIndex.write(layers: layers, into: &writer)
+    }
+
+    /// Reads a database from a compiled image: the name index at `indexRoot`
+    /// and the encoded layers that `encodedLayers` returns.
+    public static func compiled(view: ImageView, indexRoot: Int, isEmpty: Bool,
+                                encodedLayers: @escaping @Sendable () -> UnsafeBufferPointer<UInt8>) -> MIMEDatabase {
+        MIMEDatabase(nameIndex: MIMENameIndex(view: view, root: indexRoot), isEmpty: isEmpty, encodedLayers: encodedLayers)
     }
 
     /// The database of the `mime` folders the environment names.
@@ -168,51 +218,28 @@ public final class MIMEDatabase: Sendable {
     /// patterns; case-insensitive globs are tried on the lower-cased name,
     /// then every glob on the name as given; sorted by weight.
     public func nameMatches(_ name: String) -> [NameMatch] {
-        let original = Array(name.utf8)
-        let lower = Array(asciiLowercased(name).utf8)
-        for table in globTables {
-            if let e = table.literal(lower, caseSensitiveCheck: false) { return [NameMatch(mimeType: e.mimeType, weight: e.weight)] }
+        withNameMatches(name) { matches in
+            matches.map { NameMatch(mimeType: nameIndex.name(Int($0 >> 32)), weight: Int($0 & 0xFFFF)) }
         }
-        for table in globTables {
-            if let e = table.literal(original, caseSensitiveCheck: true) { return [NameMatch(mimeType: e.mimeType, weight: e.weight)] }
-        }
-        let capacity = 10
-        var found: [GlobTable.Entry] = []
-        func firstLayer(_ lookup: (GlobTable) -> [GlobTable.Entry]) -> [GlobTable.Entry] {
-            for table in globTables {
-                let entries = lookup(table)
-                if !entries.isEmpty { return Array(entries.prefix(capacity - found.count)) }
-            }
-            return []
-        }
-        found += firstLayer { $0.suffix(lower, caseSensitiveCheck: false) }
-        if found.count < 2 { found += firstLayer { $0.suffix(original, caseSensitiveCheck: true) } }
-        let lowerName = String(decoding: lower, as: UTF8.self)
-        if found.count < 2 { found += firstLayer { $0.patternMatches(lowerName, caseSensitiveCheck: false, limit: capacity - found.count) } }
-        if found.count < 2 { found += firstLayer { $0.patternMatches(name, caseSensitiveCheck: true, limit: capacity - found.count) } }
+    }
 
-        // Drop repeats the way xdgmime does (the last entry takes the place
-        // of a repeat), keeping the higher weight; then a stable sort by weight.
-        var matches = found.map { NameMatch(mimeType: $0.mimeType, weight: $0.weight) }
-        var last = matches.count
-        var i = 0
-        while i < last {
-            var j = i + 1
-            while j < last {
-                if matches[i].mimeType == matches[j].mimeType {
-                    matches[i].weight = max(matches[i].weight, matches[j].weight)
-                    last -= 1
-                    matches[j] = matches[last]
-                } else {
-                    j += 1
+    /// Calls `body` with the matches of `name` as the name index packs them
+    /// (name index << 32 | weight), best first, without allocating for
+    /// names up to 1,024 bytes.
+    public func withNameMatches<R>(_ name: String, _ body: (UnsafeBufferPointer<UInt64>) -> R) -> R {
+        var name = name
+        return name.withUTF8 { original in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: original.count) { lower in
+                for i in 0..<original.count {
+                    let b = original[i]
+                    lower[i] = b >= 65 && b <= 90 ? b + 32 : b
+                }
+                return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: MIMENameIndex.capacity) { out in
+                    let n = nameIndex.matches(original, lower: UnsafeBufferPointer(lower), into: out.baseAddress!)
+                    return body(UnsafeBufferPointer(rebasing: out[0..<n]))
                 }
             }
-            i += 1
         }
-        matches.removeSubrange(last...)
-        return matches.enumerated().sorted { a, b in
-            a.element.weight != b.element.weight ? a.element.weight > b.element.weight : a.offset < b.offset
-        }.map(\.element)
     }
 
     // MARK: Content
@@ -227,7 +254,7 @@ public final class MIMEDatabase: Sendable {
     /// wins, the higher-precedence layer on a tie. Nil when none matches.
     public func magicMatch(_ data: UnsafeRawBufferPointer) -> Sniff? {
         var best: Sniff?
-        for rules in magicLists {
+        for rules in contents.value.magicLists {
             guard let rule = rules.first(where: { $0.matches(data) }) else { continue }
             if rule.priority > (best?.priority ?? 0) { best = Sniff(mimeType: rule.mimeType, priority: rule.priority) }
         }

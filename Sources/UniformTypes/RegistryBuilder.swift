@@ -1,3 +1,4 @@
+import CompiledData
 import PropertyLists
 import SharedMIMEInfo
 
@@ -48,7 +49,7 @@ public struct RegistryBuilder {
     /// (no shared-mime-info on the system) leaves file typing to declared
     /// extensions, as if none were added; its diagnostics are kept.
     public mutating func add(_ database: MIMEDatabase) {
-        if !database.layers.isEmpty { mimeDatabase = database }
+        if !database.isEmpty { mimeDatabase = database }
         add(SystemTypeRecord.records(from: database))
         for d in database.diagnostics {
             let severity: Diagnostic.Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .note
@@ -157,9 +158,15 @@ public struct RegistryBuilder {
             report(.error, winners[index].origin, "conformance cycle: \((names + [names[0]]).joined(separator: " -> "))")
         }
 
-        return TypeRegistry(declarations: winners, slotOf: slotOf, parents: parents, ancestors: ancestors,
-                            shadowed: shadowed, supplements: supplements, diagnostics: diagnostics,
-                            mimeDatabase: mimeDatabase)
+        return build(RegistryImage.Input(declarations: winners, parents: parents, ancestors: ancestors, shadowed: shadowed,
+                                         supplements: supplements, diagnostics: diagnostics, mimeDatabase: mimeDatabase))
+    }
+
+    /// Compiles the merged registry and reads it back in place.
+    private func build(_ input: RegistryImage.Input) -> TypeRegistry {
+        let bytes = RegistryImage.write(input)
+        // An image just written is well formed.
+        return TypeRegistry(image: try! ImageView(bytes, kind: RegistryImage.kind))
     }
 
     private func mergeSystemRecords(into winners: inout [TypeDeclaration], slotOf: inout [String: Int],

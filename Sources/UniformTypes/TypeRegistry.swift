@@ -1,3 +1,4 @@
+import CompiledData
 import PropertyLists
 import SharedMIMEInfo
 
@@ -5,84 +6,191 @@ import SharedMIMEInfo
 /// tag, identifier and conformance queries. Build one with `RegistryBuilder`,
 /// or use `TypeRegistry.default`.
 public final class TypeRegistry: Sendable {
-    struct TagKey: Hashable {
-        var tagClass: String
-        var tag: String
-    }
+    typealias Field = RegistryImage.Field
 
-    let declarations: [TypeDeclaration]
-    let slotOf: [String: Int]
-    let parents: [[Int32]]
-    let ancestors: [[Int32]]
-    let children: [[Int32]]
-    let conformsToData: [Bool]
-    let tagIndex: [TagKey: [Int32]]
-    let shadowed: [[DeclarationOrigin]]
-    let supplements: [[DeclarationOrigin]]
-    /// Everything found while reading and merging the sources.
-    public let diagnostics: [Diagnostic]
+    /// The compiled registry this one reads in place.
+    let image: ImageView
+    /// How many declared types there are.
+    public let count: Int
+    private let typesStart: Int
+    private let identifierTable: Int
+    private let extensionTable: Int?
+    private let mimeTable: Int?
+    private let tagClassCount: Int
+    private let tagClassesStart: Int
+    private let mimeNameSlots: Int
+    /// The slot of `public.data`, when declared.
+    let dataSlot: Int32?
     /// The shared-mime-info database the registry was built with, if any:
     /// its globs and magic type files by name and content.
     public let mimeDatabase: MIMEDatabase?
 
-    init(declarations: [TypeDeclaration], slotOf: [String: Int], parents: [[Int32]], ancestors: [[Int32]],
-         shadowed: [[DeclarationOrigin]], supplements: [[DeclarationOrigin]], diagnostics: [Diagnostic],
-         mimeDatabase: MIMEDatabase?) {
-        self.declarations = declarations
-        self.slotOf = slotOf
-        self.parents = parents
-        self.ancestors = ancestors
-        self.shadowed = shadowed
-        self.supplements = supplements
-        self.mimeDatabase = mimeDatabase
-
-        var children = [[Int32]](repeating: [], count: declarations.count)
-        for (child, list) in parents.enumerated() {
-            for parent in list { children[Int(parent)].append(Int32(child)) }
+    /// Reads a compiled registry (see `RegistryImage`).
+    init(image: ImageView) {
+        typealias Root = RegistryImage.Root
+        let root = image.root
+        self.image = image
+        count = image.int(root + Root.count)
+        typesStart = image.int(root + Root.types)
+        identifierTable = image.int(root + Root.identifiers)
+        tagClassCount = image.int(root + Root.tagClassCount)
+        tagClassesStart = image.int(root + Root.tagClasses)
+        mimeNameSlots = image.int(root + Root.mimeNameSlots)
+        let data = image.word(root + Root.dataSlot)
+        dataSlot = data == ImageWriter.none || Int(data) >= count ? nil : Int32(data)
+        var extensionTable: Int?, mimeTable: Int?
+        for i in 0..<tagClassCount {
+            let entry = tagClassesStart + i * 3
+            if image.string(at: entry) == TagClass.filenameExtension.identifier { extensionTable = image.int(entry + 2) }
+            if image.string(at: entry) == TagClass.mimeType.identifier { mimeTable = image.int(entry + 2) }
         }
-        self.children = children
-
-        let data = slotOf["public.data"].map { Int32($0) }
-        let conformsToData = declarations.indices.map { i in
-            data.map { Int32(i) == $0 || ancestors[i].contains($0) } ?? false
+        self.extensionTable = extensionTable
+        self.mimeTable = mimeTable
+        let flags = image.word(root + Root.mimeFlags)
+        if flags & 1 != 0 {
+            let layersAt = root + Root.mimeLayers
+            mimeDatabase = MIMEDatabase.compiled(view: image, indexRoot: image.int(root + Root.mimeIndex),
+                                                 isEmpty: flags & 2 != 0, encodedLayers: { image.bytes(at: layersAt) })
+        } else {
+            mimeDatabase = nil
         }
-        self.conformsToData = conformsToData
+    }
 
-        // Tag index: every declared tag, its claimants best first.
-        var index: [TagKey: [Int32]] = [:]
-        index.reserveCapacity(declarations.count * 3)
-        for (slot, declaration) in declarations.enumerated() {
-            for spec in declaration.tagSpecification {
-                for tag in spec.tags {
-                    let key = TagKey(tagClass: spec.tagClass.identifier, tag: spec.tagClass.normalize(tag))
-                    if index[key]?.contains(Int32(slot)) == true { continue }
-                    index[key, default: []].append(Int32(slot))
-                }
+    /// The bytes stored with the registry when it was compiled.
+    var extra: UnsafeBufferPointer<UInt8> { image.bytes(at: image.root + RegistryImage.Root.extra) }
+
+    /// Everything found while reading and merging the sources.
+    public var diagnostics: [Diagnostic] {
+        let root = image.root
+        let start = image.int(root + RegistryImage.Root.diagnostics)
+        let n = min(image.int(root + RegistryImage.Root.diagnosticCount), image.wordCount)
+        return (0..<n).map { i in
+            let at = start + i * 7
+            let severity: Diagnostic.Severity = image.word(at) == 2 ? .error : image.word(at) == 1 ? .warning : .note
+            return Diagnostic(severity, file: image.string(at: at + 3) ?? "",
+                              position: RegistryImage.decode(image.word(at + 1), image.word(at + 2)),
+                              image.string(at: at + 5) ?? "")
+        }
+    }
+
+    // MARK: Records
+
+    @inline(__always) private func record(_ slot: Int32, _ field: Int) -> Int {
+        typesStart + Int(slot) * RegistryImage.recordSize + field
+    }
+
+    /// A list of slots: its length and first element's word index.
+    @inline(__always) private func slots(_ slot: Int32, _ field: Int) -> (count: Int, start: Int) {
+        let at = image.int(record(slot, field))
+        return (min(image.int(at), count), at + 1)
+    }
+
+    func slotList(_ slot: Int32, _ field: Int) -> [Int32] {
+        let (n, start) = slots(slot, field)
+        return (0..<n).map { Int32(bitPattern: image.word(start + $0)) }
+    }
+
+    func identifier(_ slot: Int32) -> String { image.string(at: record(slot, Field.identifier)) ?? "" }
+
+    func conformsTo(_ slot: Int32) -> [String] { strings(image.int(record(slot, Field.conformsTo))) }
+
+    func tagSpecification(_ slot: Int32) -> [TagSpecification] {
+        let at = image.int(record(slot, Field.tags))
+        return (0..<min(image.int(at), 1 << 16)).map { i in
+            let entry = at + 1 + i * 3
+            return TagSpecification(TagClass(image.string(at: entry) ?? ""), strings(image.int(entry + 2)))
+        }
+    }
+
+    private func strings(_ at: Int) -> [String] {
+        (0..<min(image.int(at), image.wordCount)).map { image.string(at: at + 1 + $0 * 2) ?? "" }
+    }
+
+    func origin(_ slot: Int32) -> DeclarationOrigin {
+        let kind = image.word(record(slot, Field.kind))
+        return DeclarationOrigin(source: source(kind >> 8 & 0xFF), file: image.string(at: record(slot, Field.file)) ?? "",
+                                 position: RegistryImage.decode(kind >> 16, image.word(record(slot, Field.position))))
+    }
+
+    private func source(_ index: UInt32) -> DeclarationOrigin.Source {
+        Int(index) < RegistryImage.sources.count ? RegistryImage.sources[Int(index)] : .user
+    }
+
+    func origins(_ slot: Int32, _ field: Int) -> [DeclarationOrigin] {
+        let at = image.int(record(slot, field))
+        return (0..<min(image.int(at), image.wordCount)).map { i in
+            let entry = at + 1 + i * 4
+            let kind = image.word(entry)
+            return DeclarationOrigin(source: source(kind & 0xFF), file: image.string(at: entry + 2) ?? "",
+                                     position: RegistryImage.decode(kind >> 8, image.word(entry + 1)))
+        }
+    }
+
+    func declaration(_ slot: Int32) -> TypeDeclaration {
+        TypeDeclaration(identifier: identifier(slot),
+                        kind: image.word(record(slot, Field.kind)) & 0xFF == 0 ? .exported : .imported,
+                        conformsTo: conformsTo(slot), tagSpecification: tagSpecification(slot),
+                        description: image.string(at: record(slot, Field.description)),
+                        referenceURL: image.string(at: record(slot, Field.referenceURL)),
+                        version: image.string(at: record(slot, Field.version)),
+                        iconName: image.string(at: record(slot, Field.iconName)),
+                        origin: origin(slot))
+    }
+
+    func description(_ slot: Int32) -> String? { image.string(at: record(slot, Field.description)) }
+
+    func ancestors(_ slot: Int32) -> [Int32] { slotList(slot, Field.ancestors) }
+
+    /// Whether `ancestor` is among the supertypes of `slot`.
+    @inline(__always)
+    func hasAncestor(_ slot: Int32, _ ancestor: Int32) -> Bool {
+        let (n, start) = slots(slot, Field.ancestors)
+        for i in 0..<n where image.word(start + i) == UInt32(bitPattern: ancestor) { return true }
+        return false
+    }
+
+    @inline(__always)
+    func conformsToData(_ slot: Int32) -> Bool { image.word(record(slot, Field.flags)) & 1 != 0 }
+
+    /// The slot of a declared identifier (any case).
+    func slot(forIdentifier identifier: String) -> Int32? {
+        var identifier = identifier
+        let fast: Int32?? = identifier.withUTF8 { bytes in
+            guard bytes.count <= 256, !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { lower in
+                for i in 0..<bytes.count { lower[i] = bytes[i] >= 65 && bytes[i] <= 90 ? bytes[i] + 32 : bytes[i] }
+                return .some(image.lookup(table: identifierTable, key: UnsafeBufferPointer(lower)).map { Int32($0) })
             }
         }
-        var diagnostics = diagnostics
-        func rank(_ slot: Int32) -> (Int, Int, Int, Int, Int32) {
-            let d = declarations[Int(slot)]
-            return (d.identifier.lowercased().hasPrefix("public.") ? 0 : 1,
-                    d.origin.source.isSystem ? 1 : 0,
-                    conformsToData[Int(slot)] ? 0 : 1,
-                    d.kind == .exported ? 0 : 1,
-                    slot)
+        if let fast { return fast }
+        var lower = identifier.lowercased()
+        return lower.withUTF8 { image.lookup(table: identifierTable, key: $0) }.map { Int32($0) }
+    }
+
+    /// The tag table of a class, nil when no type has tags of it.
+    private func tagTable(_ tagClass: TagClass) -> Int? {
+        if tagClass == .filenameExtension { return extensionTable }
+        if tagClass == .mimeType { return mimeTable }
+        for i in 0..<tagClassCount where image.string(at: tagClassesStart + i * 3) == tagClass.identifier {
+            return image.int(tagClassesStart + i * 3 + 2)
         }
-        for (key, claimants) in index where claimants.count > 1 {
-            let ranked = claimants.sorted { rank($0) < rank($1) }
-            index[key] = ranked
-            let winner = declarations[Int(ranked[0])]
-            for loser in ranked.dropFirst() {
-                let d = declarations[Int(loser)]
-                // A clash between sources is reported where the losing tag came from.
-                let systemOnly = d.origin.source.isSystem && !winner.origin.source.isSystem
-                diagnostics.append(Diagnostic(systemOnly ? .note : .warning, file: d.origin.file, position: d.origin.position,
-                    "\(key.tagClass) \"\(key.tag)\" of \(d.identifier) is also claimed by \(winner.identifier) (\(winner.origin)), which is preferred"))
-            }
-        }
-        self.tagIndex = index
-        self.diagnostics = diagnostics
+        return nil
+    }
+
+    /// The claimants of a normalized tag, best first: count and first word.
+    private func claimants(_ normalized: String, _ tagClass: TagClass) -> (count: Int, start: Int) {
+        guard let table = tagTable(tagClass) else { return (0, 0) }
+        var key = normalized
+        guard let at = key.withUTF8({ image.lookup(table: table, key: $0) }) else { return (0, 0) }
+        return (min(image.int(Int(at)), count), Int(at) + 1)
+    }
+
+    /// The slot the registry gives the MIME type an entry of the MIME name
+    /// index names (as `types(tag:tagClass:conformingTo: nil)` would), nil
+    /// when no declared type claims it.
+    func slot(forMIMEName index: Int) -> Int32? {
+        let s = image.word(mimeNameSlots + 1 + index)
+        return index < image.int(mimeNameSlots) && s != ImageWriter.none && Int(s) < count ? Int32(s) : nil
     }
 
     /// Bundled declarations only.
@@ -103,13 +211,11 @@ public final class TypeRegistry: Sendable {
     // MARK: Queries
 
     /// Every declared type, in declaration order.
-    public var allTypes: [UTType] { declarations.indices.map { UTType(self, Int32($0)) } }
-
-    public var count: Int { declarations.count }
+    public var allTypes: [UTType] { (0..<count).map { UTType(self, Int32($0)) } }
 
     /// The declared type with `identifier` (any case), or nil.
     public func declaredType(_ identifier: String) -> UTType? {
-        slotOf[identifier.lowercased()].map { UTType(self, Int32($0)) }
+        slot(forIdentifier: identifier).map { UTType(self, $0) }
     }
 
     /// The declared type with `identifier`, or the type a well-formed
@@ -126,11 +232,10 @@ public final class TypeRegistry: Sendable {
     /// Every declared type that claims `tag` and conforms to `supertype`,
     /// best first; a dynamic type when none does.
     public func types(tag: String, tagClass: TagClass, conformingTo supertype: UTType? = nil) -> [UTType] {
-        let normalized = tagClass.normalize(tag)
-        let claimants = tagIndex[TagKey(tagClass: tagClass.identifier, tag: normalized)] ?? []
+        let (n, start) = claimants(tagClass.normalize(tag), tagClass)
         var result: [UTType] = []
-        for slot in claimants {
-            let candidate = UTType(self, slot)
+        for i in 0..<n {
+            let candidate = UTType(self, Int32(bitPattern: image.word(start + i)))
             if supertype.map({ candidate.conforms(to: $0) }) ?? true { result.append(candidate) }
         }
         if result.isEmpty { result.append(dynamicType(tag: tag, tagClass: tagClass, conformingTo: supertype)) }
@@ -140,21 +245,41 @@ public final class TypeRegistry: Sendable {
     /// The preferred type for `tag`: the best declared claimant conforming to
     /// `supertype`, else a dynamic type. Nil for an empty tag.
     public func type(tag: String, tagClass: TagClass, conformingTo supertype: UTType? = nil) -> UTType? {
-        guard !tagClass.normalize(tag).isEmpty else { return nil }
-        return types(tag: tag, tagClass: tagClass, conformingTo: supertype).first
+        let normalized = tagClass.normalize(tag)
+        guard !normalized.isEmpty else { return nil }
+        let (n, start) = claimants(normalized, tagClass)
+        for i in 0..<n {
+            let slot = Int32(bitPattern: image.word(start + i))
+            if let supertype, !conforms(slot, to: supertype) { continue }
+            return UTType(self, slot)
+        }
+        return dynamicType(tag: tag, tagClass: tagClass, conformingTo: supertype)
+    }
+
+    /// Whether the declared type in `slot` conforms to `type`.
+    @inline(__always)
+    private func conforms(_ slot: Int32, to type: UTType) -> Bool {
+        guard case .declared(let target) = type.storage, type.registry === self else {
+            return UTType(self, slot).conforms(to: type)
+        }
+        if target == dataSlot { return conformsToData(slot) }
+        return slot == target || hasAncestor(slot, target)
     }
 
     /// The type of a filename extension (a leading dot is accepted),
     /// conforming to `public.data` unless another supertype is given.
     public func type(filenameExtension: String, conformingTo supertype: UTType? = nil) -> UTType? {
-        type(tag: filenameExtension, tagClass: .filenameExtension, conformingTo: supertype ?? declaredType("public.data"))
+        type(tag: filenameExtension, tagClass: .filenameExtension, conformingTo: supertype ?? dataType)
     }
 
     /// The type of a MIME type (parameters ignored), conforming to
     /// `public.data` unless another supertype is given.
     public func type(mimeType: String, conformingTo supertype: UTType? = nil) -> UTType? {
-        type(tag: mimeType, tagClass: .mimeType, conformingTo: supertype ?? declaredType("public.data"))
+        type(tag: mimeType, tagClass: .mimeType, conformingTo: supertype ?? dataType)
     }
+
+    /// `public.data` of this registry, when declared.
+    var dataType: UTType? { dataSlot.map { UTType(self, $0) } }
 
     /// A dynamic type for `tag`, whether or not a declared type claims it.
     /// The tag is normalized first (`.SQL` and `sql` give the same type).
@@ -171,14 +296,14 @@ public final class TypeRegistry: Sendable {
     public func descendants(of type: UTType) -> [UTType] {
         guard let root = slot(of: type) else { return [] }
         var seen: Set<Int32> = [root]
-        var queue = children[Int(root)]
+        var queue = slotList(root, Field.children)
         var head = 0
         var result: [UTType] = []
         while head < queue.count {
             let next = queue[head]; head += 1
             guard seen.insert(next).inserted else { continue }
             result.append(UTType(self, next))
-            queue.append(contentsOf: children[Int(next)])
+            queue.append(contentsOf: slotList(next, Field.children))
         }
         return result
     }
@@ -200,18 +325,18 @@ public final class TypeRegistry: Sendable {
 
     /// The system sources whose tags were added to this type.
     public func supplemented(_ type: UTType) -> [DeclarationOrigin] {
-        slot(of: type).map { supplements[Int($0)] } ?? []
+        slot(of: type).map { origins($0, Field.supplements) } ?? []
     }
 
     /// The declarations this type's winning declaration replaced.
     public func overridden(_ type: UTType) -> [DeclarationOrigin] {
-        slot(of: type).map { shadowed[Int($0)] } ?? []
+        slot(of: type).map { origins($0, Field.shadowed) } ?? []
     }
 
     /// The slot of `type` in this registry; a type from another registry is
     /// found by its identifier.
     func slot(of type: UTType) -> Int32? {
         if type.registry === self { return type.slot }
-        return slotOf[type.identifier.lowercased()].map { Int32($0) }
+        return slot(forIdentifier: type.identifier)
     }
 }

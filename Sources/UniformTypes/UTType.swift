@@ -82,14 +82,14 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
 
     public var identifier: String {
         switch storage {
-        case .declared(let s): registry.declarations[Int(s)].identifier
+        case .declared(let s): registry.identifier(s)
         case .undeclared(let u): u.identifier
         }
     }
 
     /// The declaration that defines this type, nil for undeclared types.
     public var declaration: TypeDeclaration? {
-        slot.map { registry.declarations[Int($0)] }
+        slot.map { registry.declaration($0) }
     }
 
     /// The declared description (`UTTypeDescription`); for a type only the
@@ -100,14 +100,14 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
     /// shared-mime-info database has a translation of a type it declares;
     /// otherwise the declared description.
     public func localizedDescription(language: String?) -> String? {
-        guard let declaration else { return nil }
+        guard let slot else { return nil }
         if let language, !language.isEmpty, let db = registry.mimeDatabase {
             for mime in tags(.mimeType) where db.isKnown(mime) {
                 if let text = db.comment(for: mime, language: language) { return text }
             }
         }
-        if let description = declaration.description { return description }
-        guard declaration.origin.source == .sharedMIMEInfo, let db = registry.mimeDatabase,
+        if let description = registry.description(slot) { return description }
+        guard registry.origin(slot).source == .sharedMIMEInfo, let db = registry.mimeDatabase,
               let mime = preferredMIMEType else { return nil }
         return db.comment(for: mime, language: nil)
     }
@@ -130,7 +130,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
     /// Tags by class, each list in declared order.
     public var tagSpecification: [TagSpecification] {
         switch storage {
-        case .declared(let s): registry.declarations[Int(s)].tagSpecification
+        case .declared(let s): registry.tagSpecification(s)
         case .undeclared(let u): u.tags
         }
     }
@@ -151,7 +151,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
     /// The identifiers of the direct parents, as declared.
     public var declaredParents: [String] {
         switch storage {
-        case .declared(let s): registry.declarations[Int(s)].conformsTo
+        case .declared(let s): registry.conformsTo(s)
         case .undeclared(let u): u.conformsTo
         }
     }
@@ -161,7 +161,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
     public var orderedSupertypes: [UTType] {
         switch storage {
         case .declared(let s):
-            return registry.ancestors[Int(s)].map { UTType(registry, $0) }
+            return registry.ancestors(s).map { UTType(registry, $0) }
         case .undeclared(let u):
             var result: [UTType] = []
             var seen: Set<String> = [identifier.lowercased()]
@@ -182,7 +182,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
         if self == other { return true }
         switch (storage, other.storage) {
         case (.declared(let a), .declared(let b)):
-            return registry === other.registry ? registry.ancestors[Int(a)].contains(b)
+            return registry === other.registry ? registry.hasAncestor(a, b)
                 : orderedSupertypes.contains(other)
         default:
             return orderedSupertypes.contains(other)
@@ -193,7 +193,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
     public func isSupertype(of other: UTType) -> Bool { self != other && other.conforms(to: self) }
 
     /// Where the winning declaration came from.
-    public var origin: DeclarationOrigin? { declaration?.origin }
+    public var origin: DeclarationOrigin? { slot.map { registry.origin($0) } }
 
     public var description: String { identifier }
 

@@ -1,0 +1,181 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why an image cannot be used.
+public struct ImageError: Error, Sendable, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
+
+/// Memory an image lives in, freed with the last view of it.
+final class ImageStorage: @unchecked Sendable {
+    let base: UnsafeMutableRawPointer
+    let count: Int
+
+    init(copying bytes: UnsafeRawBufferPointer) {
+        count = bytes.count
+        base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        if let source = bytes.baseAddress { base.copyMemory(from: source, byteCount: count) }
+    }
+
+    init(capacity: Int) {
+        count = capacity
+        base = UnsafeMutableRawPointer.allocate(byteCount: max(capacity, 1), alignment: 16)
+    }
+
+    deinit { base.deallocate() }
+}
+
+/// A compiled image read in place: words and pool bytes, checked when
+/// opened (header, sizes, checksum) and bounds-checked on every read, so
+/// that a damaged image gives an error or, at worst, empty answers, never a
+/// crash.
+public struct ImageView: @unchecked Sendable {
+    static let magic: [UInt8] = Array("UTIIMAGE".utf8)
+    static let formatVersion: UInt32 = 1
+    public static let headerSize = 40
+
+    private let storage: ImageStorage
+    private let words: UnsafePointer<UInt32>
+    public let wordCount: Int
+    private let pool: UnsafePointer<UInt8>
+    public let poolCount: Int
+    /// What the image holds, as its writer named it.
+    public let kind: UInt32
+    /// The word index the image's reader starts from.
+    public let root: Int
+
+    /// Checks and copies `bytes`.
+    public init(_ bytes: UnsafeRawBufferPointer, kind expectedKind: UInt32) throws(ImageError) {
+        try self.init(storage: ImageStorage(copying: bytes), kind: expectedKind)
+    }
+
+    public init(_ bytes: [UInt8], kind expectedKind: UInt32) throws(ImageError) {
+        let storage = bytes.withUnsafeBytes { ImageStorage(copying: $0) }
+        try self.init(storage: storage, kind: expectedKind)
+    }
+
+    /// Reads and checks the image in `path`; nil when there is no such file.
+    public static func read(path: String, kind: UInt32, limit: Int = 256 << 20) throws(ImageError) -> ImageView? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw ImageError("cannot open: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw ImageError("not a regular file") }
+        let size = Int(info.st_size)
+        guard size >= headerSize, size <= limit else { throw ImageError("size \(size) is out of range") }
+        let storage = ImageStorage(capacity: size)
+        var filled = 0
+        while filled < size {
+            let n = Glibc.read(fd, storage.base + filled, size - filled)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw ImageError("cannot read: \(n < 0 ? String(cString: strerror(errno)) : "file shrank")") }
+            filled += n
+        }
+        return try ImageView(storage: storage, kind: kind)
+    }
+
+    private init(storage: ImageStorage, kind expectedKind: UInt32) throws(ImageError) {
+        let raw = UnsafeRawBufferPointer(start: storage.base, count: storage.count)
+        guard raw.count >= Self.headerSize, raw.prefix(8).elementsEqual(Self.magic) else {
+            throw ImageError("not a compiled image")
+        }
+        func word(_ offset: Int) -> UInt32 { UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+        guard word(8) == Self.formatVersion else { throw ImageError("image format \(word(8)), expected \(Self.formatVersion)") }
+        guard word(12) == expectedKind else { throw ImageError("image holds kind \(word(12)), expected \(expectedKind)") }
+        let root = Int(word(16)), wordCount = Int(word(20)), poolCount = Int(word(24))
+        guard Self.headerSize + wordCount * 4 + poolCount == raw.count else {
+            throw ImageError("sizes in the header do not match the file (\(raw.count) bytes)")
+        }
+        let stored = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 32, as: UInt64.self))
+        guard ImageHash.checksum(UnsafeRawBufferPointer(rebasing: raw[Self.headerSize...])) == stored else {
+            throw ImageError("checksum mismatch (damaged)")
+        }
+        guard root < wordCount else { throw ImageError("root word out of range") }
+        self.storage = storage
+        self.kind = expectedKind
+        self.root = root
+        self.wordCount = wordCount
+        self.poolCount = poolCount
+        self.words = UnsafePointer((storage.base + Self.headerSize).assumingMemoryBound(to: UInt32.self))
+        self.pool = UnsafePointer((storage.base + Self.headerSize + wordCount * 4).assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// The word at `index`; 0 outside the image.
+    @inline(__always)
+    public func word(_ index: Int) -> UInt32 {
+        index >= 0 && index < wordCount ? words[index] : 0
+    }
+
+    @inline(__always)
+    public func int(_ index: Int) -> Int { Int(word(index)) }
+
+    /// The pool bytes of the reference in words `index`, `index + 1`; empty
+    /// when absent or out of range.
+    @inline(__always)
+    public func bytes(at index: Int) -> UnsafeBufferPointer<UInt8> {
+        bytes(offset: word(index), count: word(index + 1))
+    }
+
+    @inline(__always)
+    func bytes(offset: UInt32, count: UInt32) -> UnsafeBufferPointer<UInt8> {
+        let o = Int(offset), n = Int(count)
+        guard offset != ImageWriter.none, o <= poolCount, n <= poolCount - o else { return UnsafeBufferPointer(start: pool, count: 0) }
+        return UnsafeBufferPointer(start: pool + o, count: n)
+    }
+
+    /// The string referenced by words `index`, `index + 1`; nil when absent.
+    public func string(at index: Int) -> String? {
+        if word(index) == ImageWriter.none { return nil }
+        return String(decoding: bytes(at: index), as: UTF8.self)
+    }
+
+    /// Whether the string referenced at `index` equals `other`.
+    @inline(__always)
+    public func string(at index: Int, equals other: UnsafeBufferPointer<UInt8>) -> Bool {
+        let b = bytes(at: index)
+        return b.count == other.count && (b.count == 0 || memcmp(b.baseAddress!, other.baseAddress!, b.count) == 0)
+    }
+
+    /// The value `key` maps to in the hash table at `table`, nil when absent.
+    @inline(__always)
+    public func lookup(table: Int, key: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        lookup(table: table, key: key, hash: ImageHash.forward(key))
+    }
+
+    /// As `lookup(table:key:)` with the key's hash already computed (the
+    /// reversed hash for tables built with `reversedKeys`).
+    @inline(__always)
+    public func lookup(table: Int, key: UnsafeBufferPointer<UInt8>, hash: UInt32) -> UInt32? {
+        let mask = Int(word(table))
+        let base = table + 1
+        var b = Int(hash) & mask
+        var probes = 0
+        while probes <= mask {
+            let slot = base + b * 4
+            let offset = word(slot + 1)
+            if offset == ImageWriter.none { return nil }
+            if word(slot) == hash && word(slot + 2) == UInt32(key.count) {
+                let stored = bytes(offset: offset, count: word(slot + 2))
+                if stored.count == key.count && (key.count == 0 || memcmp(stored.baseAddress!, key.baseAddress!, key.count) == 0) {
+                    return word(slot + 3)
+                }
+            }
+            b = (b + 1) & mask
+            probes += 1
+        }
+        return nil
+    }
+
+    /// The whole image as it would be written to a file.
+    public func withFileBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: storage.base, count: storage.count))
+    }
+}

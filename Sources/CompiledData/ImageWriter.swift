@@ -1,0 +1,158 @@
+/// Builds a compiled image: an array of 32-bit words (the structure) and a
+/// pool of bytes (strings and blobs) that words point into. The result is
+/// read back without decoding by `ImageView`.
+public struct ImageWriter {
+    public private(set) var words: [UInt32] = []
+    public private(set) var pool: [UInt8] = []
+    private var interned: [String: UInt32] = [:]
+
+    /// The word that marks an absent string or blob.
+    public static let none: UInt32 = .max
+
+    public init() {}
+
+    public var wordCount: Int { words.count }
+
+    /// Appends one word and returns its index.
+    @discardableResult
+    public mutating func append(_ word: UInt32) -> Int {
+        words.append(word)
+        return words.count - 1
+    }
+
+    @discardableResult
+    public mutating func append(_ value: Int) -> Int { append(UInt32(truncatingIfNeeded: value)) }
+
+    /// Appends `count` zero words to fill in later and returns the first index.
+    public mutating func reserve(_ count: Int) -> Int {
+        words.append(contentsOf: repeatElement(0, count: count))
+        return words.count - count
+    }
+
+    public subscript(index: Int) -> UInt32 {
+        get { words[index] }
+        set { words[index] = newValue }
+    }
+
+    /// Appends a string reference (pool offset, length): two words. Equal
+    /// strings share their bytes; nil is stored as `none`.
+    public mutating func appendString(_ string: String?) {
+        let (offset, length) = reference(string)
+        append(offset)
+        append(length)
+    }
+
+    /// The pool reference of `string`, stored once.
+    public mutating func reference(_ string: String?) -> (UInt32, UInt32) {
+        guard let string else { return (Self.none, 0) }
+        if let offset = interned[string] { return (offset, UInt32(string.utf8.count)) }
+        let offset = UInt32(pool.count)
+        pool.append(contentsOf: string.utf8)
+        interned[string] = offset
+        return (offset, UInt32(string.utf8.count))
+    }
+
+    /// Appends a blob reference (two words) to `bytes`, stored as given.
+    public mutating func appendBlob(_ bytes: [UInt8]) {
+        append(UInt32(pool.count))
+        append(bytes.count)
+        pool.append(contentsOf: bytes)
+    }
+
+    /// Appends a hash table from byte keys to word values and returns the
+    /// index of its first word. With `reversedKeys` the stored hash is that
+    /// of the key read backwards, for suffix lookups that grow leftwards.
+    /// Layout: bucket mask, then per bucket: hash, key offset (`none` when
+    /// empty), key length, value; linear probing, at most half full.
+    public mutating func appendHashTable(_ entries: [(key: [UInt8], value: UInt32)], reversedKeys: Bool = false) -> Int {
+        var buckets = 8
+        while buckets < entries.count * 2 { buckets <<= 1 }
+        let start = append(buckets - 1)
+        let base = reserve(buckets * 4)
+        for b in 0..<buckets { words[base + b * 4 + 1] = Self.none }
+        for (key, value) in entries {
+            let hash = reversedKeys ? ImageHash.reversed(key[...]) : ImageHash.forward(key[...])
+            var b = Int(hash) & (buckets - 1)
+            while words[base + b * 4 + 1] != Self.none { b = (b + 1) & (buckets - 1) }
+            words[base + b * 4] = hash
+            words[base + b * 4 + 1] = UInt32(pool.count)
+            words[base + b * 4 + 2] = UInt32(key.count)
+            words[base + b * 4 + 3] = value
+            pool.append(contentsOf: key)
+        }
+        return start
+    }
+
+    /// The finished image: header, words, pool. `kind` names what the image
+    /// holds; `root` is the word index its reader starts from.
+    public func image(kind: UInt32, root: Int) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(ImageView.headerSize + words.count * 4 + pool.count)
+        out.append(contentsOf: ImageView.magic)
+        func put32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
+        put32(ImageView.formatVersion)
+        put32(kind)
+        put32(UInt32(root))
+        put32(UInt32(words.count))
+        put32(UInt32(pool.count))
+        put32(0)
+        let checksumAt = out.count
+        out.append(contentsOf: repeatElement(0, count: 8))
+        for w in words { put32(w) }
+        out.append(contentsOf: pool)
+        let sum = out.withUnsafeBytes { ImageHash.checksum(UnsafeRawBufferPointer(rebasing: $0[ImageView.headerSize...])) }
+        withUnsafeBytes(of: sum.littleEndian) { raw in
+            for i in 0..<8 { out[checksumAt + i] = raw[i] }
+        }
+        return out
+    }
+}
+
+/// The hashes images use: FNV-1a over bytes (keys), and a four-lane
+/// multiply-rotate sum over whole images (damage detection).
+public enum ImageHash {
+    static let basis: UInt32 = 2_166_136_261
+    static let prime: UInt32 = 16_777_619
+
+    @inline(__always)
+    public static func step(_ hash: UInt32, _ byte: UInt8) -> UInt32 { (hash ^ UInt32(byte)) &* prime }
+
+    public static var start: UInt32 { basis }
+
+    public static func forward<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
+        var h = basis
+        for b in bytes { h = step(h, b) }
+        return h
+    }
+
+    public static func reversed<C: BidirectionalCollection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
+        var h = basis
+        for b in bytes.reversed() { h = step(h, b) }
+        return h
+    }
+
+    /// A 64-bit sum of `data` that changes when any byte does.
+    public static func checksum(_ data: UnsafeRawBufferPointer) -> UInt64 {
+        @inline(__always) func mix(_ lane: UInt64, _ word: UInt64) -> UInt64 {
+            let x = (lane ^ word) &* 0x9E37_79B9_7F4A_7C15
+            return (x << 31) | (x >> 33)
+        }
+        var a: UInt64 = 0x243F_6A88_85A3_08D3, b: UInt64 = 0x1319_8A2E_0370_7344
+        var c: UInt64 = 0xA409_3822_299F_31D0, d: UInt64 = 0x082E_FA98_EC4E_6C89
+        let blocks = data.count / 32
+        var offset = 0
+        for _ in 0..<blocks {
+            a = mix(a, data.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            b = mix(b, data.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+            c = mix(c, data.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+            d = mix(d, data.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
+            offset += 32
+        }
+        var tail: UInt64 = UInt64(data.count)
+        while offset < data.count {
+            tail = (tail << 8 | UInt64(data[offset])) &* 0x100_0000_01B3
+            offset += 1
+        }
+        return mix(mix(mix(mix(tail, a), b), c), d)
+    }
+}

@@ -1,0 +1,242 @@
+import CompiledData
+import PropertyLists
+import SharedMIMEInfo
+
+/// The compiled form of a registry: every merged declaration, the
+/// conformance lists, the tag and identifier indexes, the diagnostics and
+/// the MIME database, in one image that `TypeRegistry` reads in place.
+///
+/// Words at the root: type count, type records, identifier table, tag class
+/// count, tag classes, diagnostics, diagnostic count, MIME flags, MIME name
+/// index root, encoded MIME layers (two words), MIME name slots, extra blob
+/// (two words), `public.data` slot.
+enum RegistryImage {
+    static let kind: UInt32 = 0x5554_4952
+    /// Words per type record.
+    static let recordSize = 22
+
+    enum Field {
+        static let identifier = 0, kind = 2, position = 3, file = 4, description = 6, referenceURL = 8
+        static let version = 10, iconName = 12, conformsTo = 14, tags = 15, parents = 16, ancestors = 17
+        static let children = 18, flags = 19, shadowed = 20, supplements = 21
+    }
+
+    enum Root {
+        static let count = 0, types = 1, identifiers = 2, tagClassCount = 3, tagClasses = 4, diagnostics = 5
+        static let diagnosticCount = 6, mimeFlags = 7, mimeIndex = 8, mimeLayers = 9, mimeNameSlots = 11
+        static let extra = 12, dataSlot = 14, size = 15
+    }
+
+    static let sources: [DeclarationOrigin.Source] = [.bundled, .user, .application, .sharedMIMEInfo, .mimeTypes]
+
+    struct Input {
+        var declarations: [TypeDeclaration]
+        var parents: [[Int32]]
+        var ancestors: [[Int32]]
+        var shadowed: [[DeclarationOrigin]]
+        var supplements: [[DeclarationOrigin]]
+        var diagnostics: [Diagnostic]
+        var mimeDatabase: MIMEDatabase?
+    }
+
+    /// Compiles a merged registry. Ranks each tag's claimants (public
+    /// first, then declarations over system data, then types conforming to
+    /// `public.data`, then exported, then declaration order) and reports
+    /// every clash where the losing tag came from. `extra` is stored as is.
+    static func write(_ input: Input, extra: [UInt8] = []) -> [UInt8] {
+        let declarations = input.declarations
+        var w = ImageWriter()
+        let empty = w.append(0)
+
+        func list(_ slots: [Int32]) -> Int {
+            if slots.isEmpty { return empty }
+            let at = w.append(slots.count)
+            for s in slots { w.append(UInt32(bitPattern: s)) }
+            return at
+        }
+        func strings(_ values: [String]) -> Int {
+            if values.isEmpty { return empty }
+            let at = w.append(values.count)
+            for v in values { w.appendString(v) }
+            return at
+        }
+        func appendOrigin(_ origin: DeclarationOrigin) {
+            let (kind, value) = encode(origin.position)
+            w.append(UInt32(sources.firstIndex(of: origin.source) ?? 0) | kind << 8)
+            w.append(value)
+            w.appendString(origin.file)
+        }
+        func origins(_ values: [DeclarationOrigin]) -> Int {
+            if values.isEmpty { return empty }
+            let at = w.append(values.count)
+            for o in values { appendOrigin(o) }
+            return at
+        }
+
+        var children = [[Int32]](repeating: [], count: declarations.count)
+        for (child, parents) in input.parents.enumerated() {
+            for parent in parents { children[Int(parent)].append(Int32(child)) }
+        }
+        var slotOf: [String: Int] = [:]
+        for (slot, d) in declarations.enumerated() where slotOf[d.identifier.lowercased()] == nil {
+            slotOf[d.identifier.lowercased()] = slot
+        }
+        let data = slotOf["public.data"].map { Int32($0) }
+        let conformsToData = declarations.indices.map { i in
+            data.map { Int32(i) == $0 || input.ancestors[i].contains($0) } ?? false
+        }
+
+        // Tag index: every declared tag, its claimants best first.
+        var classes: [String] = []
+        var index: [String: [String: [Int32]]] = [:]
+        var order: [String: [String]] = [:]
+        for (slot, declaration) in declarations.enumerated() {
+            for spec in declaration.tagSpecification {
+                let c = spec.tagClass.identifier
+                if index[c] == nil { classes.append(c); index[c] = [:]; order[c] = [] }
+                for tag in spec.tags {
+                    let key = spec.tagClass.normalize(tag)
+                    if index[c]![key] == nil { order[c]!.append(key) }
+                    if index[c]![key]?.contains(Int32(slot)) == true { continue }
+                    index[c]![key, default: []].append(Int32(slot))
+                }
+            }
+        }
+        var diagnostics = input.diagnostics
+        func rank(_ slot: Int32) -> (Int, Int, Int, Int, Int32) {
+            let d = declarations[Int(slot)]
+            return (d.identifier.lowercased().hasPrefix("public.") ? 0 : 1,
+                    d.origin.source.isSystem ? 1 : 0,
+                    conformsToData[Int(slot)] ? 0 : 1,
+                    d.kind == .exported ? 0 : 1,
+                    slot)
+        }
+        for c in classes {
+            for key in order[c]! {
+                let claimants = index[c]![key]!
+                guard claimants.count > 1 else { continue }
+                let ranked = claimants.sorted { rank($0) < rank($1) }
+                index[c]![key] = ranked
+                let winner = declarations[Int(ranked[0])]
+                for loser in ranked.dropFirst() {
+                    let d = declarations[Int(loser)]
+                    // A clash between sources is reported where the losing tag came from.
+                    let systemOnly = d.origin.source.isSystem && !winner.origin.source.isSystem
+                    diagnostics.append(Diagnostic(systemOnly ? .note : .warning, file: d.origin.file, position: d.origin.position,
+                        "\(c) \"\(key)\" of \(d.identifier) is also claimed by \(winner.identifier) (\(winner.origin)), which is preferred"))
+                }
+            }
+        }
+
+        // Type records.
+        var records: [[UInt32]] = []
+        records.reserveCapacity(declarations.count)
+        for (slot, d) in declarations.enumerated() {
+            var r = [UInt32](repeating: 0, count: recordSize)
+            func ref(_ field: Int, _ s: String?) { (r[field], r[field + 1]) = w.reference(s) }
+            ref(Field.identifier, d.identifier)
+            let (positionKind, positionValue) = encode(d.origin.position)
+            r[Field.kind] = (d.kind == .exported ? 0 : 1) | UInt32(sources.firstIndex(of: d.origin.source) ?? 0) << 8 | positionKind << 16
+            r[Field.position] = positionValue
+            ref(Field.file, d.origin.file)
+            ref(Field.description, d.description)
+            ref(Field.referenceURL, d.referenceURL)
+            ref(Field.version, d.version)
+            ref(Field.iconName, d.iconName)
+            r[Field.conformsTo] = UInt32(strings(d.conformsTo))
+            if d.tagSpecification.isEmpty {
+                r[Field.tags] = UInt32(empty)
+            } else {
+                let lists = d.tagSpecification.map { strings($0.tags) }
+                r[Field.tags] = UInt32(w.append(d.tagSpecification.count))
+                for (spec, tags) in zip(d.tagSpecification, lists) {
+                    w.appendString(spec.tagClass.identifier)
+                    w.append(tags)
+                }
+            }
+            r[Field.parents] = UInt32(list(input.parents[slot]))
+            r[Field.ancestors] = UInt32(list(input.ancestors[slot]))
+            r[Field.children] = UInt32(list(children[slot]))
+            r[Field.flags] = conformsToData[slot] ? 1 : 0
+            r[Field.shadowed] = UInt32(origins(input.shadowed[slot]))
+            r[Field.supplements] = UInt32(origins(input.supplements[slot]))
+            records.append(r)
+        }
+        let typesStart = w.wordCount
+        for r in records { for x in r { w.append(x) } }
+
+        let identifiers = w.appendHashTable(slotOf.map { (Array($0.key.utf8), UInt32($0.value)) })
+        var classTables: [(String, Int)] = []
+        for c in classes {
+            let entries = order[c]!.map { key in (Array(key.utf8), UInt32(list(index[c]![key]!))) }
+            classTables.append((c, w.appendHashTable(entries)))
+        }
+        let classesStart = w.wordCount
+        for (c, table) in classTables { w.appendString(c); w.append(table) }
+
+        let diagnosticsStart = w.wordCount
+        for d in diagnostics {
+            let (kind, value) = encode(d.position)
+            w.append(d.severity == .error ? 2 : d.severity == .warning ? 1 : 0)
+            w.append(kind)
+            w.append(value)
+            w.appendString(d.file)
+            w.appendString(d.message)
+        }
+
+        var mimeFlags: UInt32 = 0
+        var mimeIndex = 0
+        var mimeSlots = empty
+        var layers: [UInt8] = []
+        if let db = input.mimeDatabase {
+            mimeFlags = 1 | (db.isEmpty ? 2 : 0)
+            mimeIndex = db.writeNameIndex(into: &w)
+            layers = db.encodedLayers()
+            let names = db.nameIndex.nameCount
+            mimeSlots = w.append(names)
+            let mimeTable = index[TagClass.mimeType.identifier] ?? [:]
+            for i in 0..<names {
+                let key = TagClass.mimeType.normalize(db.nameIndex.name(i))
+                w.append(mimeTable[key]?.first.map { UInt32($0) } ?? ImageWriter.none)
+            }
+        }
+
+        let root = w.reserve(Root.size)
+        w[root + Root.count] = UInt32(declarations.count)
+        w[root + Root.types] = UInt32(typesStart)
+        w[root + Root.identifiers] = UInt32(identifiers)
+        w[root + Root.tagClassCount] = UInt32(classTables.count)
+        w[root + Root.tagClasses] = UInt32(classesStart)
+        w[root + Root.diagnostics] = UInt32(diagnosticsStart)
+        w[root + Root.diagnosticCount] = UInt32(diagnostics.count)
+        w[root + Root.mimeFlags] = mimeFlags
+        w[root + Root.mimeIndex] = UInt32(mimeIndex)
+        let layersAt = w.wordCount
+        w.appendBlob(layers)
+        w[root + Root.mimeLayers] = w[layersAt]
+        w[root + Root.mimeLayers + 1] = w[layersAt + 1]
+        w[root + Root.mimeNameSlots] = UInt32(mimeSlots)
+        let extraAt = w.wordCount
+        w.appendBlob(extra)
+        w[root + Root.extra] = w[extraAt]
+        w[root + Root.extra + 1] = w[extraAt + 1]
+        w[root + Root.dataSlot] = data.map { UInt32($0) } ?? ImageWriter.none
+        return w.image(kind: kind, root: root)
+    }
+
+    static func encode(_ position: SourcePosition) -> (UInt32, UInt32) {
+        switch position {
+        case .unknown: (0, 0)
+        case .line(let n): (1, UInt32(clamping: n))
+        case .offset(let n): (2, UInt32(clamping: n))
+        }
+    }
+
+    static func decode(_ kind: UInt32, _ value: UInt32) -> SourcePosition {
+        switch kind {
+        case 1: .line(Int(value))
+        case 2: .offset(Int(value))
+        default: .unknown
+        }
+    }
+}
