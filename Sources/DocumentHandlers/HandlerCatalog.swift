@@ -240,6 +240,28 @@ public struct AppBundleSet: Sendable {
         order.compactMap { bundles[$0]?.declarations }
     }
 
+    /// The bundles of `searchPath` as a registry source: the folders and
+    /// `Info.plist` files that decide whether a compiled registry is
+    /// current, and how to read their declarations.
+    public static func registrySources(_ searchPath: ApplicationSearchPath) -> RegistryLoader.ApplicationSources {
+        let roots = searchPath.explicitBundlePaths + ["search"] + searchPath.bundleFolders
+        let stamps = {
+            var paths: [String] = []
+            for root in searchPath.explicitBundlePaths + searchPath.bundleFolders {
+                paths.append(root)
+                if let plist = AppBundle.infoPlist(in: root) { paths.append(plist); continue }
+                for child in HandlerCatalog.childFolders(root) {
+                    if let plist = AppBundle.infoPlist(in: child) { paths += [child, plist] }
+                }
+            }
+            return paths
+        }
+        return RegistryLoader.ApplicationSources(roots: roots, stampPaths: stamps) {
+            let set = AppBundleSet(searchPath: searchPath)
+            return (set.declarations, set.problems.map(\.description))
+        }
+    }
+
     private mutating func readBundles() {
         for path in searchPath.explicitBundlePaths {
             var info = stat()

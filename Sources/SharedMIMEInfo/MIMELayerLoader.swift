@@ -66,6 +66,13 @@ public enum MIMELayerLoader {
         return layer
     }
 
+    /// Every file and folder `load(directory:)` looks at, for checking
+    /// whether something compiled from the folder is still current.
+    public static func sourcePaths(directory: String) -> [String] {
+        [directory, directory + "/mime.cache", directory + "/packages"] + packageFiles(in: directory + "/packages")
+            + [directory + "/types", directory + "/treemagic"]
+    }
+
     /// `types` lists every type (the cache only names those with globs,
     /// magic, parents, aliases or icons); `treemagic` is not in the cache.
     static func completeFromTextFiles(_ layer: inout MIMELayer, diagnostics: inout [MIMEDiagnostic]) {

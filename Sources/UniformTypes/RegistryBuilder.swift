@@ -69,7 +69,14 @@ public struct RegistryBuilder {
         "inode/mount-point": "public.volume",
     ]
 
+    /// Merges, checks and compiles the registry, and reads it in place.
     public func build() -> TypeRegistry {
+        // An image just written is well formed.
+        TypeRegistry(image: try! ImageView(compile(), kind: RegistryImage.kind))
+    }
+
+    /// The compiled registry image (see `RegistryImage`), carrying `extra`.
+    func compile(extra: [UInt8] = []) -> [UInt8] {
         var diagnostics = self.diagnostics
         func report(_ severity: Diagnostic.Severity, _ origin: DeclarationOrigin, _ message: String) {
             diagnostics.append(Diagnostic(severity, file: origin.file, position: origin.position, message))
@@ -158,15 +165,10 @@ public struct RegistryBuilder {
             report(.error, winners[index].origin, "conformance cycle: \((names + [names[0]]).joined(separator: " -> "))")
         }
 
-        return build(RegistryImage.Input(declarations: winners, parents: parents, ancestors: ancestors, shadowed: shadowed,
-                                         supplements: supplements, diagnostics: diagnostics, mimeDatabase: mimeDatabase))
-    }
-
-    /// Compiles the merged registry and reads it back in place.
-    private func build(_ input: RegistryImage.Input) -> TypeRegistry {
-        let bytes = RegistryImage.write(input)
-        // An image just written is well formed.
-        return TypeRegistry(image: try! ImageView(bytes, kind: RegistryImage.kind))
+        return RegistryImage.write(RegistryImage.Input(declarations: winners, parents: parents, ancestors: ancestors,
+                                                       shadowed: shadowed, supplements: supplements,
+                                                       diagnostics: diagnostics, mimeDatabase: mimeDatabase),
+                                   extra: extra)
     }
 
     private func mergeSystemRecords(into winners: inout [TypeDeclaration], slotOf: inout [String: Int],

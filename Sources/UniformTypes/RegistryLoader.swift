@@ -27,8 +27,68 @@ public enum RegistryLoader {
         var search = DeclarationSearchPath.environment(environment)
         search.explicitPaths += extraPaths
         let (files, missing) = search.resolve()
+        if files.isEmpty && missing.isEmpty && !includeSystem && applicationDeclarations.isEmpty { return TypeRegistry.bundled }
+        return try builder(search: search, includeSystem: includeSystem, applicationDeclarations: applicationDeclarations,
+                           environment: environment).build()
+    }
+
+    /// App bundles whose type declarations join the registry: the roots
+    /// they are looked for in, the files and folders that decide whether a
+    /// compiled registry is current, and how to read their declarations
+    /// (with the problems of paths the user named).
+    public struct ApplicationSources {
+        public var roots: [String]
+        public var stampPaths: () -> [String]
+        public var read: () -> (declarations: [DeclarationReader], problems: [String])
+
+        public init(roots: [String] = [], stampPaths: @escaping () -> [String] = { [] },
+                    read: @escaping () -> (declarations: [DeclarationReader], problems: [String]) = { ([], []) }) {
+            self.roots = roots
+            self.stampPaths = stampPaths
+            self.read = read
+        }
+    }
+
+    /// What `load` reads, for `RegistryCache`: the same sources, named so
+    /// that a compiled registry can be checked against them.
+    public static func cacheSources(extraPaths: [String] = [], includeSystem: Bool = true,
+                                    applications: ApplicationSources = ApplicationSources(),
+                                    environment: [String: String] = ProcessEnvironment.current) -> RegistryCache.Sources {
+        var search = DeclarationSearchPath.environment(environment)
+        search.explicitPaths += extraPaths
+        var roots = ["system: \(includeSystem)"]
+        let mimeFolders = includeSystem ? MIMESearchPath.environment(environment).directories : []
+        let mimeTypes = includeSystem ? MIMETypesFile.paths(environment: environment) : []
+        roots += mimeFolders + ["mime.types"] + mimeTypes
+        roots += ["declarations"] + search.optionalFolders + ["named"] + search.explicitPaths
+        roots += ["apps"] + applications.roots
+        let stamps = {
+            mimeFolders.flatMap(MIMELayerLoader.sourcePaths) + mimeTypes
+                + search.optionalFolders + search.explicitPaths + search.files() + applications.stampPaths()
+        }
+        return RegistryCache.Sources(roots: roots, stampPaths: stamps) { () throws(Failure) -> RegistryBuilder in
+            let (declarations, problems) = applications.read()
+            let built: Result<RegistryBuilder, Failure>
+            do throws(Failure) {
+                built = .success(try builder(search: search, includeSystem: includeSystem,
+                                             applicationDeclarations: declarations, environment: environment))
+            } catch {
+                built = .failure(error)
+            }
+            switch built {
+            case .success(let builder) where problems.isEmpty: return builder
+            case .success: throw Failure(problems: problems)
+            case .failure(let error): throw Failure(problems: problems + error.problems)
+            }
+        }
+    }
+
+    /// The builder `load` builds: lowest precedence first, refusing a
+    /// partial set of the declaration files the user named.
+    static func builder(search: DeclarationSearchPath, includeSystem: Bool, applicationDeclarations: [DeclarationReader],
+                        environment: [String: String]) throws(Failure) -> RegistryBuilder {
+        let (files, missing) = search.resolve()
         var problems = missing.map { "\($0.path): \($0.reason)" }
-        if files.isEmpty && problems.isEmpty && !includeSystem && applicationDeclarations.isEmpty { return TypeRegistry.bundled }
         var builder = RegistryBuilder.bundled()
         if includeSystem { addSystemSources(to: &builder, environment: environment) }
         for reader in applicationDeclarations { builder.add(reader) }
@@ -40,7 +100,7 @@ public enum RegistryLoader {
             builder.add(reader)
         }
         guard problems.isEmpty else { throw Failure(problems: problems) }
-        return builder.build()
+        return builder
     }
 
     /// Whether `load` would read declaration files (which may fail): true

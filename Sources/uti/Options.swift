@@ -40,9 +40,23 @@ struct RegistryOptions: ParsableArguments {
         return (registry, bundles)
     }
 
+    /// The registry for lookups: the compiled one in the cache when it is
+    /// current (see `RegistryCache`), else built from the sources and saved.
+    func loadCached() throws(RegistryLoader.Failure) -> TypeRegistry {
+        let sources = RegistryLoader.cacheSources(extraPaths: declarations, includeSystem: !noSystem,
+                                                  applications: AppBundleSet.registrySources(applicationSearchPath))
+        guard let cache = RegistryCache.environment() else { return try sources.build().build() }
+        return try cache.load(sources).0
+    }
+
     /// The registry, or exit status 2 with every unusable source named.
     func load() throws -> TypeRegistry {
-        try loadOrExit().0
+        do {
+            return try loadCached()
+        } catch {
+            for problem in error.problems { Console.error("uti: \(problem)") }
+            throw ExitCode(Status.error)
+        }
     }
 
     /// The registry and bundles, or exit status 2 with every unusable source named.

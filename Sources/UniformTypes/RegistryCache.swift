@@ -1,0 +1,193 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CompiledData
+import PropertyLists
+import SharedMIMEInfo
+
+/// Compiled registries kept between runs, so that a lookup reads one
+/// checked image instead of parsing its sources.
+///
+/// A cache file holds the compiled registry and the state of every source
+/// it was built from (device, inode, size, modification and change times
+/// of each file and folder, or its absence), plus the running executable.
+/// It is used only when every source still has that state and the image
+/// passes its checks (header, sizes, checksum); otherwise the registry is
+/// rebuilt from its sources and the file replaced atomically (written to a
+/// temporary file in the same folder, then renamed over the old one).
+/// Each set of search paths has its own file, named by a hash of them.
+public struct RegistryCache: Sendable {
+    /// The folder holding the cache files.
+    public var directory: String
+
+    public init(directory: String) { self.directory = directory }
+
+    /// `UTI_CACHE_DIR` when set (empty turns caching off), else
+    /// `$XDG_CACHE_HOME/uti`, else `~/.cache/uti`; nil when caching is off
+    /// or there is no home folder.
+    public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> RegistryCache? {
+        if let dir = variables["UTI_CACHE_DIR"] { return dir.isEmpty ? nil : RegistryCache(directory: dir) }
+        if let cache = variables["XDG_CACHE_HOME"], cache.hasPrefix("/") { return RegistryCache(directory: cache + "/uti") }
+        if let home = variables["HOME"], home.hasPrefix("/") { return RegistryCache(directory: home + "/.cache/uti") }
+        return nil
+    }
+
+    /// What a registry is built from: the search roots that name the cache
+    /// file, the files and folders whose state decides whether it is
+    /// current, and how to build it.
+    public struct Sources {
+        public var roots: [String]
+        /// Listed only when the registry is built.
+        public var stampPaths: () -> [String]
+        public var build: () throws(RegistryLoader.Failure) -> RegistryBuilder
+
+        public init(roots: [String], stampPaths: @escaping () -> [String],
+                    build: @escaping () throws(RegistryLoader.Failure) -> RegistryBuilder) {
+            self.roots = roots
+            self.stampPaths = stampPaths
+            self.build = build
+        }
+    }
+
+    /// How the last `load` got its registry.
+    public enum Outcome: Sendable, Equatable {
+        /// The cache file was current and sound.
+        case reused
+        /// There was no cache file, or a source changed: rebuilt and saved.
+        case rebuilt
+        /// The cache file was damaged (the reason): rebuilt and saved.
+        case replacedDamaged(String)
+        /// Rebuilt, but the cache file could not be written (the reason).
+        case notSaved(String)
+    }
+
+    /// The cache file for `roots`.
+    public func path(roots: [String]) -> String {
+        let key = roots.joined(separator: "\u{0}")
+        let hash = Array(key.utf8).withUnsafeBytes { ImageHash.checksum($0) }
+        return directory + "/registry-" + String(hash, radix: 16) + ".img"
+    }
+
+    /// The registry for `sources`: the cached one when current, else a new
+    /// build, which is then saved.
+    public func load(_ sources: Sources) throws(RegistryLoader.Failure) -> (TypeRegistry, Outcome) {
+        let file = path(roots: sources.roots)
+        var damage: String?
+        do {
+            if let view = try ImageView.read(path: file, kind: RegistryImage.kind) {
+                let registry = TypeRegistry(image: view)
+                if SourceStamps.areCurrent(registry.extra) { return (registry, .reused) }
+            }
+        } catch {
+            damage = error.reason
+        }
+        // State first, then read: a source changing meanwhile makes the next run rebuild.
+        let stamps = SourceStamps.encode(sources.stampPaths())
+        var builder = try sources.build()
+        var outcome: Outcome = damage.map { .replacedDamaged($0) } ?? .rebuilt
+        var temporary: (fd: Int32, path: String)?
+        do {
+            temporary = try openTemporary(for: file)
+        } catch {
+            outcome = .notSaved(error.reason)
+            builder.add(diagnostics: [Diagnostic(.note, file: file, "compiled registry not saved (\(error.reason)); sources are read on every run")])
+        }
+        let bytes = builder.compile(extra: stamps)
+        if let temporary {
+            do {
+                try save(bytes, temporary, to: file)
+            } catch {
+                outcome = .notSaved(error.reason)
+            }
+        }
+        // An image just written is well formed.
+        return (TypeRegistry(image: try! ImageView(bytes, kind: RegistryImage.kind)), outcome)
+    }
+
+    private func openTemporary(for file: String) throws(ImageError) -> (Int32, String) {
+        try makeDirectory(directory)
+        var template = Array((file + ".XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        guard fd >= 0 else { throw ImageError("cannot create a file in \(directory): \(String(cString: strerror(errno)))") }
+        return (fd, template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    }
+
+    private func save(_ bytes: [UInt8], _ temporary: (fd: Int32, path: String), to file: String) throws(ImageError) {
+        var failure: String?
+        bytes.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let n = write(temporary.fd, raw.baseAddress! + done, raw.count - done)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { failure = String(cString: strerror(errno)); return }
+                done += n
+            }
+        }
+        if close(temporary.fd) != 0 && failure == nil { failure = String(cString: strerror(errno)) }
+        if failure == nil && rename(temporary.path, file) != 0 { failure = String(cString: strerror(errno)) }
+        if let failure {
+            unlink(temporary.path)
+            throw ImageError("cannot write \(file): \(failure)")
+        }
+    }
+
+    private func makeDirectory(_ path: String) throws(ImageError) {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw ImageError("\(path) is not a folder") }
+            return
+        }
+        let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+        if !parent.isEmpty && parent != path { try makeDirectory(parent) }
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw ImageError("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// The state of the files and folders a registry was built from.
+enum SourceStamps {
+    /// Always checked: the running program (a new build of `uti` may read
+    /// its sources differently).
+    static let executable = "/proc/self/exe"
+
+    static func encode(_ paths: [String]) -> [UInt8] {
+        var w = ByteWriter()
+        let all = [executable] + paths
+        w.int(all.count)
+        for path in all {
+            w.string(path)
+            for value in state(path) { w.int(value) }
+        }
+        return w.bytes
+    }
+
+    /// Whether every recorded path still has its recorded state.
+    static func areCurrent(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var r = ByteReader(bytes)
+        do {
+            let count = try r.count()
+            guard count > 0 else { return false }
+            for _ in 0..<count {
+                let path = try r.string()
+                let now = state(path)
+                for value in now where try r.int() != value { return false }
+            }
+            return r.isAtEnd
+        } catch {
+            return false
+        }
+    }
+
+    /// errno (0 when found), device, inode, size, modification and change times in nanoseconds.
+    static func state(_ path: String) -> [Int] {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return [Int(errno), 0, 0, 0, 0, 0] }
+        return [0, Int(truncatingIfNeeded: info.st_dev), Int(truncatingIfNeeded: info.st_ino), Int(info.st_size),
+                Int(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int(info.st_mtim.tv_nsec),
+                Int(info.st_ctim.tv_sec) &* 1_000_000_000 &+ Int(info.st_ctim.tv_nsec)]
+    }
+}
