@@ -43,8 +43,13 @@ struct RegistryOptions: ParsableArguments {
     /// The registry for lookups: the compiled one in the cache when it is
     /// current (see `RegistryCache`), else built from the sources and saved.
     func loadCached() throws(RegistryLoader.Failure) -> TypeRegistry {
-        let sources = RegistryLoader.cacheSources(extraPaths: declarations, includeSystem: !noSystem,
-                                                  applications: AppBundleSet.registrySources(applicationSearchPath))
+        try Self.loadCached(declarations: declarations, includeSystem: !noSystem, searchPath: applicationSearchPath)
+    }
+
+    static func loadCached(declarations: [String] = [], includeSystem: Bool = true,
+                           searchPath: ApplicationSearchPath = .environment()) throws(RegistryLoader.Failure) -> TypeRegistry {
+        let sources = RegistryLoader.cacheSources(extraPaths: declarations, includeSystem: includeSystem,
+                                                  applications: AppBundleSet.registrySources(searchPath))
         guard let cache = RegistryCache.environment() else { return try sources.build().build() }
         return try cache.load(sources).0
     }

@@ -38,8 +38,10 @@ struct UTI: ParsableCommand {
         defaultSubcommand: Lookup.self
     )
 
-    /// Maps argument errors to exit status 2, as documented.
+    /// Maps argument errors to exit status 2, as documented. Simple lookups
+    /// skip the argument parser (see `FastPath`).
     static func main() {
+        if let status = FastPath.run(CommandLine.arguments) { Glibc.exit(status) }
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -66,16 +68,27 @@ enum Status {
     static let error: Int32 = 2
 }
 
+/// Standard output without `print`, whose dynamic casts make the runtime
+/// scan every protocol conformance of the binary on first use.
+enum StandardOutput {
+    static func line(_ text: String) { write(text + "\n") }
+
+    static func write(_ text: String) { Console.write(1, text) }
+}
+
 enum Console {
     static func error(_ message: String) {
         raw(message.hasSuffix("\n") ? message : message + "\n")
     }
 
     /// Writes `text` to standard error as it is.
-    static func raw(_ text: String) {
+    static func raw(_ text: String) { write(2, text) }
+
+    /// Writes all of `text` to `fd`, stopping quietly when the reader is gone.
+    static func write(_ fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return }
             bytes = bytes.dropFirst(n)

@@ -41,30 +41,43 @@ struct FileCommand: ParsableCommand {
     func run() throws {
         let typing = FileTyping(registry: try registryOptions.load())
         let options = FileTyping.Options(sniff: !noSniff, followSymbolicLinks: follow, treeMagic: tree)
+        let status = Self.perform(typing: typing, paths: paths, options: options,
+                                  form: output.json ? .json : brief ? .brief : mimeOnly ? .mime : .summary,
+                                  language: output.language)
+        if status != Status.success { throw ExitCode(status) }
+    }
+
+    /// What to print for each path.
+    enum Form { case summary, brief, mime, json }
+
+    /// Types each path and prints it; returns the exit status (1 when a
+    /// path could not be typed).
+    static func perform(typing: FileTyping, paths: [String], options: FileTyping.Options, form: Form, language: String?) -> Int32 {
         var results: [JSON] = []
         var failed = false
+        var out = ""
         for path in paths {
             let result: FileTyping.Result
             do {
                 result = try typing.type(forPath: path, options: options)
             } catch {
                 failed = true
+                StandardOutput.write(out)
+                out = ""
                 Console.error("uti: \(error)")
-                if output.json { results.append(.object([("path", .string(path)), ("error", .string(error.reason))])) }
+                if form == .json { results.append(.object([("path", .string(path)), ("error", .string(error.reason))])) }
                 continue
             }
-            if output.json {
-                results.append(Self.json(path: path, result, language: output.language))
-            } else if brief {
-                print(result.type.identifier)
-            } else if mimeOnly {
-                print(result.mimeType ?? result.type.preferredMIMEType ?? "application/octet-stream")
-            } else {
-                print("\(path): \(Self.summary(result, language: output.language))")
+            switch form {
+            case .json: results.append(Self.json(path: path, result, language: language))
+            case .brief: out += result.type.identifier + "\n"
+            case .mime: out += (result.mimeType ?? result.type.preferredMIMEType ?? "application/octet-stream") + "\n"
+            case .summary: out += "\(path): \(Self.summary(result, language: language))\n"
             }
         }
-        if output.json { print(JSON.array(results).serialized()) }
-        if failed { throw ExitCode(Status.no) }
+        if form == .json { out += JSON.array(results).serialized() + "\n" }
+        StandardOutput.write(out)
+        return failed ? Status.no : Status.success
     }
 
     static func json(path: String, _ result: FileTyping.Result, language: String? = nil) -> JSON {

@@ -19,32 +19,39 @@ struct Lookup: ParsableCommand {
 
     func run() throws {
         let registry = try registryOptions.load()
-        let resolver = try queryOptions.resolver(registry)
+        let status = Self.perform(resolver: try queryOptions.resolver(registry), queries: queries, brief: brief,
+                                  json: output.json, language: output.language)
+        if status != Status.success { throw ExitCode(status) }
+    }
+
+    /// Describes each query on standard output; returns the exit status
+    /// (1 when a query names no type).
+    static func perform(resolver: QueryResolver, queries: [String], brief: Bool, json: Bool, language: String?) -> Int32 {
         var results: [JSON] = []
         var blocks: [String] = []
         var failed = false
         for query in queries {
             do {
                 let resolution = try resolver.resolve(query)
-                if output.json {
-                    results.append(TypeFormatting.json(resolution, language: output.language))
+                if json {
+                    results.append(TypeFormatting.json(resolution, language: language))
                 } else {
-                    blocks.append(brief ? resolution.type.identifier : TypeFormatting.text(resolution, language: output.language))
+                    blocks.append(brief ? resolution.type.identifier : TypeFormatting.text(resolution, language: language))
                 }
             } catch {
                 failed = true
-                if output.json {
+                if json {
                     results.append(.object([("query", .string(query)), ("error", .string(error.description))]))
                 } else {
                     Console.error("uti: \(query): \(error)")
                 }
             }
         }
-        if output.json {
-            print(JSON.array(results).serialized())
+        if json {
+            StandardOutput.line(JSON.array(results).serialized())
         } else if !blocks.isEmpty {
-            print(blocks.joined(separator: brief ? "\n" : "\n\n"))
+            StandardOutput.line(blocks.joined(separator: brief ? "\n" : "\n\n"))
         }
-        if failed { throw ExitCode(Status.no) }
+        return failed ? Status.no : Status.success
     }
 }

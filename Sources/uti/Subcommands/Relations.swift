@@ -14,12 +14,19 @@ struct Conforms: ParsableCommand {
     @Argument(help: "The supertype (any query form).") var supertype: String
 
     func run() throws {
-        let resolver = try queryOptions.resolver(try registryOptions.load())
+        let status = try Self.perform(resolver: try queryOptions.resolver(try registryOptions.load()), type: type,
+                                      supertype: supertype, verbose: verbose)
+        if status != Status.success { throw ExitCode(status) }
+    }
+
+    /// 0 when `type` conforms to `supertype`, 1 when not; throws exit
+    /// status 2 for an argument that names no type.
+    static func perform(resolver: QueryResolver, type: String, supertype: String, verbose: Bool) throws -> Int32 {
         let a = try resolver.argument(type, "TYPE")
         let b = try QueryResolver(registry: resolver.registry).argument(supertype, "SUPERTYPE")
         let yes = a.conforms(to: b)
-        if verbose { print("\(a.identifier) \(yes ? "conforms" : "does not conform") to \(b.identifier)") }
-        if !yes { throw ExitCode(Status.no) }
+        if verbose { StandardOutput.line("\(a.identifier) \(yes ? "conforms" : "does not conform") to \(b.identifier)") }
+        return yes ? Status.success : Status.no
     }
 }
 

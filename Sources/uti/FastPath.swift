@@ -1,0 +1,81 @@
+import UniformTypes
+
+/// The everyday forms answered without the argument parser, whose set-up
+/// (it inspects every command's declarations through the runtime) costs
+/// more than a lookup: `uti QUERY… [-b]`, `uti file [-b|--mime]
+/// [--no-sniff] [--follow] PATH…` and `uti conforms [-v] TYPE SUPERTYPE`.
+/// Anything else (another option, `--help`, a word that is a command name,
+/// an argument starting with `-`) goes to the parser. Both paths print
+/// through the same functions.
+enum FastPath {
+    /// The exit status when `arguments` is a form handled here; nil otherwise.
+    static func run(_ arguments: [String]) -> Int32? {
+        let args = Array(arguments.dropFirst())
+        guard let first = args.first else { return nil }
+        switch first {
+        case "file": return file(Array(args.dropFirst()))
+        case "conforms": return conforms(Array(args.dropFirst()))
+        default: return lookup(args)
+        }
+    }
+
+    private static let commandNames: Set<String> = [
+        "lookup", "file", "tags", "conforms", "equal", "supertypes", "descendants", "decode", "graph", "validate",
+        "batch", "inbox", "open-in", "set-default", "help",
+    ]
+
+    /// Splits `args` into the flags of `allowed` and plain words; nil when
+    /// anything else starts with `-` or a word is empty or a command name.
+    private static func split(_ args: [String], allowed: Set<String>) -> (flags: Set<String>, words: [String])? {
+        var flags: Set<String> = []
+        var words: [String] = []
+        for arg in args {
+            if arg.hasPrefix("-") {
+                guard allowed.contains(arg) else { return nil }
+                flags.insert(arg)
+            } else {
+                guard !arg.isEmpty, !commandNames.contains(arg) else { return nil }
+                words.append(arg)
+            }
+        }
+        return (flags, words)
+    }
+
+    private static func registry() -> TypeRegistry? {
+        do {
+            return try RegistryOptions.loadCached()
+        } catch {
+            for problem in error.problems { Console.error("uti: \(problem)") }
+            return nil
+        }
+    }
+
+    private static func lookup(_ args: [String]) -> Int32? {
+        guard let (flags, words) = split(args, allowed: ["-b", "--brief"]), !words.isEmpty else { return nil }
+        guard let registry = registry() else { return Status.error }
+        return Lookup.perform(resolver: QueryResolver(registry: registry), queries: words, brief: !flags.isEmpty,
+                              json: false, language: nil)
+    }
+
+    private static func file(_ args: [String]) -> Int32? {
+        guard let (flags, paths) = split(args, allowed: ["-b", "--brief", "--mime", "--no-sniff", "--follow"]),
+              !paths.isEmpty else { return nil }
+        let brief = flags.contains("-b") || flags.contains("--brief"), mime = flags.contains("--mime")
+        guard !(brief && mime) else { return nil }
+        guard let registry = registry() else { return Status.error }
+        let options = FileTyping.Options(sniff: !flags.contains("--no-sniff"), followSymbolicLinks: flags.contains("--follow"))
+        return FileCommand.perform(typing: FileTyping(registry: registry), paths: paths, options: options,
+                                   form: brief ? .brief : mime ? .mime : .summary, language: nil)
+    }
+
+    private static func conforms(_ args: [String]) -> Int32? {
+        guard let (flags, words) = split(args, allowed: ["-v", "--verbose"]), words.count == 2 else { return nil }
+        guard let registry = registry() else { return Status.error }
+        do {
+            return try Conforms.perform(resolver: QueryResolver(registry: registry), type: words[0], supertype: words[1],
+                                        verbose: !flags.isEmpty)
+        } catch {
+            return Status.error
+        }
+    }
+}
