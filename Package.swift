@@ -26,9 +26,10 @@ let package = Package(
         // Flat images read in place: the compiled registry and its caches.
         .target(name: "CompiledData"),
         .target(name: "SharedMIMEInfo", dependencies: ["CXMLShim", "PropertyLists", "CompiledData"]),
-        .target(name: "UniformTypes", dependencies: ["PropertyLists", "SharedMIMEInfo", "CompiledData"]),
-        // Linux calls glibc declares only under _GNU_SOURCE (renameat2, O_TMPFILE, leases, signalfd).
+        // Linux calls glibc declares only under _GNU_SOURCE (renameat2, O_TMPFILE, leases, signalfd),
+        // and the executable's build ID.
         .target(name: "CLinuxCalls"),
+        .target(name: "UniformTypes", dependencies: ["PropertyLists", "SharedMIMEInfo", "CompiledData", "CLinuxCalls"]),
         .target(name: "InboxProcessing", dependencies: ["CLinuxCalls"]),
         .target(name: "DocumentHandlers", dependencies: ["UniformTypes", "PropertyLists"]),
         .executableTarget(

@@ -2,6 +2,9 @@
 #include "CLinuxCalls.h"
 
 #include <errno.h>
+#include <elf.h>
+#include <link.h>
+#include <string.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/signalfd.h>
@@ -44,4 +47,38 @@ int uti_read_signal(int fd) {
     struct signalfd_siginfo info;
     ssize_t n = read(fd, &info, sizeof info);
     return n == (ssize_t)sizeof info ? (int)info.ssi_signo : -1;
+}
+
+struct build_id_search { unsigned char *out; int capacity; int length; };
+
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct build_id_search *search = data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE) continue;
+        const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+        const unsigned char *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *note = (const ElfW(Nhdr) *)p;
+            const unsigned char *name = p + sizeof(ElfW(Nhdr));
+            const unsigned char *desc = name + ((note->n_namesz + 3) & ~3u);
+            if (desc + note->n_descsz > end) break;
+            if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+                int n = (int)note->n_descsz < search->capacity ? (int)note->n_descsz : search->capacity;
+                memcpy(search->out, desc, n);
+                search->length = n;
+                return 1;
+            }
+            p = desc + ((note->n_descsz + 3) & ~3u);
+        }
+    }
+    /* Only the first object is the executable. */
+    return 1;
+}
+
+int uti_executable_build_id(unsigned char *out, int capacity) {
+    struct build_id_search search = { out, capacity, 0 };
+    dl_iterate_phdr(find_build_id, &search);
+    return search.length;
 }

@@ -13,21 +13,30 @@ public struct ImageError: Error, Sendable, CustomStringConvertible {
 
 /// Memory an image lives in, freed with the last view of it.
 final class ImageStorage: @unchecked Sendable {
-    let base: UnsafeMutableRawPointer
+    let base: UnsafeRawPointer
     let count: Int
+    private let mapped: Bool
 
     init(copying bytes: UnsafeRawBufferPointer) {
         count = bytes.count
-        base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
-        if let source = bytes.baseAddress { base.copyMemory(from: source, byteCount: count) }
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        if let source = bytes.baseAddress { memory.copyMemory(from: source, byteCount: count) }
+        base = UnsafeRawPointer(memory)
+        mapped = false
     }
 
-    init(capacity: Int) {
-        count = capacity
-        base = UnsafeMutableRawPointer.allocate(byteCount: max(capacity, 1), alignment: 16)
+    /// Maps `count` bytes of `fd` read-only: pages come from the page cache
+    /// as they are touched, nothing is copied.
+    init?(mapping fd: Int32, count: Int) {
+        guard let memory = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), memory != MAP_FAILED else { return nil }
+        base = UnsafeRawPointer(memory)
+        self.count = count
+        mapped = true
     }
 
-    deinit { base.deallocate() }
+    deinit {
+        if mapped { munmap(UnsafeMutableRawPointer(mutating: base), count) } else { base.deallocate() }
+    }
 }
 
 /// A compiled image read in place: words and pool bytes, checked when
@@ -59,7 +68,9 @@ public struct ImageView: @unchecked Sendable {
         try self.init(storage: storage, kind: expectedKind)
     }
 
-    /// Reads and checks the image in `path`; nil when there is no such file.
+    /// Maps and checks the image in `path`; nil when there is no such file.
+    /// Image files are replaced by renaming, never rewritten in place, so a
+    /// mapping stays whole.
     public static func read(path: String, kind: UInt32, limit: Int = 256 << 20) throws(ImageError) -> ImageView? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
@@ -71,13 +82,8 @@ public struct ImageView: @unchecked Sendable {
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw ImageError("not a regular file") }
         let size = Int(info.st_size)
         guard size >= headerSize, size <= limit else { throw ImageError("size \(size) is out of range") }
-        let storage = ImageStorage(capacity: size)
-        var filled = 0
-        while filled < size {
-            let n = Glibc.read(fd, storage.base + filled, size - filled)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw ImageError("cannot read: \(n < 0 ? String(cString: strerror(errno)) : "file shrank")") }
-            filled += n
+        guard let storage = ImageStorage(mapping: fd, count: size) else {
+            throw ImageError("cannot map: \(String(cString: strerror(errno)))")
         }
         return try ImageView(storage: storage, kind: kind)
     }

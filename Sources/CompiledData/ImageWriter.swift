@@ -52,6 +52,14 @@ public struct ImageWriter {
         return (offset, UInt32(string.utf8.count))
     }
 
+    /// The pool offset of `bytes`, shared with an equal string already stored.
+    private mutating func internedOffset(_ bytes: [UInt8]) -> UInt32 {
+        if let text = String(validating: bytes, as: UTF8.self) { return reference(text).0 }
+        let offset = UInt32(pool.count)
+        pool.append(contentsOf: bytes)
+        return offset
+    }
+
     /// Appends a blob reference (two words) to `bytes`, stored as given.
     public mutating func appendBlob(_ bytes: [UInt8]) {
         append(UInt32(pool.count))
@@ -63,10 +71,10 @@ public struct ImageWriter {
     /// index of its first word. With `reversedKeys` the stored hash is that
     /// of the key read backwards, for suffix lookups that grow leftwards.
     /// Layout: bucket mask, then per bucket: hash, key offset (`none` when
-    /// empty), key length, value; linear probing, at most half full.
+    /// empty), key length, value; linear probing, at most three quarters full.
     public mutating func appendHashTable(_ entries: [(key: [UInt8], value: UInt32)], reversedKeys: Bool = false) -> Int {
         var buckets = 8
-        while buckets < entries.count * 2 { buckets <<= 1 }
+        while buckets * 3 < entries.count * 4 { buckets <<= 1 }
         let start = append(buckets - 1)
         let base = reserve(buckets * 4)
         for b in 0..<buckets { words[base + b * 4 + 1] = Self.none }
@@ -75,10 +83,9 @@ public struct ImageWriter {
             var b = Int(hash) & (buckets - 1)
             while words[base + b * 4 + 1] != Self.none { b = (b + 1) & (buckets - 1) }
             words[base + b * 4] = hash
-            words[base + b * 4 + 1] = UInt32(pool.count)
+            words[base + b * 4 + 1] = internedOffset(key)
             words[base + b * 4 + 2] = UInt32(key.count)
             words[base + b * 4 + 3] = value
-            pool.append(contentsOf: key)
         }
         return start
     }

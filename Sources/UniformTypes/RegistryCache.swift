@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CLinuxCalls
 import CompiledData
 import PropertyLists
 import SharedMIMEInfo
@@ -65,9 +66,17 @@ public struct RegistryCache: Sendable {
 
     /// The cache file for `roots`.
     public func path(roots: [String]) -> String {
-        let key = roots.joined(separator: "\u{0}")
-        let hash = Array(key.utf8).withUnsafeBytes { ImageHash.checksum($0) }
-        return directory + "/registry-" + String(hash, radix: 16) + ".img"
+        var a = ImageHash.start, b = ImageHash.step(ImageHash.start, 0x55)
+        for root in roots {
+            for byte in root.utf8 { a = ImageHash.step(a, byte); b = ImageHash.step(b, byte ^ 0x5A) }
+            a = ImageHash.step(a, 0); b = ImageHash.step(b, 0)
+        }
+        let digits = Array("0123456789abcdef".utf8)
+        var name = Array("registry-".utf8)
+        for word in [a, b] {
+            for shift in stride(from: 28, through: 0, by: -4) { name.append(digits[Int(word >> UInt32(shift) & 15)]) }
+        }
+        return directory + "/" + String(decoding: name, as: UTF8.self) + ".img"
     }
 
     /// The registry for `sources`: the cached one when current, else a new
@@ -148,15 +157,17 @@ public struct RegistryCache: Sendable {
     }
 }
 
-/// The state of the files and folders a registry was built from.
+/// The state of the files and folders a registry was built from, and the
+/// program that built it (a new build of `uti` may read its sources
+/// differently): its GNU build ID, or the state of `/proc/self/exe` when
+/// it has none.
 enum SourceStamps {
-    /// Always checked: the running program (a new build of `uti` may read
-    /// its sources differently).
     static let executable = "/proc/self/exe"
 
     static func encode(_ paths: [String]) -> [UInt8] {
         var w = ByteWriter()
-        let all = [executable] + paths
+        w.bytes(buildID())
+        let all = (buildID().isEmpty ? [executable] : []) + paths
         w.int(all.count)
         for path in all {
             w.string(path)
@@ -165,12 +176,18 @@ enum SourceStamps {
         return w.bytes
     }
 
+    static func buildID() -> [UInt8] {
+        var id = [UInt8](repeating: 0, count: 64)
+        let n = id.withUnsafeMutableBufferPointer { Int(uti_executable_build_id($0.baseAddress!, Int32($0.count))) }
+        return Array(id.prefix(n))
+    }
+
     /// Whether every recorded path still has its recorded state.
     static func areCurrent(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var r = ByteReader(bytes)
         do {
+            guard try r.bytes() == buildID() else { return false }
             let count = try r.count()
-            guard count > 0 else { return false }
             for _ in 0..<count {
                 let path = try r.string()
                 let now = state(path)

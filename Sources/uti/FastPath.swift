@@ -19,20 +19,20 @@ enum FastPath {
         }
     }
 
-    private static let commandNames: Set<String> = [
+    private static let commandNames = [
         "lookup", "file", "tags", "conforms", "equal", "supertypes", "descendants", "decode", "graph", "validate",
         "batch", "inbox", "open-in", "set-default", "help",
     ]
 
     /// Splits `args` into the flags of `allowed` and plain words; nil when
     /// anything else starts with `-` or a word is empty or a command name.
-    private static func split(_ args: [String], allowed: Set<String>) -> (flags: Set<String>, words: [String])? {
-        var flags: Set<String> = []
+    private static func split(_ args: [String], allowed: [String]) -> (flags: [String], words: [String])? {
+        var flags: [String] = []
         var words: [String] = []
         for arg in args {
             if arg.hasPrefix("-") {
                 guard allowed.contains(arg) else { return nil }
-                flags.insert(arg)
+                flags.append(arg)
             } else {
                 guard !arg.isEmpty, !commandNames.contains(arg) else { return nil }
                 words.append(arg)
@@ -41,9 +41,13 @@ enum FastPath {
         return (flags, words)
     }
 
+    /// Kept until the process exits, which frees everything at once.
+    nonisolated(unsafe) private static var retained: TypeRegistry?
+
     private static func registry() -> TypeRegistry? {
         do {
-            return try RegistryOptions.loadCached()
+            retained = try RegistryOptions.loadCached()
+            return retained
         } catch {
             for problem in error.problems { Console.error("uti: \(problem)") }
             return nil

@@ -47,10 +47,12 @@ struct RegistryOptions: ParsableArguments {
     }
 
     static func loadCached(declarations: [String] = [], includeSystem: Bool = true,
-                           searchPath: ApplicationSearchPath = .environment()) throws(RegistryLoader.Failure) -> TypeRegistry {
+                           searchPath: ApplicationSearchPath? = nil) throws(RegistryLoader.Failure) -> TypeRegistry {
+        let environment = ProcessEnvironment.current
         let sources = RegistryLoader.cacheSources(extraPaths: declarations, includeSystem: includeSystem,
-                                                  applications: AppBundleSet.registrySources(searchPath))
-        guard let cache = RegistryCache.environment() else { return try sources.build().build() }
+                                                  applications: AppBundleSet.registrySources(searchPath ?? .environment(environment)),
+                                                  environment: environment)
+        guard let cache = RegistryCache.environment(environment) else { return try sources.build().build() }
         return try cache.load(sources).0
     }
 

@@ -26,6 +26,10 @@ int uti_link_open_file(int fd, int to_dir, const char *to);
 /// is held until `fd` is closed, so close it at once.
 int uti_has_writer(int fd);
 
+/// The GNU build ID of the running executable, copied into `out` (at most
+/// `capacity` bytes); returns its length, or 0 when the executable has none.
+int uti_executable_build_id(unsigned char *out, int capacity);
+
 /// copy_file_range from the current offsets, at most `length` bytes.
 ssize_t uti_copy_range(int from, int to, size_t length);
 
