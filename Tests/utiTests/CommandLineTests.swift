@@ -7,6 +7,9 @@ struct Run {
     var stdout: String
     var stderr: String
 
+    /// Compiled registries of this test run, kept out of the user's cache.
+    static let cacheDirectory = NSTemporaryDirectory() + "uti-test-cache-\(getpid())"
+
     static var binary: URL {
         // The test bundle sits beside the products in the build folder.
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -26,6 +29,7 @@ struct Run {
         env["XDG_DATA_DIRS"] = "/nonexistent-uti-test"
         env["UTI_MIME_TYPES"] = ""
         env["UTI_DECLARATIONS"] = nil
+        env["UTI_CACHE_DIR"] = Run.cacheDirectory
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let out = Pipe(), err = Pipe(), input = Pipe()
@@ -245,5 +249,26 @@ func fixture(_ name: String) -> String {
         #expect(first["line"] is Int && first["severity"] is String && first["file"] is String)
         #expect(try Run("validate", "/nonexistent.plist").status == 2)
         #expect(try Run("validate", "--strict", fixture("cookbook-Info.plist")).status == 0)
+    }
+}
+
+/// Plain lookups skip the argument parser; they must say exactly what the
+/// parsed commands say.
+@Suite struct FastPathTests {
+    @Test(arguments: [
+        (["jpg", "sql", "image/png", "public.imgae", "dyn.ah62d4rv4ge81g6pq"], ["lookup", "jpg", "sql", "image/png", "public.imgae", "dyn.ah62d4rv4ge81g6pq"]),
+        (["jpg", "-b", "tar.gz"], ["lookup", "--brief", "jpg", "tar.gz"]),
+        (["file", "report.pdf", "x.C", "/nonexistent/a.tar.gz"], ["file", "--tree", "report.pdf", "x.C", "/nonexistent/a.tar.gz"]),
+        (["file", "--mime", "--no-sniff", "notes.md"], ["file", "--tree", "--mime", "--no-sniff", "notes.md"]),
+        (["conforms", "-v", "jpg", "public.image"], ["conforms", "--verbose", "jpg", "public.image"]),
+        (["conforms", "-v", "jpg", "public.text"], ["conforms", "--verbose", "jpg", "public.text"]),
+        (["conforms", "jpg", "public.imgae"], ["conforms", "--verbose", "jpg", "public.imgae"]),
+    ])
+    func sameAnswersAsTheParser(fast: [String], parsed: [String]) throws {
+        let a = try Run(fast), b = try Run(parsed)
+        #expect(a.status == b.status)
+        #expect(a.stdout == b.stdout)
+        #expect(a.stderr == b.stderr)
+        #expect(!a.stdout.isEmpty || !a.stderr.isEmpty)
     }
 }

@@ -42,6 +42,7 @@ func startUTI(_ arguments: [String]) throws -> Process {
     var env = ProcessInfo.processInfo.environment
     env["XDG_DATA_HOME"] = "/nonexistent-uti-test"
     env["UTI_DECLARATIONS"] = nil
+    env["UTI_CACHE_DIR"] = Run.cacheDirectory
     process.environment = env
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import UniformTypes
+
+/// The compiled registry on disk: reused while its sources are unchanged,
+/// rebuilt when one changes, replaced when damaged, and never required.
+@Suite struct RegistryCacheTests {
+    /// A temporary tree: a MIME folder copied from the fixture, a mime.types
+    /// file, a declarations folder and a cache folder.
+    struct Tree {
+        let root: String
+        var cache: RegistryCache { RegistryCache(directory: root + "/cache") }
+        var environment: [String: String] {
+            ["HOME": root + "/home", "XDG_DATA_HOME": root + "/data-home", "XDG_DATA_DIRS": root + "/share",
+             "UTI_MIME_TYPES": root + "/mime.types", "UTI_DECLARATIONS": root + "/types"]
+        }
+
+        init() throws {
+            root = NSTemporaryDirectory() + "uti-cache-\(UUID().uuidString)"
+            let fm = FileManager.default
+            try fm.createDirectory(atPath: root + "/share", withIntermediateDirectories: true)
+            try fm.copyItem(atPath: Fixtures.path("mime"), toPath: root + "/share/mime")
+            try fm.createDirectory(atPath: root + "/types", withIntermediateDirectories: true)
+            try "text/x-cache-test  cachetest\n".write(toFile: root + "/mime.types", atomically: false, encoding: .utf8)
+        }
+
+        func load() throws -> (TypeRegistry, RegistryCache.Outcome) {
+            try cache.load(RegistryLoader.cacheSources(environment: environment))
+        }
+
+        func write(_ path: String, _ text: String) throws {
+            try text.write(toFile: root + "/" + path, atomically: true, encoding: .utf8)
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: root) }
+    }
+
+    static func declaration(_ identifier: String, _ ext: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict><key>UTExportedTypeDeclarations</key><array><dict>
+        <key>UTTypeIdentifier</key><string>\(identifier)</string>
+        <key>UTTypeConformsTo</key><array><string>public.data</string></array>
+        <key>UTTypeTagSpecification</key><dict><key>public.filename-extension</key><array><string>\(ext)</string></array></dict>
+        </dict></array></dict></plist>
+        """
+    }
+
+    @Test func reusedUntilASourceChanges() throws {
+        let tree = try Tree()
+        defer { tree.remove() }
+        let (first, built) = try tree.load()
+        #expect(built == .rebuilt)
+        #expect(first.type(filenameExtension: "cachetest")?.identifier == "org.freedesktop.mime.text.x-cache-test")
+        let fresh = try RegistryLoader.load(environment: tree.environment)
+        #expect(first.count == fresh.count)
+        #expect(first.diagnostics == fresh.diagnostics)
+        #expect(first.type(filenameExtension: "ujpeg")?.identifier == fresh.type(filenameExtension: "ujpeg")?.identifier)
+
+        let (second, reused) = try tree.load()
+        #expect(reused == .reused)
+        #expect(second.count == first.count)
+
+        // A new declaration file changes its folder: rebuilt, and the type is there.
+        try tree.write("types/new.plist", Self.declaration("com.example.cached", "cachednew"))
+        let (third, rebuilt) = try tree.load()
+        #expect(rebuilt == .rebuilt)
+        #expect(third.type(filenameExtension: "cachednew")?.identifier == "com.example.cached")
+
+        // A changed mime.types file (same size, new content) is noticed too.
+        try tree.write("mime.types", "text/x-cache-test  cachetwo\n")
+        let (fourth, again) = try tree.load()
+        #expect(again == .rebuilt)
+        #expect(fourth.type(filenameExtension: "cachetwo")?.identifier == "org.freedesktop.mime.text.x-cache-test")
+
+        // A MIME folder that appears where there was none is a change.
+        try FileManager.default.createDirectory(atPath: tree.root + "/data-home/mime", withIntermediateDirectories: true)
+        #expect(try tree.load().1 == .rebuilt)
+        #expect(try tree.load().1 == .reused)
+    }
+
+    @Test func damagedFilesAreRebuiltAndReplaced() throws {
+        let tree = try Tree()
+        defer { tree.remove() }
+        _ = try tree.load()
+        let file = tree.cache.path(roots: RegistryLoader.cacheSources(environment: tree.environment).roots)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        bytes[bytes.count / 2] ^= 0x40
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        let (registry, outcome) = try tree.load()
+        #expect(outcome == .replacedDamaged("checksum mismatch (damaged)"))
+        #expect(registry.type(filenameExtension: "cachetest") != nil)
+        #expect(try tree.load().1 == .reused)
+
+        try Data(bytes.prefix(100)).write(to: URL(fileURLWithPath: file))
+        guard case .replacedDamaged = try tree.load().1 else { Issue.record("a truncated file was used"); return }
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try tree.load().1 == .replacedDamaged("size 12 is out of range"))
+    }
+
+    @Test func anUnwritableCacheOnlyCostsTime() throws {
+        let tree = try Tree()
+        defer { tree.remove() }
+        try tree.write("cache", "a file where the folder should be")
+        let (registry, outcome) = try tree.load()
+        guard case .notSaved(let reason) = outcome else { Issue.record("saved: \(outcome)"); return }
+        #expect(reason.contains("is not a folder"))
+        #expect(registry.type(filenameExtension: "cachetest") != nil)
+        #expect(registry.diagnostics.contains { $0.message.hasPrefix("compiled registry not saved") })
+    }
+
+    @Test func namedSourcesThatFailAreNeverCached() throws {
+        let tree = try Tree()
+        defer { tree.remove() }
+        let sources = RegistryLoader.cacheSources(extraPaths: [tree.root + "/missing.plist"], environment: tree.environment)
+        #expect(throws: RegistryLoader.Failure.self) { try tree.cache.load(sources) }
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: tree.root + "/cache"))?.filter { $0.hasSuffix(".img") } ?? [] == [])
+    }
+}
