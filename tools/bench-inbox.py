@@ -7,8 +7,8 @@ Three timings, each the median of --runs whole-process runs, interleaved:
   all collide    uti inbox over N files whose names Documents already holds
                  (every file takes the next counter: doc-00001-1.pdf)
 Targets: no collisions within 1.2x of the plain loop; all colliding within
-1.5x of no collisions. uti runs as README installs it (release build,
-static Swift standard library) with the system's MIME data, --settle 0 (the
+1.5x of no collisions. uti runs as README installs it (tools/build-release.sh:
+one static executable) with the system's MIME data, --settle 0 (the
 files are brand new) and its open-writer check on.
 
 Usage: tools/bench-inbox.py [--files N] [--runs R] [--dir FOLDER]
@@ -29,9 +29,8 @@ def build():
     env = dict(os.environ)
     if shutil.which("swift") is None and os.path.exists("/opt/swift/usr/bin/swift"):
         env["PATH"] = "/opt/swift/usr/bin:" + env["PATH"]
-    subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib"], cwd=ROOT, env=env, check=True,
-                   stdout=subprocess.DEVNULL)
-    uti = os.path.join(ROOT, ".build", "release", "uti")
+    uti = subprocess.run([os.path.join(ROOT, "tools", "build-release.sh")], env=env, check=True, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.strip()
     plain = os.path.join(ROOT, ".build", "tools", "plain-rename")
     os.makedirs(os.path.dirname(plain), exist_ok=True)
     subprocess.run(["cc", "-O2", "-o", plain, os.path.join(ROOT, "tools", "inbox", "plain-rename.c")], check=True)

@@ -98,6 +98,21 @@ public struct FileTyping: Sendable {
         guess(name: name, data: nil)
     }
 
+    /// The type `type(forName:)` gives, without the details: what typing
+    /// many names needs. A name the globs know is answered from the
+    /// compiled indexes without allocating.
+    public func preferredType(forName name: String) -> UTType {
+        if let db = registry.mimeDatabase, !name.utf8.contains(UInt8(ascii: "/")) {
+            let found: (index: Int, slot: Int32?)? = db.withNameMatches(name) { matches in
+                matches.isEmpty ? nil : (Int(matches[0] >> 32), registry.slot(forMIMEName: Int(matches[0] >> 32)))
+            }
+            if let found {
+                return found.slot.map { UTType(registry, $0) } ?? type(ofMIME: db.nameIndex.name(found.index))
+            }
+        }
+        return type(forName: name).type
+    }
+
     /// The declared type claiming the longest extension of `name` and
     /// conforming to `supertype` (`public.data` by default).
     public func declaredType(forName name: String, conformingTo supertype: UTType? = nil,

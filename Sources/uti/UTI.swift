@@ -76,6 +76,23 @@ enum StandardOutput {
     static func write(_ text: String) { Console.write(1, text) }
 }
 
+/// Lines collected and written to standard output in large blocks.
+struct BufferedOutput {
+    private var bytes: [UInt8] = []
+
+    mutating func line(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+        bytes.append(10)
+        if bytes.count >= 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        guard !bytes.isEmpty else { return }
+        StandardOutput.write(String(decoding: bytes, as: UTF8.self))
+        bytes.removeAll(keepingCapacity: true)
+    }
+}
+
 enum Console {
     static func error(_ message: String) {
         raw(message.hasSuffix("\n") ? message : message + "\n")

@@ -24,28 +24,36 @@ struct Batch: ParsableCommand {
         let typing = FileTyping(registry: registry)
         var failed = false
         var lineNumber = 0
+        var out = BufferedOutput()
         while let line = readLine(strippingNewline: true) {
             lineNumber += 1
             if fileNames {
                 if line.isEmpty {
                     failed = true
+                    out.flush()
                     Console.error("uti: standard input line \(lineNumber): empty file name")
-                    print(output.json ? JSON.object([("path", .string("")), ("error", .string("empty file name"))]).serialized(indent: nil) : "")
+                    out.line(output.json ? JSON.object([("path", .string("")), ("error", .string("empty file name"))]).serialized(indent: nil) : "")
                     continue
                 }
-                let result = typing.type(forName: FileTyping.fileName(of: line))
-                print(output.json ? FileCommand.json(path: line, result).serialized(indent: nil) : result.type.identifier)
+                let name = FileTyping.fileName(of: line)
+                if output.json {
+                    out.line(FileCommand.json(path: line, typing.type(forName: name)).serialized(indent: nil))
+                } else {
+                    out.line(typing.preferredType(forName: name).identifier)
+                }
                 continue
             }
             do {
                 let resolution = try resolver.resolve(line)
-                print(output.json ? TypeFormatting.json(resolution).serialized(indent: nil) : resolution.type.identifier)
+                out.line(output.json ? TypeFormatting.json(resolution).serialized(indent: nil) : resolution.type.identifier)
             } catch {
                 failed = true
+                out.flush()
                 Console.error("uti: standard input line \(lineNumber): \(line): \(error)")
-                print(output.json ? JSON.object([("query", .string(line)), ("error", .string(error.description))]).serialized(indent: nil) : "")
+                out.line(output.json ? JSON.object([("query", .string(line)), ("error", .string(error.description))]).serialized(indent: nil) : "")
             }
         }
+        out.flush()
         if failed { throw ExitCode(Status.no) }
     }
 }
