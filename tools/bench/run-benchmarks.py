@@ -185,7 +185,7 @@ def main():
         os.makedirs(os.path.join(ROOT, "docs"), exist_ok=True)
         with open(os.path.join(ROOT, "docs", "benchmarks.md"), "w") as f:
             f.write("# Benchmarks\n\nMade by `tools/bench/run-benchmarks.py --write` (see README, "
-                    "\"Speed\").\n\nMachine: " + machine + ".\n\n" + table)
+                    "\"Development\").\n\nMachine: " + machine + ".\n\n" + table)
 
 
 if __name__ == "__main__":
