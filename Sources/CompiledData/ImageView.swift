@@ -59,10 +59,6 @@ public struct ImageView: @unchecked Sendable {
     public let root: Int
 
     /// Checks and copies `bytes`.
-    public init(_ bytes: UnsafeRawBufferPointer, kind expectedKind: UInt32) throws(ImageError) {
-        try self.init(storage: ImageStorage(copying: bytes), kind: expectedKind)
-    }
-
     public init(_ bytes: [UInt8], kind expectedKind: UInt32) throws(ImageError) {
         let storage = bytes.withUnsafeBytes { ImageStorage(copying: $0) }
         try self.init(storage: storage, kind: expectedKind)
@@ -143,13 +139,6 @@ public struct ImageView: @unchecked Sendable {
         return String(decoding: bytes(at: index), as: UTF8.self)
     }
 
-    /// Whether the string referenced at `index` equals `other`.
-    @inline(__always)
-    public func string(at index: Int, equals other: UnsafeBufferPointer<UInt8>) -> Bool {
-        let b = bytes(at: index)
-        return b.count == other.count && (b.count == 0 || memcmp(b.baseAddress!, other.baseAddress!, b.count) == 0)
-    }
-
     /// The value `key` maps to in the hash table at `table`, nil when absent.
     @inline(__always)
     public func lookup(table: Int, key: UnsafeBufferPointer<UInt8>) -> UInt32? {
@@ -178,10 +167,5 @@ public struct ImageView: @unchecked Sendable {
             probes += 1
         }
         return nil
-    }
-
-    /// The whole image as it would be written to a file.
-    public func withFileBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try body(UnsafeRawBufferPointer(start: storage.base, count: storage.count))
     }
 }

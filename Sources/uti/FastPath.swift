@@ -49,7 +49,7 @@ enum FastPath {
             retained = try RegistryOptions.loadCached()
             return retained
         } catch {
-            for problem in error.problems { Console.error("uti: \(problem)") }
+            _ = error.reported()
             return nil
         }
     }

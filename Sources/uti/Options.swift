@@ -61,8 +61,7 @@ struct RegistryOptions: ParsableArguments {
         do {
             return try loadCached()
         } catch {
-            for problem in error.problems { Console.error("uti: \(problem)") }
-            throw ExitCode(Status.error)
+            throw error.reported()
         }
     }
 
@@ -71,8 +70,7 @@ struct RegistryOptions: ParsableArguments {
         do {
             return try loadWithBundles()
         } catch {
-            for problem in error.problems { Console.error("uti: \(problem)") }
-            throw ExitCode(Status.error)
+            throw error.reported()
         }
     }
 }
@@ -134,5 +132,13 @@ extension QueryResolver {
             throw Console.fail("\(name) \"\(query)\": no type is declared with this identifier (use --extension to read it as an extension)")
         }
         return resolution.type
+    }
+}
+
+extension RegistryLoader.Failure {
+    /// Names every unusable source on standard error; the exit status to throw.
+    func reported() -> ExitCode {
+        for problem in problems { Console.error("uti: \(problem)") }
+        return ExitCode(Status.error)
     }
 }
