@@ -65,7 +65,7 @@ public enum DynamicIdentifier {
             let parts = split(clause, on: "=")
             guard parts.count == 2, !parts[0].isEmpty else { return nil }
             let key = unescape(parts[0]), value = unescape(parts[1])
-            if key.hasPrefix("?") {
+            if key.unicodeScalars.first == "?" {
                 let code = value.uppercased()
                 contents.conformsTo.append(typeCodes.first { $0.code == code }?.identifier ?? value)
                 continue
@@ -115,36 +115,39 @@ public enum DynamicIdentifier {
         return out
     }
 
+    // Escaping, unescaping and splitting work on Unicode scalars, not
+    // characters: a combining mark after `=` or `:` must not hide it.
+
     private static func escape(_ text: String) -> String {
-        var out = ""
-        for c in text {
+        var out = String.UnicodeScalarView()
+        for c in text.unicodeScalars {
             if c == ":" || c == "=" || c == "\\" { out.append("\\") }
             out.append(c)
         }
-        return out
+        return String(out)
     }
 
     private static func unescape(_ text: String) -> String {
-        var out = ""
+        var out = String.UnicodeScalarView()
         var escaped = false
-        for c in text {
+        for c in text.unicodeScalars {
             if !escaped && c == "\\" { escaped = true; continue }
             escaped = false
             out.append(c)
         }
-        return out
+        return String(out)
     }
 
     /// Splits on `separator` where it is not escaped with `\`.
-    private static func split(_ text: String, on separator: Character) -> [String] {
-        var parts: [String] = [""]
+    private static func split(_ text: String, on separator: Unicode.Scalar) -> [String] {
+        var parts: [String.UnicodeScalarView] = [String.UnicodeScalarView()]
         var escaped = false
-        for c in text {
+        for c in text.unicodeScalars {
             if escaped { parts[parts.count - 1].append(c); escaped = false; continue }
             if c == "\\" { parts[parts.count - 1].append(c); escaped = true; continue }
-            if c == separator { parts.append(""); continue }
+            if c == separator { parts.append(String.UnicodeScalarView()); continue }
             parts[parts.count - 1].append(c)
         }
-        return parts
+        return parts.map(String.init)
     }
 }
