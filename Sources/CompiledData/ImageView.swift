@@ -119,6 +119,15 @@ public struct ImageView: @unchecked Sendable {
     @inline(__always)
     public func int(_ index: Int) -> Int { Int(word(index)) }
 
+    /// The count stored at `index`, cut to how many entries of `entryWords`
+    /// words fit in the image from word `start` on: a damaged count gives
+    /// fewer entries, never a walk past the image.
+    @inline(__always)
+    public func count(at index: Int, entryWords: Int, from start: Int) -> Int {
+        guard start >= 0, start <= wordCount else { return 0 }
+        return min(int(index), (wordCount - start) / entryWords)
+    }
+
     /// The pool bytes of the reference in words `index`, `index + 1`; empty
     /// when absent or out of range.
     @inline(__always)
@@ -151,6 +160,8 @@ public struct ImageView: @unchecked Sendable {
     public func lookup(table: Int, key: UnsafeBufferPointer<UInt8>, hash: UInt32) -> UInt32? {
         let mask = Int(word(table))
         let base = table + 1
+        // A table must lie inside the image; a damaged mask cannot make the probe run long.
+        guard base >= 1, (mask + 1) * 4 <= wordCount - base else { return nil }
         var b = Int(hash) & mask
         var probes = 0
         while probes <= mask {

@@ -22,9 +22,9 @@ public struct MIMENameIndex: Sendable {
     public init(view: ImageView, root: Int) {
         self.view = view
         self.root = root
-        layerCount = min(view.int(root), 1 << 16)
-        nameCount = view.int(root + 1)
+        layerCount = view.count(at: root, entryWords: 6, from: root + 3)
         namesStart = view.int(root + 2)
+        nameCount = view.count(at: root + 1, entryWords: 2, from: namesStart)
     }
 
     /// An index of `layers` in an image of its own.
@@ -194,7 +194,7 @@ public struct MIMENameIndex: Sendable {
                 guard byte & 0xC0 != 0x80, view.word(bitmap + Int(byte >> 5)) & (1 << UInt32(byte & 31)) != 0 else { continue }
                 let key = UnsafeBufferPointer(rebasing: name[start...])
                 guard let at = view.lookup(table: table, key: key, hash: hashes[start - first]) else { continue }
-                let n = min(view.int(Int(at)), 1 << 16)
+                let n = view.count(at: Int(at), entryWords: 2, from: Int(at) + 1)
                 var added = count
                 for k in 0..<n where added < Self.capacity {
                     let e = Int(at) + 1 + k * 2
@@ -210,7 +210,7 @@ public struct MIMENameIndex: Sendable {
 
     private func patterns(_ layer: Int, _ name: UnsafeBufferPointer<UInt8>, caseSensitiveCheck: Bool,
                           _ out: UnsafeMutablePointer<UInt64>, _ count: Int) -> Int {
-        let start = layerWord(layer, 4), n = min(layerWord(layer, 5), 1 << 20)
+        let start = layerWord(layer, 4), n = view.count(at: root + 3 + layer * 6 + 5, entryWords: 6, from: start)
         var added = count
         for k in 0..<n {
             let p = start + k * 6

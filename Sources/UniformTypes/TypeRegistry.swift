@@ -30,11 +30,13 @@ public final class TypeRegistry: Sendable {
         typealias Root = RegistryImage.Root
         let root = image.root
         self.image = image
-        count = image.int(root + Root.count)
-        typesStart = image.int(root + Root.types)
+        // Counts are cut to what the image can hold, so that a damaged
+        // image gives fewer answers, never a long walk outside it.
+        typesStart = min(image.int(root + Root.types), image.wordCount)
+        count = min(image.int(root + Root.count), (image.wordCount - typesStart) / RegistryImage.recordSize)
         identifierTable = image.int(root + Root.identifiers)
-        tagClassCount = image.int(root + Root.tagClassCount)
-        tagClassesStart = image.int(root + Root.tagClasses)
+        tagClassesStart = min(image.int(root + Root.tagClasses), image.wordCount)
+        tagClassCount = min(image.int(root + Root.tagClassCount), (image.wordCount - tagClassesStart) / 3)
         mimeNameSlots = image.int(root + Root.mimeNameSlots)
         let data = image.word(root + Root.dataSlot)
         dataSlot = data == ImageWriter.none || Int(data) >= count ? nil : Int32(data)
