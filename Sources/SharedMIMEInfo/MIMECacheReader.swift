@@ -70,6 +70,8 @@ public enum MIMECacheReader {
         /// Nodes left to decode; each takes at least 8 bytes in a valid file,
         /// so shared or cyclic offsets cannot make the work grow.
         var budget: Int
+        /// The longest string read, in bytes, not counting its terminator.
+        static let longestString = 4096
 
         func u32(_ offset: Int) throws -> Int {
             guard offset >= 0, offset + 4 <= bytes.count else {
@@ -90,9 +92,16 @@ public enum MIMECacheReader {
             guard offset > 0, offset < bytes.count else {
                 throw CacheError(offset: offset, reason: "string offset out of range")
             }
+            // Strings are names, globs and namespaces: a cap on their length
+            // keeps many entries that share one long run of bytes from making
+            // the read quadratic.
+            let limit = min(bytes.count, offset + Self.longestString + 1)
             var end = offset
-            while end < bytes.count && bytes[end] != 0 { end += 1 }
+            while end < limit && bytes[end] != 0 { end += 1 }
             guard end < bytes.count else { throw CacheError(offset: offset, reason: "string runs past the end of the file") }
+            guard end < limit else {
+                throw CacheError(offset: offset, reason: "string is longer than \(Self.longestString) bytes")
+            }
             let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<end])
             guard let text = String(validating: slice, as: UTF8.self) else {
                 throw CacheError(offset: offset, reason: "string is not valid UTF-8")
