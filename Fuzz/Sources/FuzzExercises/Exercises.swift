@@ -1,0 +1,67 @@
+import CompiledData
+import PropertyLists
+import SharedMIMEInfo
+import UniformTypes
+
+/// The limits property lists are fuzzed with: the standard ones.
+public let fuzzLimits = PropertyListLimits.standard
+
+/// Names tried against every fuzzed MIME database and registry: ordinary,
+/// compound, hidden, case-folded, empty, and not UTF-8.
+let probeNames = ["photo.JPG", "archive.tar.gz", ".bashrc", "README", "Makefile", "a.b.c.d.e.f", "", ".",
+                  "x.txt~", "core", "name with spaces.pdf", "\u{FF}\u{FE}.bin", String(repeating: "a", count: 300) + ".png"]
+
+/// Reads everything a MIME database offers, as a lookup would: its types
+/// and their relations, names, and `content` sniffed.
+public func exercise(_ database: MIMEDatabase, content: UnsafeRawBufferPointer) {
+    for type in database.types.prefix(64) {
+        _ = database.canonical(type)
+        _ = database.parents(of: type)
+        _ = database.isSubclass(type, of: "text/plain")
+        _ = database.comment(for: type, language: "de")
+        _ = database.genericIcon(for: type)
+    }
+    for name in probeNames + database.types.prefix(8).map({ "x." + $0 }) {
+        _ = database.nameMatches(name)
+        _ = database.guess(name: name, data: nil)
+    }
+    _ = database.guess(name: nil, data: content)
+    _ = database.guess(name: "fuzz.txt", data: content)
+    _ = database.treeMagic.count
+}
+
+/// Reads everything a registry offers through its public API, for the first
+/// types it holds and for the usual lookups.
+public func exercise(_ registry: TypeRegistry) {
+    _ = registry.diagnostics
+    for type in registry.allTypes.prefix(16) {
+        _ = type.identifier
+        _ = type.localizedDescription
+        _ = type.tagSpecification
+        _ = type.orderedSupertypes
+        _ = type.conforms(to: .data)
+        _ = type.origin
+        _ = registry.descendants(of: type)
+        _ = registry.tags(of: type, tagClass: .filenameExtension, includingDescendants: true)
+        _ = registry.supplemented(type)
+        _ = registry.overridden(type)
+    }
+    for name in probeNames {
+        _ = registry.type(filenameExtension: name)
+        _ = registry.type(mimeType: "image/" + name)
+        _ = registry.type(identifier: "public." + name)
+        _ = registry.types(tag: name, tagClass: .filenameExtension)
+    }
+    if let database = registry.mimeDatabase {
+        exercise(database, content: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+}
+
+/// `bytes` with the checksum in its image header set to match its body, so
+/// that a fuzzed image is read past the checksum.
+public func withMatchingChecksum(_ bytes: inout [UInt8]) -> [UInt8] {
+    guard bytes.count >= ImageView.headerSize else { return bytes }
+    let sum = bytes.withUnsafeBytes { ImageHash.checksum(UnsafeRawBufferPointer(rebasing: $0[ImageView.headerSize...])) }
+    for i in 0..<8 { bytes[32 + i] = UInt8(truncatingIfNeeded: sum >> (8 * UInt64(i))) }
+    return bytes
+}

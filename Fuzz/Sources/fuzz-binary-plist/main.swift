@@ -1,0 +1,14 @@
+import FuzzDriver
+import FuzzExercises
+import PropertyLists
+import UniformTypes
+
+// Binary property lists (every input is read as one, whatever its first
+// bytes), and type declarations read from whatever parses.
+fuzz { input in
+    var bytes = Array("bplist00".utf8)
+    bytes += input.starts(with: bytes) ? input.dropFirst(8) : input[...]
+    if let plist = try? PropertyList.parse(bytes, limits: fuzzLimits) {
+        _ = DeclarationReader(plist, file: "fuzz.plist", source: .user)
+    }
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer drivers in Fuzz/ and runs one of them.
+#
+#   tools/fuzz.sh DRIVER [libFuzzer options…]   e.g. tools/fuzz.sh xml-plist -max_total_time=1800
+#   tools/fuzz.sh --list                        the drivers
+#   tools/fuzz.sh --report                      run time and executions per driver, from every run so far
+#
+# Work lives in .build-fuzz/: seeds/DRIVER (made once from this machine's
+# files by tools/fuzz/make-seeds.py), corpus/DRIVER (what libFuzzer keeps),
+# crashes/DRIVER (crashing, leaking, slow and out-of-memory inputs),
+# logs/, and runs.tsv (one line per run: start, driver, seconds, executions,
+# status). Exits with libFuzzer's status: 0 when the run ended with no
+# finding.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+work=$root/.build-fuzz
+drivers=(xml-plist binary-plist mime-package mime-cache mime-text desktop-entry magic dynamic-identifier registry-image)
+
+if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
+  export PATH=/opt/swift/usr/bin:$PATH
+fi
+
+usage() { echo "usage: tools/fuzz.sh {$(IFS='|'; echo "${drivers[*]}")} [libFuzzer options…] | --list | --report" >&2; exit 64; }
+
+case "${1:-}" in
+  --list) printf '%s\n' "${drivers[@]}"; exit 0 ;;
+  --report)
+    [ -f "$work/runs.tsv" ] || { echo "no runs yet ($work/runs.tsv)" >&2; exit 1; }
+    awk -F'\t' '{ s[$2] += $3; e[$2] += $4; n[$2]++; if ($5 != 0) f[$2]++ }
+      END { printf "%-20s %5s %10s %14s %9s\n", "driver", "runs", "seconds", "executions", "findings";
+            for (d in s) printf "%-20s %5d %10d %14d %9d\n", d, n[d], s[d], e[d], f[d] }' "$work/runs.tsv" | sort
+    exit 0 ;;
+  ""|-*) usage ;;
+esac
+driver=$1; shift
+printf '%s\n' "${drivers[@]}" | grep -qx -- "$driver" || usage
+
+mkdir -p "$work"
+# Everything, the project's modules included, is built with libFuzzer's
+# coverage and AddressSanitizer.
+swift build --package-path Fuzz --build-path "$work" \
+  -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address \
+  >"$work/build.log" 2>&1 || { grep -v 'ld.gold: warning' "$work/build.log" | tail -40 >&2; exit 70; }
+binary=$work/debug/fuzz-$driver
+
+seeds=$work/seeds/$driver
+if [ ! -d "$seeds" ]; then
+  if [ "$driver" = registry-image ]; then
+    mkdir -p "$seeds.tmp"
+    "$binary" --write-seeds "$seeds.tmp" "$root"
+  else
+    python3 tools/fuzz/make-seeds.py "$driver" "$seeds.tmp"
+  fi
+  mv "$seeds.tmp" "$seeds"
+fi
+mkdir -p "$work/corpus/$driver" "$work/crashes/$driver" "$work/logs"
+
+# Swift's backtracer would otherwise hold every crash for a long time.
+export SWIFT_BACKTRACE=enable=no
+log=$work/logs/$driver-$(date +%Y%m%d-%H%M%S).log
+start=$(date +%s)
+set +e
+"$binary" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  -artifact_prefix="$work/crashes/$driver/" "$@" "$work/corpus/$driver" "$seeds" 2>&1 | tee "$log" | grep -E '^(#[0-9]+ +(INITED|DONE|pulse))|ERROR|SUMMARY|Test unit written|^Done' 
+status=${PIPESTATUS[0]}
+set -e
+seconds=$(( $(date +%s) - start ))
+execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+printf '%s\t%s\t%s\t%s\t%s\n' "$(date -d @"$start" +%FT%T)" "$driver" "$seconds" "${execs:-0}" "$status" >>"$work/runs.tsv"
+echo "fuzz-$driver: ${seconds}s, ${execs:-0} executions, status $status (log: $log)"
+exit "$status"
