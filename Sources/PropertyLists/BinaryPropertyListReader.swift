@@ -73,7 +73,8 @@ struct BinaryPropertyListReader {
         }
         let value = unsigned(at: offsetTable + reference * offsetSize, size: offsetSize)
         guard value >= 8, value < UInt64(offsetTable) else {
-            throw PropertyListError("object \(reference) has offset \(value) outside the object area")
+            throw PropertyListError("object \(reference) has offset \(value) outside the object area",
+                                    at: .offset(offsetTable + reference * offsetSize))
         }
         return Int(value)
     }
@@ -107,7 +108,9 @@ struct BinaryPropertyListReader {
         guard count <= (offsetTable - start) / referenceSize else {
             throw PropertyListError("\(count) references run past the object area", at: .offset(start))
         }
-        return (0..<count).map { Int(unsigned(at: start + $0 * referenceSize, size: referenceSize)) }
+        // An 8-byte reference may not fit an Int; clamped, it fails the
+        // object-count check like any other reference out of range.
+        return (0..<count).map { Int(clamping: unsigned(at: start + $0 * referenceSize, size: referenceSize)) }
     }
 
     private mutating func object(_ reference: Int, depth: Int) throws(PropertyListError) -> PropertyList {
