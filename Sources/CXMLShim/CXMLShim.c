@@ -17,6 +17,10 @@ struct uti_xml_document { xmlDocPtr doc; };
 typedef struct {
     int entity_declared;
     long entity_line;
+    /// The first error libxml2 raised outside the parser context: bytes
+    /// that are not valid in the document's encoding.
+    int encoding_failed;
+    char encoding_message[160];
 } guard_state;
 
 /// SAX hook: any entity declaration stops the parser before it can be used.
@@ -44,9 +48,24 @@ static void silent_structured(void *context, xmlErrorPtr error) {
 static void copy_message(char *message, size_t capacity, const char *text) {
     if (message == NULL || capacity == 0) return;
     snprintf(message, capacity, "%s", text ? text : "unknown error");
-    // libxml2 messages end with a newline.
+    // libxml2 messages end with a newline, and some hold one more before
+    // the bytes they quote: a report is one line.
     size_t n = strlen(message);
     while (n > 0 && (message[n - 1] == '\n' || message[n - 1] == '\r')) message[--n] = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (message[i] == '\n' || message[i] == '\r') message[i] = ' ';
+    }
+}
+
+/// Errors raised without a parser context (encoding conversion) would
+/// otherwise be printed on stderr; the first is kept for the report.
+static void record_global_error(void *context, xmlErrorPtr error) {
+    guard_state *state = (guard_state *)context;
+    if (state == NULL || error == NULL || state->encoding_failed) return;
+    if (error->domain == XML_FROM_I18N) {
+        state->encoding_failed = 1;
+        copy_message(state->encoding_message, sizeof state->encoding_message, error->message);
+    }
 }
 
 uti_xml_status uti_xml_parse(const char *bytes, size_t length,
@@ -78,7 +97,9 @@ uti_xml_status uti_xml_parse(const char *bytes, size_t length,
     // NOENT, DTDLOAD, HUGE or RECOVER.
     int options = XML_PARSE_NONET | XML_PARSE_BIG_LINES |
                   XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA;
+    xmlSetStructuredErrorFunc(&state, record_global_error);
     xmlDocPtr doc = xmlCtxtReadMemory(ctxt, bytes, (int)length, NULL, NULL, options);
+    xmlSetStructuredErrorFunc(NULL, NULL);
 
     if (state.entity_declared) {
         if (doc) xmlFreeDoc(doc);
@@ -90,7 +111,17 @@ uti_xml_status uti_xml_parse(const char *bytes, size_t length,
     }
     if (doc == NULL || !ctxt->wellFormed) {
         xmlErrorPtr error = xmlCtxtGetLastError(ctxt);
-        copy_message(message, message_capacity, error ? error->message : "not well-formed XML");
+        if (state.encoding_failed) {
+            char text[256];
+            snprintf(text, sizeof text, "bytes not valid in the document's encoding (%s)", state.encoding_message);
+            copy_message(message, message_capacity, text);
+        } else if (error && error->message && strncmp(error->message, "Excessive depth in document", 27) == 0) {
+            char text[64];
+            snprintf(text, sizeof text, "elements nested more than %u deep", xmlParserMaxDepth);
+            copy_message(message, message_capacity, text);
+        } else {
+            copy_message(message, message_capacity, error ? error->message : "not well-formed XML");
+        }
         if (line) *line = error ? error->line : 0;
         if (doc) xmlFreeDoc(doc);
         int memory = error && error->code == XML_ERR_NO_MEMORY;
