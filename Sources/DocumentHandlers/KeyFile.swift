@@ -73,6 +73,14 @@ public struct KeyFile: Sendable {
             if line.last == "\r" { line.removeLast() }
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
             if trimmed.isEmpty || trimmed.first == "#" { continue }
+            // Values are text: a control character (a NUL most of all) cannot
+            // reach a command line or a name intact.
+            if let control = line.unicodeScalars.firstIndex(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
+                let column = line.unicodeScalars.distance(from: line.unicodeScalars.startIndex, to: control) + 1
+                let hex = String(line.unicodeScalars[control].value, radix: 16, uppercase: true)
+                report(lineNumber, "control character U+\(String(repeating: "0", count: 4 - hex.count) + hex) at column \(column)")
+                continue
+            }
             if trimmed.first == "[" {
                 guard let close = trimmed.lastIndex(of: "]"),
                       trimmed[trimmed.index(after: close)...].allSatisfy({ $0 == " " || $0 == "\t" }) else {
