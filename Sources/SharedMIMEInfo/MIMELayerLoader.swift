@@ -76,16 +76,31 @@ public enum MIMELayerLoader {
     /// `types` lists every type (the cache only names those with globs,
     /// magic, parents, aliases or icons); `treemagic` is not in the cache.
     static func completeFromTextFiles(_ layer: inout MIMELayer, diagnostics: inout [MIMEDiagnostic]) {
-        if let bytes = try? FileContents.read(layer.directory + "/types", limit: 8 << 20) {
+        if let bytes = readTextFile(layer.directory + "/types", diagnostics: &diagnostics) {
             var known = Set(layer.types.map(mimeKey))
             for type in MIMETextFiles.types(bytes) where known.insert(mimeKey(type)).inserted {
                 layer.types.append(type)
             }
         }
         let treePath = layer.directory + "/treemagic"
-        if let bytes = try? FileContents.read(treePath, limit: 8 << 20) {
+        if let bytes = readTextFile(treePath, diagnostics: &diagnostics) {
             layer.treeMagic = MIMETextFiles.treeMagic(bytes, path: treePath, diagnostics: &diagnostics)
             layer.sortMagic()
+        }
+    }
+
+    /// The largest `types` or `treemagic` file read.
+    static let textFileLimit = 8 << 20
+
+    /// The bytes of an optional text file of the layer: nil and silent when
+    /// it does not exist, nil with an error when it cannot be read.
+    private static func readTextFile(_ path: String, diagnostics: inout [MIMEDiagnostic]) -> [UInt8]? {
+        guard FileStatus.exists(path) else { return nil }
+        do {
+            return try FileContents.read(path, limit: textFileLimit)
+        } catch {
+            diagnostics.append(MIMEDiagnostic(.error, MIMESourcePosition(file: path), "\(error.reason); the file is skipped"))
+            return nil
         }
     }
 

@@ -98,7 +98,7 @@ public enum MIMETypesFile {
             guard let type = fields.first, !type.hasPrefix("#") else { continue }
             let parts = type.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                diagnostics.append(Diagnostic(.warning, file: path, position: .line(number), "\"\(type)\" is not a MIME type; line skipped"))
+                diagnostics.append(Diagnostic(.warning, file: path, position: .line(number), "\(type.debugDescription) is not a MIME type; line skipped"))
                 continue
             }
             var extensions: [String] = []
@@ -106,7 +106,7 @@ public enum MIMETypesFile {
                 if field.hasPrefix("#") { break }
                 let ext = TagClass.filenameExtension.normalize(field)
                 if ext.isEmpty || ext.contains("/") {
-                    diagnostics.append(Diagnostic(.warning, file: path, position: .line(number), "\"\(field)\" is not a filename extension; skipped"))
+                    diagnostics.append(Diagnostic(.warning, file: path, position: .line(number), "\(field.debugDescription) is not a filename extension; skipped"))
                 } else if !extensions.contains(ext) {
                     extensions.append(ext)
                 }
