@@ -65,7 +65,7 @@ public final class TypeRegistry: Sendable {
     public var diagnostics: [Diagnostic] {
         let root = image.root
         let start = image.int(root + RegistryImage.Root.diagnostics)
-        let n = min(image.int(root + RegistryImage.Root.diagnosticCount), image.wordCount)
+        let n = image.count(at: root + RegistryImage.Root.diagnosticCount, entryWords: 7, from: start)
         return (0..<n).map { i in
             let at = start + i * 7
             let severity: Diagnostic.Severity = image.word(at) == 2 ? .error : image.word(at) == 1 ? .warning : .note
@@ -84,7 +84,7 @@ public final class TypeRegistry: Sendable {
     /// A list of slots: its length and first element's word index.
     @inline(__always) private func slots(_ slot: Int32, _ field: Int) -> (count: Int, start: Int) {
         let at = image.int(record(slot, field))
-        return (min(image.int(at), count), at + 1)
+        return (min(image.count(at: at, entryWords: 1, from: at + 1), count), at + 1)
     }
 
     func slotList(_ slot: Int32, _ field: Int) -> [Int32] {
@@ -98,14 +98,14 @@ public final class TypeRegistry: Sendable {
 
     func tagSpecification(_ slot: Int32) -> [TagSpecification] {
         let at = image.int(record(slot, Field.tags))
-        return (0..<min(image.int(at), 1 << 16)).map { i in
+        return (0..<image.count(at: at, entryWords: 3, from: at + 1)).map { i in
             let entry = at + 1 + i * 3
             return TagSpecification(TagClass(image.string(at: entry) ?? ""), strings(image.int(entry + 2)))
         }
     }
 
     private func strings(_ at: Int) -> [String] {
-        (0..<min(image.int(at), image.wordCount)).map { image.string(at: at + 1 + $0 * 2) ?? "" }
+        (0..<image.count(at: at, entryWords: 2, from: at + 1)).map { image.string(at: at + 1 + $0 * 2) ?? "" }
     }
 
     func origin(_ slot: Int32) -> DeclarationOrigin {
@@ -120,7 +120,7 @@ public final class TypeRegistry: Sendable {
 
     func origins(_ slot: Int32, _ field: Int) -> [DeclarationOrigin] {
         let at = image.int(record(slot, field))
-        return (0..<min(image.int(at), image.wordCount)).map { i in
+        return (0..<image.count(at: at, entryWords: 4, from: at + 1)).map { i in
             let entry = at + 1 + i * 4
             let kind = image.word(entry)
             return DeclarationOrigin(source: source(kind & 0xFF), file: image.string(at: entry + 2) ?? "",
