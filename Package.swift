@@ -64,6 +64,13 @@ let package = Package(
             name: "DocumentHandlersTests",
             dependencies: ["DocumentHandlers"]
         ),
+        // Hand-made hostile files for every reader, with proof that nothing
+        // outside a document is read (tools/make-hostile-corpus.py).
+        .testTarget(
+            name: "HostileInputTests",
+            dependencies: ["CompiledData", "PropertyLists", "SharedMIMEInfo", "UniformTypes", "DocumentHandlers"],
+            resources: [.copy("Corpus")]
+        ),
         .testTarget(
             name: "utiTests",
             dependencies: ["uti"],
