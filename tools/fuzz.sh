@@ -27,9 +27,9 @@ case "${1:-}" in
   --list) printf '%s\n' "${drivers[@]}"; exit 0 ;;
   --report)
     [ -f "$work/runs.tsv" ] || { echo "no runs yet ($work/runs.tsv)" >&2; exit 1; }
+    printf "%-20s %5s %10s %14s %9s\n" driver runs seconds executions findings
     awk -F'\t' '{ s[$2] += $3; e[$2] += $4; n[$2]++; if ($5 != 0) f[$2]++ }
-      END { printf "%-20s %5s %10s %14s %9s\n", "driver", "runs", "seconds", "executions", "findings";
-            for (d in s) printf "%-20s %5d %10d %14d %9d\n", d, n[d], s[d], e[d], f[d] }' "$work/runs.tsv" | sort
+      END { for (d in s) printf "%-20s %5d %10d %14d %9d\n", d, n[d], s[d], e[d], f[d] }' "$work/runs.tsv" | sort
     exit 0 ;;
   ""|-*) usage ;;
 esac
