@@ -98,14 +98,20 @@ public final class TypeRegistry: Sendable {
 
     func tagSpecification(_ slot: Int32) -> [TagSpecification] {
         let at = image.int(record(slot, Field.tags))
+        // The tag lists of a sound image do not overlap, so together they
+        // hold no more tags than the image has room for; a damaged one whose
+        // lists all name the same long run stops there.
+        var budget = image.wordCount / 2
         return (0..<image.count(at: at, entryWords: 3, from: at + 1)).map { i in
             let entry = at + 1 + i * 3
-            return TagSpecification(TagClass(image.string(at: entry) ?? ""), strings(image.int(entry + 2)))
+            let tags = strings(image.int(entry + 2), limit: budget)
+            budget -= tags.count
+            return TagSpecification(TagClass(image.string(at: entry) ?? ""), tags)
         }
     }
 
-    private func strings(_ at: Int) -> [String] {
-        (0..<image.count(at: at, entryWords: 2, from: at + 1)).map { image.string(at: at + 1 + $0 * 2) ?? "" }
+    private func strings(_ at: Int, limit: Int = .max) -> [String] {
+        (0..<min(image.count(at: at, entryWords: 2, from: at + 1), limit)).map { image.string(at: at + 1 + $0 * 2) ?? "" }
     }
 
     func origin(_ slot: Int32) -> DeclarationOrigin {
