@@ -91,11 +91,19 @@ import Testing
         }
     }
 
-    /// Lists of a billion entries (tags, tag classes, strings) in a fuzzed
-    /// image kept one lookup busy for minutes.
-    @Test func registryImageWithHugeListsAnswersQuickly() throws {
-        let bytes = withMatchingChecksum(try corpusFile("registry-image-huge-lists.image"))
-        let registry = TypeRegistry(image: try ImageView(bytes, kind: RegistryImage.kind))
+    /// Fuzzed images that kept one lookup busy for minutes: lists of a
+    /// billion entries (tags, tag classes, strings), and many tag lists that
+    /// all name one long run of strings.
+    @Test(arguments: ["registry-image-huge-lists.image", "registry-image-shared-tag-lists.image"])
+    func damagedRegistryImageAnswersQuickly(file: String) throws {
+        let bytes = withMatchingChecksum(try corpusFile(file))
+        let view = try ImageView(bytes, kind: RegistryImage.kind)
+        let registry = TypeRegistry(image: view)
+        // No type has more tags than the image has room for.
+        for type in registry.allTypes.prefix(64) {
+            let tags = type.tagSpecification.reduce(0) { $0 + $1.tags.count }
+            #expect(tags <= view.wordCount / 2, "\(type.identifier): \(tags) tags in \(view.wordCount) words")
+        }
         let clock = ContinuousClock()
         let elapsed = clock.measure { lookEverywhere(registry) }
         #expect(elapsed < .seconds(5), "lookups took \(elapsed)")
