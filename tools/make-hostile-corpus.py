@@ -11,6 +11,8 @@ document is read. HostileInputTests.swift says what each file must give.
 import os
 import struct
 
+from bplist_assembly import assemble
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "Tests/HostileInputTests/Corpus")
 
@@ -71,43 +73,29 @@ def xml_plists():
 
 # MARK: Binary property lists
 
-def bplist(objects, top=0, ref_size=1, offset_size=1, count=None, table=None, offsets=None):
-    body = b"bplist00"
-    offs = []
-    for obj in objects:
-        offs.append(len(body))
-        body += obj
-    table_at = len(body)
-    for off in (offsets if offsets is not None else offs):
-        body += off.to_bytes(offset_size, "big")
-    body += bytes(6) + bytes([offset_size, ref_size])
-    body += struct.pack(">QQQ", len(objects) if count is None else count, top, table_at if table is None else table)
-    return body
-
-
 def binary_plists():
     ascii_ok = b"\x53hello"
-    write("binary-plist/object-count-huge.bplist", bplist([ascii_ok], count=2**62))
-    write("binary-plist/offset-table-past-end.bplist", bplist([ascii_ok], table=2**40))
-    write("binary-plist/object-offset-past-end.bplist", bplist([ascii_ok], offsets=[250]))
-    write("binary-plist/offset-into-trailer.bplist", bplist([ascii_ok], offsets=[16]))
-    write("binary-plist/ref-size-zero.bplist", bplist([b"\xa1\x00", ascii_ok], ref_size=0))
-    write("binary-plist/offset-size-nine.bplist", bplist([ascii_ok], offset_size=9))
-    write("binary-plist/string-past-end.bplist", bplist([b"\x5f\x13\x7f\xff\xff\xffabc"]))
-    write("binary-plist/length-past-64-bits.bplist", bplist([b"\x5f\x14" + b"\xff" * 16]))
-    write("binary-plist/array-count-huge.bplist", bplist([b"\xaf\x13\x0f\xff\xff\xff\xff\xff\xff\xff"]))
-    write("binary-plist/self-containing-array.bplist", bplist([b"\xa1\x00"]))
-    write("binary-plist/dictionary-cycle.bplist", bplist([b"\xd1\x01\x02", b"\x51k", b"\xa1\x00"]))
-    write("binary-plist/invalid-utf16.bplist", bplist([b"\x61\xd8\x00"]))
-    write("binary-plist/ascii-string-high-bytes.bplist", bplist([b"\x53a\xffb"]))
-    write("binary-plist/integer-past-64-bits.bplist", bplist([b"\x14" + b"\x7f" + b"\xff" * 15]))
-    write("binary-plist/nan-date.bplist", bplist([b"\x33" + struct.pack(">d", float("nan"))]))
-    write("binary-plist/infinite-real.bplist", bplist([b"\x23" + struct.pack(">d", float("inf"))]))
-    write("binary-plist/unknown-marker.bplist", bplist([b"\x70"]))
-    write("binary-plist/top-object-out-of-range.bplist", bplist([ascii_ok], top=7))
+    write("binary-plist/object-count-huge.bplist", assemble([ascii_ok], count=2**62))
+    write("binary-plist/offset-table-past-end.bplist", assemble([ascii_ok], table=2**40))
+    write("binary-plist/object-offset-past-end.bplist", assemble([ascii_ok], offsets=[250]))
+    write("binary-plist/offset-into-trailer.bplist", assemble([ascii_ok], offsets=[16]))
+    write("binary-plist/ref-size-zero.bplist", assemble([b"\xa1\x00", ascii_ok], ref_size=0))
+    write("binary-plist/offset-size-nine.bplist", assemble([ascii_ok], offset_size=9))
+    write("binary-plist/string-past-end.bplist", assemble([b"\x5f\x13\x7f\xff\xff\xffabc"]))
+    write("binary-plist/length-past-64-bits.bplist", assemble([b"\x5f\x14" + b"\xff" * 16]))
+    write("binary-plist/array-count-huge.bplist", assemble([b"\xaf\x13\x0f\xff\xff\xff\xff\xff\xff\xff"]))
+    write("binary-plist/self-containing-array.bplist", assemble([b"\xa1\x00"]))
+    write("binary-plist/dictionary-cycle.bplist", assemble([b"\xd1\x01\x02", b"\x51k", b"\xa1\x00"]))
+    write("binary-plist/invalid-utf16.bplist", assemble([b"\x61\xd8\x00"]))
+    write("binary-plist/ascii-string-high-bytes.bplist", assemble([b"\x53a\xffb"]))
+    write("binary-plist/integer-past-64-bits.bplist", assemble([b"\x14" + b"\x7f" + b"\xff" * 15]))
+    write("binary-plist/nan-date.bplist", assemble([b"\x33" + struct.pack(">d", float("nan"))]))
+    write("binary-plist/infinite-real.bplist", assemble([b"\x23" + struct.pack(">d", float("inf"))]))
+    write("binary-plist/unknown-marker.bplist", assemble([b"\x70"]))
+    write("binary-plist/top-object-out-of-range.bplist", assemble([ascii_ok], top=7))
     deep = [bytes([0xA1, i + 1]) for i in range(200)] + [ascii_ok]
-    write("binary-plist/deep-nesting.bplist", bplist(deep, offset_size=2))
-    write("binary-plist/truncated-trailer.bplist", bplist([ascii_ok])[:-5])
+    write("binary-plist/deep-nesting.bplist", assemble(deep, offset_size=2))
+    write("binary-plist/truncated-trailer.bplist", assemble([ascii_ok])[:-5])
 
 
 # MARK: shared-mime-info packages

@@ -10,6 +10,8 @@ import os
 import plistlib
 import struct
 
+from bplist_assembly import assemble
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "Tests/PropertyListsTests/Fixtures")
 
@@ -17,21 +19,6 @@ OUT = os.path.join(ROOT, "Tests/PropertyListsTests/Fixtures")
 def write(name, data):
     with open(os.path.join(OUT, name), "wb") as f:
         f.write(data)
-
-
-def assemble(objects, top=0, ref_size=1, offset_size=1):
-    """A bplist00 from raw object encodings; references are indexes."""
-    body = b"bplist00"
-    offsets = []
-    for obj in objects:
-        offsets.append(len(body))
-        body += obj
-    table = len(body)
-    for off in offsets:
-        body += off.to_bytes(offset_size, "big")
-    body += bytes(6) + bytes([offset_size, ref_size])
-    body += struct.pack(">QQQ", len(objects), top, table)
-    return body
 
 
 def main():
