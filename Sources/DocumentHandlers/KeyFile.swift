@@ -67,7 +67,9 @@ public struct KeyFile: Sendable {
         var lineNumber = 0
         var groupIndex: [String: Int] = [:]
         var current: Int?
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Split at line feeds, not Characters: CR LF is one Character, and a
+        // file with CR LF line endings would otherwise be one long line.
+        for rawLine in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
             var line = Substring(rawLine)
             if line.last == "\r" { line.removeLast() }

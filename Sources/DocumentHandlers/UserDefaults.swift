@@ -37,43 +37,53 @@ public enum UserDefaultsWriter {
     }
 
     /// `text` with the `[Default Applications]` keys for `types` replaced,
-    /// added (creating the group at the end if needed) or removed.
+    /// added (creating the group at the end if needed) or removed. Keys for
+    /// `types` are removed from every `[Default Applications]` group (a
+    /// repeated group is merged by readers), and the new ones go at the end
+    /// of the first. Lines are split at line feeds only, so a line ending in
+    /// CR LF keeps its CR, and added lines follow the file's line ending.
     static func edited(_ text: String, handlerID: String?, types: [String]) -> String {
-        var lines = text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { String($0) }
         if lines.last == "" { lines.removeLast() }
+        let lineEnd = lines.first?.hasSuffix("\r") == true ? "\r" : ""
         let wanted = Set(types.map { $0.lowercased() })
-        var groupStart: Int?
-        var groupEnd = lines.count
-        for (i, line) in lines.enumerated() {
-            let trimmed = line.trimmingSpaces
-            guard trimmed.hasPrefix("[") else { continue }
-            if groupStart != nil { groupEnd = i; break }
-            if trimmed == "[\(group)]" { groupStart = i }
+        /// A line without its CR and surrounding blanks.
+        func content(_ line: String) -> Substring {
+            var line = line[...]
+            if line.last == "\r" { line.removeLast() }
+            return line.trimmingSpaces
         }
-        var insertAt: Int
-        if let start = groupStart {
-            var kept: [String] = []
-            for line in lines[(start + 1)..<groupEnd] {
-                let trimmed = line.trimmingSpaces
-                if let eq = trimmed.firstIndex(of: "="), !trimmed.hasPrefix("#"),
-                   wanted.contains(String(trimmed[..<eq].trimmingSpaces).lowercased()) {
-                    continue
-                }
+        var kept: [String] = []
+        var inDefaults = false
+        var inFirstDefaults = false
+        var insertAt: Int?
+        for line in lines {
+            let trimmed = content(line)
+            if trimmed.hasPrefix("[") {
+                inDefaults = trimmed == "[\(group)]"
+                inFirstDefaults = inDefaults && insertAt == nil
                 kept.append(line)
+                if inFirstDefaults { insertAt = kept.count }
+                continue
             }
-            lines.replaceSubrange((start + 1)..<groupEnd, with: kept)
-            insertAt = start + 1 + kept.count
-            while insertAt > start + 1 && lines[insertAt - 1].trimmingSpaces.isEmpty { insertAt -= 1 }
-        } else {
-            if handlerID == nil { return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n" }
-            if let last = lines.last, !last.trimmingSpaces.isEmpty { lines.append("") }
-            lines.append("[\(group)]")
+            if inDefaults, !trimmed.hasPrefix("#"), let eq = trimmed.firstIndex(of: "=") {
+                var key = trimmed[..<eq].trimmingSpaces
+                if key.last == "]", let open = key.firstIndex(of: "[") { key = key[..<open] }
+                if wanted.contains(key.lowercased()) { continue }
+            }
+            kept.append(line)
+            // New entries go after the first group's last line that is not blank.
+            if inFirstDefaults && !trimmed.isEmpty { insertAt = kept.count }
+        }
+        lines = kept
+        guard let handlerID else { return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n" }
+        if insertAt == nil {
+            if let last = lines.last, !content(last).isEmpty { lines.append(lineEnd) }
+            lines.append("[\(group)]" + lineEnd)
             insertAt = lines.count
         }
-        if let handlerID {
-            let escaped = handlerID.replacing("\\", with: "\\\\").replacing(";", with: "\\;")
-            lines.insert(contentsOf: types.map { "\($0)=\(escaped);" }, at: insertAt)
-        }
+        let escaped = handlerID.replacing("\\", with: "\\\\").replacing(";", with: "\\;")
+        lines.insert(contentsOf: types.map { "\($0)=\(escaped);" + lineEnd }, at: insertAt!)
         return lines.joined(separator: "\n") + "\n"
     }
 

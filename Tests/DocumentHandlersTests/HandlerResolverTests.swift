@@ -213,6 +213,27 @@ import UniformTypes
         #expect(resolver.ids("net.daringfireball.markdown") == ["x.desktop", "md.desktop"])
     }
 
+    /// A repeated `[Default Applications]` group is merged by readers, so the
+    /// old key goes from every copy; CR LF endings stay, and added lines
+    /// use them too.
+    @Test func userDefaultsReplaceTheKeyInEveryRepeatedGroupAndKeepCRLF() throws {
+        let tree = HandlerTree()
+        let file = tree.configHome + "/mimeapps.list"
+        tree.write("config/mimeapps.list",
+                   "[Default Applications]\r\ntext/plain=a.desktop;\r\n# note\r\n\r\n[Added Associations]\r\ntext/plain=b.desktop;\r\n"
+                   + "[Default Applications]\r\nText/Plain = old.desktop;\r\nimage/png=c.desktop;\r\n")
+        try UserDefaultsWriter.set("new.desktop", for: ["text/plain"], in: file)
+        #expect(try String(contentsOfFile: file, encoding: .utf8)
+            == "[Default Applications]\r\n# note\r\ntext/plain=new.desktop;\r\n\r\n[Added Associations]\r\ntext/plain=b.desktop;\r\n"
+            + "[Default Applications]\r\nimage/png=c.desktop;\r\n")
+        let written = try KeyFile.read(path: file)
+        #expect(written.group("Default Applications")?.entries.map { "\($0.key)=\($0.rawValue)" } == ["text/plain=new.desktop;", "image/png=c.desktop;"])
+        try UserDefaultsWriter.set(nil, for: ["image/png"], in: file)
+        #expect(try String(contentsOfFile: file, encoding: .utf8)
+            == "[Default Applications]\r\n# note\r\ntext/plain=new.desktop;\r\n\r\n[Added Associations]\r\ntext/plain=b.desktop;\r\n"
+            + "[Default Applications]\r\n")
+    }
+
     @Test func namedBundlePathsMustExistAndBeBundles() throws {
         let tree = HandlerTree()
         tree.write("notabundle.txt", "x")

@@ -32,6 +32,17 @@ import Foundation
         #expect(file.diagnostics.first?.message.contains("not UTF-8 (byte 16)") == true)
     }
 
+    /// CR LF line endings are read as GLib reads them: the CR is not part
+    /// of the value, and a lone CR inside a line is still refused.
+    @Test func crlfLineEndingsAreRead() throws {
+        let text = "[Desktop Entry]\r\nName=Viewer\r\nExec=view %f\r\n\r\n[Other]\r\nKey=a\rb\r\n"
+        let file = KeyFile(bytes: Array(text.utf8), path: "crlf.desktop")
+        #expect(file.group("Desktop Entry")?.entry("Name")?.rawValue == "Viewer")
+        #expect(file.group("Desktop Entry")?.entry("Exec")?.line == 3)
+        #expect(file.group("Other")?.entry("Key") == nil)
+        #expect(file.diagnostics.map(\.description) == ["crlf.desktop:6: error: control character U+000D at column 6; the line is skipped"])
+    }
+
     @Test func valueEscapesAndLists() throws {
         #expect(try KeyFileValue.string(#"a\sb\tc\\d\ne"#) == "a b\tc\\d\ne")
         #expect(try KeyFileValue.strings(#"text/plain;a\;b;;image/png;"#) == ["text/plain", "a;b", "image/png"])
