@@ -45,7 +45,9 @@ public struct ExecCommand: Sendable, Equatable {
         var pieces: [Piece] = []
         var text = ""
         var inArgument = false
-        var iterator = Array(value).makeIterator()
+        // Unicode scalars, not Characters: a combining mark after a blank,
+        // a quote or a % must not hide it (GLib reads bytes).
+        var iterator = value.unicodeScalars.makeIterator()
         var column = 0
         func flushText() {
             if !text.isEmpty { pieces.append(.text(text)); text = "" }
@@ -71,10 +73,10 @@ public struct ExecCommand: Sendable, Equatable {
                     if q == "\\" {
                         guard let next = iterator.next() else { break }
                         column += 1
-                        guard "\"`$\\".contains(next) else {
+                        guard "\"`$\\".unicodeScalars.contains(next) else {
                             throw Problem(message: "Exec: \"\\\(next)\" inside quotes at column \(column - 1); only \\\", \\`, \\$ and \\\\ are escapes there")
                         }
-                        text.append(next)
+                        text.unicodeScalars.append(next)
                     } else if q == "%" {
                         if let next = iterator.next() {
                             column += 1
@@ -82,7 +84,7 @@ public struct ExecCommand: Sendable, Equatable {
                         }
                         throw Problem(message: "Exec: a field code inside a quoted argument at column \(column); the spec leaves its expansion undefined")
                     } else {
-                        text.append(q)
+                        text.unicodeScalars.append(q)
                     }
                 }
                 if !closed { throw Problem(message: "Exec: the double quote at column \(start) is never closed") }
@@ -93,7 +95,7 @@ public struct ExecCommand: Sendable, Equatable {
                 while let q = iterator.next() {
                     column += 1
                     if q == "'" { closed = true; break }
-                    text.append(q)
+                    text.unicodeScalars.append(q)
                 }
                 if !closed { throw Problem(message: "Exec: the single quote at column \(start) is never closed") }
             case "\\":
@@ -102,7 +104,7 @@ public struct ExecCommand: Sendable, Equatable {
                     throw Problem(message: "Exec: a \"\\\" ends the command")
                 }
                 column += 1
-                text.append(next)
+                text.unicodeScalars.append(next)
             case "%":
                 inArgument = true
                 guard let code = iterator.next() else {
@@ -113,18 +115,18 @@ public struct ExecCommand: Sendable, Equatable {
                 case "%": text.append("%")
                 case "f", "F", "u", "U", "i", "c", "k":
                     flushText()
-                    pieces.append(.field(code))
+                    pieces.append(.field(Character(code)))
                 default:
-                    if Self.deprecatedCodes.contains(code) {
+                    if Self.deprecatedCodes.contains(Character(code)) {
                         flushText()
-                        pieces.append(.field(code))
+                        pieces.append(.field(Character(code)))
                         continue
                     }
                     throw Problem(message: "Exec: unknown field code \"%\(code)\" at column \(column - 1)")
                 }
             default:
                 inArgument = true
-                text.append(c)
+                text.unicodeScalars.append(c)
             }
         }
         endArgument()

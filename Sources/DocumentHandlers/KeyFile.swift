@@ -67,37 +67,24 @@ public struct KeyFile: Sendable {
         var lineNumber = 0
         var groupIndex: [String: Int] = [:]
         var current: Int?
-        // Split at line feeds, not Characters: CR LF is one Character, and a
-        // file with CR LF line endings would otherwise be one long line.
-        for rawLine in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
+        for rawLine in Self.lines(of: text) {
             lineNumber += 1
-            var line = Substring(rawLine)
-            if line.last == "\r" { line.removeLast() }
-            let trimmed = line.drop { $0 == " " || $0 == "\t" }
-            if trimmed.isEmpty || trimmed.first == "#" { continue }
-            // Values are text: a control character (a NUL most of all) cannot
-            // reach a command line or a name intact.
-            if let control = line.unicodeScalars.firstIndex(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
-                let column = line.unicodeScalars.distance(from: line.unicodeScalars.startIndex, to: control) + 1
-                let hex = String(line.unicodeScalars[control].value, radix: 16, uppercase: true)
-                report(lineNumber, "control character U+\(String(repeating: "0", count: 4 - hex.count) + hex) at column \(column)")
+            switch Line(rawLine) {
+            case .ignorable:
                 continue
-            }
-            if trimmed.first == "[" {
-                guard let close = trimmed.lastIndex(of: "]"),
-                      trimmed[trimmed.index(after: close)...].allSatisfy({ $0 == " " || $0 == "\t" }) else {
-                    report(lineNumber, "group header without a closing \"]\"")
-                    current = nil
-                    continue
-                }
-                let name = String(trimmed[trimmed.index(after: trimmed.startIndex)..<close])
-                if name.isEmpty || name.contains("[") || name.contains("]")
-                    || name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            case .control(let column, let scalar):
+                // Values are text: a control character (a NUL most of all)
+                // cannot reach a command line or a name intact.
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                report(lineNumber, "control character U+\(String(repeating: "0", count: 4 - hex.count) + hex) at column \(column)")
+            case .header(nil):
+                report(lineNumber, "group header without a closing \"]\"")
+                current = nil
+            case .header(let name?):
+                if name.isEmpty || name.unicodeScalars.contains(where: { $0 == "[" || $0 == "]" || $0.value < 0x20 || $0.value == 0x7F }) {
                     report(lineNumber, "invalid group name \"[\(name)]\"")
                     current = nil
-                    continue
-                }
-                if let existing = groupIndex[name] {
+                } else if let existing = groupIndex[name] {
                     diagnostics.append(Diagnostic(.warning, file: path, position: .line(lineNumber),
                                                   "group [\(name)] repeats the one on line \(groups[existing].line); merged"))
                     current = existing
@@ -106,17 +93,76 @@ public struct KeyFile: Sendable {
                     current = groups.count
                     groups.append(Group(name: name, line: lineNumber, entries: []))
                 }
-                continue
+            case .noEquals:
+                report(lineNumber, "expected \"Key=Value\", a [Group] or a # comment")
+            case .entry(let keyPart, let key, let locale, let value):
+                guard let index = current else {
+                    report(lineNumber, groups.isEmpty ? "entry before the first [Group]" : "entry in a group that could not be read")
+                    continue
+                }
+                guard !key.isEmpty, key.unicodeScalars.allSatisfy(Self.isKeyCharacter) else {
+                    report(lineNumber, "invalid key \"\(keyPart)\" (keys are letters, digits, -, /, ., + and _)")
+                    continue
+                }
+                if let locale, locale.isEmpty {
+                    report(lineNumber, "empty locale in \"\(keyPart)\"")
+                    continue
+                }
+                groups[index].entries.append(Entry(key: key, locale: locale, rawValue: value, line: lineNumber))
+            }
+        }
+    }
+
+    /// The lines of `text`, split at line feeds and not at Characters: CR LF
+    /// is one Character, so a file with CR LF endings would otherwise be one
+    /// long line. Each line keeps a CR that ends it.
+    static func lines(of text: String) -> [Substring.UnicodeScalarView] {
+        text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+    }
+
+    /// One line taken apart on Unicode scalars, as GLib takes it apart on
+    /// bytes: in Characters, a combining mark after `=`, `[`, `]` or a blank
+    /// would hide it.
+    enum Line: Equatable {
+        /// Blank, or a `#` comment.
+        case ignorable
+        /// A control character other than tab, at a 1-based column.
+        case control(column: Int, scalar: Unicode.Scalar)
+        /// `[NAME]` with only blanks after the last `]`; nil when there is
+        /// no such `]`.
+        case header(String?)
+        /// Neither a header nor a `Key=Value` line.
+        case noEquals
+        /// `KEY[LOCALE]=VALUE`: the key part as written (blanks trimmed),
+        /// split into key and locale, and the value without leading blanks.
+        case entry(keyPart: String, key: String, locale: String?, value: String)
+
+        init(_ raw: Substring.UnicodeScalarView) {
+            var line = raw
+            if line.last == "\r" { line.removeLast() }
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if trimmed.isEmpty || trimmed.first == "#" {
+                self = .ignorable
+                return
+            }
+            if let control = line.firstIndex(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
+                self = .control(column: line.distance(from: line.startIndex, to: control) + 1, scalar: line[control])
+                return
+            }
+            if trimmed.first == "[" {
+                guard let close = trimmed.lastIndex(of: "]"),
+                      trimmed[trimmed.index(after: close)...].allSatisfy({ $0 == " " || $0 == "\t" }) else {
+                    self = .header(nil)
+                    return
+                }
+                self = .header(String(trimmed[trimmed.index(after: trimmed.startIndex)..<close]))
+                return
             }
             guard let eq = trimmed.firstIndex(of: "=") else {
-                report(lineNumber, "expected \"Key=Value\", a [Group] or a # comment")
-                continue
+                self = .noEquals
+                return
             }
-            guard let index = current else {
-                report(lineNumber, groups.isEmpty ? "entry before the first [Group]" : "entry in a group that could not be read")
-                continue
-            }
-            let keyPart = trimmed[..<eq].trimmingSpaces
+            let keyPart = trimmed[..<eq].trimmingBlanks
             var value = trimmed[trimmed.index(after: eq)...]
             while value.first == " " || value.first == "\t" { value.removeFirst() }
             var key = keyPart
@@ -125,15 +171,7 @@ public struct KeyFile: Sendable {
                 key = keyPart[..<open]
                 locale = String(keyPart[keyPart.index(after: open)..<keyPart.index(before: keyPart.endIndex)])
             }
-            guard !key.isEmpty, key.unicodeScalars.allSatisfy(Self.isKeyCharacter) else {
-                report(lineNumber, "invalid key \"\(keyPart)\" (keys are letters, digits, -, /, ., + and _)")
-                continue
-            }
-            if let locale, locale.isEmpty {
-                report(lineNumber, "empty locale in \"\(keyPart)\"")
-                continue
-            }
-            groups[index].entries.append(Entry(key: String(key), locale: locale, rawValue: String(value), line: lineNumber))
+            self = .entry(keyPart: String(keyPart), key: String(key), locale: locale, value: String(value))
         }
     }
 
@@ -195,10 +233,10 @@ public enum KeyFileValue {
         }
     }
 
-    private static func unescape(_ raw: String, separator: Character?) throws(Problem) -> [String] {
+    private static func unescape(_ raw: String, separator: Unicode.Scalar?) throws(Problem) -> [String] {
         var items: [String] = []
-        var current = ""
-        var iterator = raw.makeIterator()
+        var current = String.UnicodeScalarView()
+        var iterator = raw.unicodeScalars.makeIterator()
         var column = 0
         while let c = iterator.next() {
             column += 1
@@ -214,19 +252,29 @@ public enum KeyFileValue {
                 case "r": current.append("\r")
                 case "\\": current.append("\\")
                 case ";" where separator != nil: current.append(";")
-                case ";": current.append("\\;")
+                case ";": current.append(contentsOf: "\\;".unicodeScalars)
                 default:
                     throw Problem(message: "unknown escape \"\\\(next)\" (column \(column - 1))")
                 }
             } else if let separator, c == separator {
-                items.append(current)
-                current = ""
+                items.append(String(current))
+                current = String.UnicodeScalarView()
             } else {
                 current.append(c)
             }
         }
-        items.append(current)
+        items.append(String(current))
         return items
+    }
+}
+
+extension Substring.UnicodeScalarView {
+    /// Without leading and trailing spaces and tabs.
+    var trimmingBlanks: Substring.UnicodeScalarView {
+        var s = self
+        while s.first == " " || s.first == "\t" { s.removeFirst() }
+        while s.last == " " || s.last == "\t" { s.removeLast() }
+        return s
     }
 }
 

@@ -43,42 +43,31 @@ public enum UserDefaultsWriter {
     /// of the first. Lines are split at line feeds only, so a line ending in
     /// CR LF keeps its CR, and added lines follow the file's line ending.
     static func edited(_ text: String, handlerID: String?, types: [String]) -> String {
-        var lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { String($0) }
-        if lines.last == "" { lines.removeLast() }
-        let lineEnd = lines.first?.hasSuffix("\r") == true ? "\r" : ""
+        var raw = KeyFile.lines(of: text)
+        if raw.last?.isEmpty == true { raw.removeLast() }
+        let lineEnd = raw.first?.last == "\r" ? "\r" : ""
         let wanted = Set(types.map { $0.lowercased() })
-        /// A line without its CR and surrounding blanks.
-        func content(_ line: String) -> Substring {
-            var line = line[...]
-            if line.last == "\r" { line.removeLast() }
-            return line.trimmingSpaces
-        }
-        var kept: [String] = []
+        var lines: [String] = []
         var inDefaults = false
         var inFirstDefaults = false
         var insertAt: Int?
-        for line in lines {
-            let trimmed = content(line)
-            if trimmed.hasPrefix("[") {
-                inDefaults = trimmed == "[\(group)]"
+        for rawLine in raw {
+            let line = KeyFile.Line(rawLine)
+            if case .header(let name) = line {
+                inDefaults = name == group
                 inFirstDefaults = inDefaults && insertAt == nil
-                kept.append(line)
-                if inFirstDefaults { insertAt = kept.count }
+                lines.append(String(rawLine))
+                if inFirstDefaults { insertAt = lines.count }
                 continue
             }
-            if inDefaults, !trimmed.hasPrefix("#"), let eq = trimmed.firstIndex(of: "=") {
-                var key = trimmed[..<eq].trimmingSpaces
-                if key.last == "]", let open = key.firstIndex(of: "[") { key = key[..<open] }
-                if wanted.contains(key.lowercased()) { continue }
-            }
-            kept.append(line)
+            if inDefaults, case .entry(_, let key, _, _) = line, wanted.contains(key.lowercased()) { continue }
+            lines.append(String(rawLine))
             // New entries go after the first group's last line that is not blank.
-            if inFirstDefaults && !trimmed.isEmpty { insertAt = kept.count }
+            if inFirstDefaults && !rawLine.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { insertAt = lines.count }
         }
-        lines = kept
         guard let handlerID else { return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n" }
         if insertAt == nil {
-            if let last = lines.last, !content(last).isEmpty { lines.append(lineEnd) }
+            if let last = raw.last, !last.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { lines.append(lineEnd) }
             lines.append("[\(group)]" + lineEnd)
             insertAt = lines.count
         }

@@ -43,6 +43,18 @@ import Foundation
         #expect(file.diagnostics.map(\.description) == ["crlf.desktop:6: error: control character U+000D at column 6; the line is skipped"])
     }
 
+    /// Lines are taken apart on Unicode scalars, as GLib takes them apart on
+    /// bytes: a combining mark (U+0301) after `=`, `]` or `;` does not join
+    /// with it and hide it.
+    @Test func combiningMarksDoNotHideStructure() throws {
+        let text = "[A\u{301}]\nKey=\u{301}v\nList=a;\u{301}b;\n[B]\u{301}\n"
+        let file = KeyFile(bytes: Array(text.utf8), path: "marks.list")
+        let group = try #require(file.group("A\u{301}"))
+        #expect(group.entry("Key")?.rawValue == "\u{301}v")
+        #expect(try KeyFileValue.strings(#require(group.entry("List")).rawValue) == ["a", "\u{301}b"])
+        #expect(file.diagnostics.map(\.description) == ["marks.list:4: error: group header without a closing \"]\"; the line is skipped"])
+    }
+
     @Test func valueEscapesAndLists() throws {
         #expect(try KeyFileValue.string(#"a\sb\tc\\d\ne"#) == "a b\tc\\d\ne")
         #expect(try KeyFileValue.strings(#"text/plain;a\;b;;image/png;"#) == ["text/plain", "a;b", "image/png"])
@@ -54,6 +66,12 @@ import Foundation
 
 @Suite struct ExecCommandTests {
     let details = ExecCommand.EntryDetails(icon: "viewer", name: "Viewer", location: "/apps/viewer.desktop")
+
+    /// A combining mark after a blank, a quote or a `%` does not hide it.
+    @Test func combiningMarksDoNotHideQuotingOrFieldCodes() throws {
+        let command = try ExecCommand("view \u{301}x \"\u{301}y z\" %f\u{301}")
+        #expect(command.commands(for: ["/a"]) == [["view", "\u{301}x", "\u{301}y z", "/a\u{301}"]])
+    }
 
     @Test func fieldCodesExpandToSeparateArguments() throws {
         let single = try ExecCommand(#"view --name %c %i --from=%k "quoted \"arg\" \$x" %f"#)
