@@ -94,18 +94,20 @@ public enum MIMETypesFile {
                 diagnostics.append(Diagnostic(.warning, file: path, position: .line(number), "line is not valid UTF-8; skipped"))
                 continue
             }
-            let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
-            guard let type = fields.first, !type.hasPrefix("#") else { continue }
-            let parts = type.split(separator: "/", omittingEmptySubsequences: false)
+            // Unicode scalars, not Characters: a combining mark after a blank
+            // or a / must not hide it.
+            let fields = text.unicodeScalars.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
+            guard let type = fields.first, type.unicodeScalars.first != "#" else { continue }
+            let parts = type.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
                 diagnostics.append(Diagnostic(.warning, file: path, position: .line(number), "\(type.debugDescription) is not a MIME type; line skipped"))
                 continue
             }
             var extensions: [String] = []
             for field in fields.dropFirst() {
-                if field.hasPrefix("#") { break }
+                if field.unicodeScalars.first == "#" { break }
                 let ext = TagClass.filenameExtension.normalize(field)
-                if ext.isEmpty || ext.contains("/") {
+                if ext.isEmpty || ext.unicodeScalars.contains("/") {
                     diagnostics.append(Diagnostic(.warning, file: path, position: .line(number), "\(field.debugDescription) is not a filename extension; skipped"))
                 } else if !extensions.contains(ext) {
                     extensions.append(ext)

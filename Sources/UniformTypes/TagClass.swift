@@ -30,12 +30,15 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
         switch self {
         case .filenameExtension:
             if let fast = Self.asciiLowercased(tag, dropLeadingDot: true) { return fast }
-            let trimmed = tag.hasPrefix(".") ? String(tag.dropFirst()) : tag
+            // Unicode scalars, not Characters: a combining mark after the
+            // dot or the ; does not hide it.
+            let trimmed = tag.unicodeScalars.first == "." ? String(tag.unicodeScalars.dropFirst()) : tag
             return trimmed.lowercased()
         case .mimeType:
             if let fast = Self.asciiLowercased(tag, dropLeadingDot: false) { return fast }
-            let essence = tag.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            return String(essence).trimmingWhitespace().lowercased()
+            let scalars = tag.unicodeScalars
+            let essence = scalars.firstIndex(of: ";").map { String(scalars[..<$0]) } ?? tag
+            return essence.trimmingWhitespace().lowercased()
         default:
             return tag
         }

@@ -78,6 +78,18 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
             #expect(registry.diagnostics.contains { $0.file == path && $0.position == .line(5) })
         }
     }
+
+    /// Fields, MIME types and tags are taken apart on Unicode scalars: a
+    /// combining mark (U+0301) after a blank, `/`, `.` or `;` does not join
+    /// with it and hide it.
+    @Test func combiningMarksDoNotHideSeparators() throws {
+        let (records, diagnostics) = MIMETypesFile.parse(Array("text/\u{301}x \u{301}a\tb\n".utf8), path: "marks.types")
+        #expect(diagnostics.isEmpty)
+        #expect(records.map(\.mimeType) == ["text/\u{301}x"])
+        #expect(records.first?.extensions == ["\u{301}a", "b"])
+        #expect(TagClass.filenameExtension.normalize(".\u{301}Y") == "\u{301}y")
+        #expect(TagClass.mimeType.normalize("Text/X-\u{E9};\u{301}charset=x") == "text/x-\u{E9}")
+    }
 }
 
 @Suite struct FileTypingWithSystemDataTests {
