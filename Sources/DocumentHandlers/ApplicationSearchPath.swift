@@ -53,28 +53,15 @@ public struct ApplicationSearchPath: Sendable {
     /// come before `UTI_APPS`.
     public static func environment(_ variables: [String: String] = ProcessEnvironment.current,
                                    bundlePaths: [String] = []) -> ApplicationSearchPath {
-        let home = variables["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-        func single(_ name: String, _ fallback: String) -> String? {
-            if let value = variables[name], value.hasPrefix("/") { return value }
-            return home.map { $0 + "/" + fallback }
-        }
-        func list(_ name: String, _ fallback: String) -> [String] {
-            let value = variables[name].flatMap { $0.isEmpty ? nil : $0 } ?? fallback
-            var result: [String] = []
-            for dir in value.split(separator: ":") where dir.hasPrefix("/") {
-                let path = Self.trimmed(String(dir))
-                if !result.contains(path) { result.append(path) }
-            }
-            return result
-        }
+        let xdg = XDGBaseDirectories(variables)
         let desktops = (variables["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.lowercased() }
         let language = [variables["LC_ALL"], variables["LC_MESSAGES"], variables["LANG"]]
             .compactMap { $0 }.first { !$0.isEmpty && $0 != "C" && $0 != "POSIX" }
         return ApplicationSearchPath(
-            configHome: single("XDG_CONFIG_HOME", ".config").map(trimmed),
-            configDirs: list("XDG_CONFIG_DIRS", "/etc/xdg"),
-            dataHome: single("XDG_DATA_HOME", ".local/share").map(trimmed),
-            dataDirs: list("XDG_DATA_DIRS", "/usr/local/share:/usr/share"),
+            configHome: xdg.configHome,
+            configDirs: xdg.configDirs,
+            dataHome: xdg.dataHome,
+            dataDirs: xdg.dataDirs,
             currentDesktops: desktops,
             explicitBundlePaths: bundlePaths + (variables["UTI_APPS"] ?? "").split(separator: ":").map(String.init),
             programSearchPath: variables["PATH"],
@@ -111,10 +98,4 @@ public struct ApplicationSearchPath: Sendable {
 
     /// The file `uti` writes user defaults to.
     public var userAssociationsFile: String? { configHome.map { $0 + "/mimeapps.list" } }
-
-    static func trimmed(_ path: String) -> String {
-        var path = path
-        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
-        return path
-    }
 }

@@ -15,15 +15,10 @@ public struct MIMESearchPath: Sendable, Equatable {
     public init(directories: [String]) { self.directories = directories }
 
     public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> MIMESearchPath {
+        let xdg = XDGBaseDirectories(variables)
         var result: [String] = []
-        if let home = variables["XDG_DATA_HOME"], home.hasPrefix("/") {
-            result.append(home + "/mime")
-        } else if let home = variables["HOME"], home.hasPrefix("/") {
-            result.append(home + "/.local/share/mime")
-        }
-        let dirs = variables["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
-        for dir in dirs.split(separator: ":") where dir.hasPrefix("/") {
-            let path = (dir.hasSuffix("/") ? String(dir.dropLast()) : String(dir)) + "/mime"
+        for dir in [xdg.dataHome].compactMap({ $0 }) + xdg.dataDirs {
+            let path = dir + "/mime"
             if !result.contains(path) { result.append(path) }
         }
         return MIMESearchPath(directories: result)

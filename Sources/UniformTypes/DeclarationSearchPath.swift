@@ -24,16 +24,12 @@ public struct DeclarationSearchPath: Sendable {
 
     /// The search path the environment describes.
     public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> DeclarationSearchPath {
+        let xdg = XDGBaseDirectories(variables)
         var folders: [String] = []
-        let dataDirs = variables["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
-        for dir in dataDirs.split(separator: ":").reversed() where dir.hasPrefix("/") {
-            folders.append("\(dir)/uti/types")
+        for dir in [xdg.dataHome].compactMap({ $0 }) + xdg.dataDirs where !folders.contains(dir + "/uti/types") {
+            folders.append(dir + "/uti/types")
         }
-        if let home = variables["XDG_DATA_HOME"], home.hasPrefix("/") {
-            folders.append("\(home)/uti/types")
-        } else if let home = variables["HOME"], !home.isEmpty {
-            folders.append("\(home)/.local/share/uti/types")
-        }
+        folders.reverse()
         let explicit = (variables["UTI_DECLARATIONS"] ?? "").split(separator: ":").map(String.init)
         return DeclarationSearchPath(optionalFolders: folders, explicitPaths: explicit)
     }

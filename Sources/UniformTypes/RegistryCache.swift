@@ -30,9 +30,7 @@ public struct RegistryCache: Sendable {
     /// or there is no home folder.
     public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> RegistryCache? {
         if let dir = variables["UTI_CACHE_DIR"] { return dir.isEmpty ? nil : RegistryCache(directory: dir) }
-        if let cache = variables["XDG_CACHE_HOME"], cache.hasPrefix("/") { return RegistryCache(directory: cache + "/uti") }
-        if let home = variables["HOME"], home.hasPrefix("/") { return RegistryCache(directory: home + "/.cache/uti") }
-        return nil
+        return XDGBaseDirectories(variables).cacheHome.map { RegistryCache(directory: $0 + "/uti") }
     }
 
     /// What a registry is built from: the search roots that name the cache

@@ -1,0 +1,43 @@
+/// The XDG Base Directory variables, read once with the spec's rules:
+/// defaults for unset or empty variables, relative paths ignored, trailing
+/// slashes dropped, repeated folders listed once (most important first).
+public struct XDGBaseDirectories: Sendable, Equatable {
+    /// `$XDG_DATA_HOME`, else `$HOME/.local/share`; nil without either.
+    public var dataHome: String?
+    /// `$XDG_DATA_DIRS`, else `/usr/local/share:/usr/share`.
+    public var dataDirs: [String]
+    /// `$XDG_CONFIG_HOME`, else `$HOME/.config`; nil without either.
+    public var configHome: String?
+    /// `$XDG_CONFIG_DIRS`, else `/etc/xdg`.
+    public var configDirs: [String]
+    /// `$XDG_CACHE_HOME`, else `$HOME/.cache`; nil without either.
+    public var cacheHome: String?
+
+    public init(_ variables: [String: String] = ProcessEnvironment.current) {
+        let home = variables["HOME"].flatMap(Self.absolute)
+        func single(_ name: String, _ fallback: String) -> String? {
+            variables[name].flatMap(Self.absolute) ?? home.map { $0 == "/" ? "/" + fallback : $0 + "/" + fallback }
+        }
+        func list(_ name: String, _ fallback: String) -> [String] {
+            let value = variables[name].flatMap { $0.isEmpty ? nil : $0 } ?? fallback
+            var result: [String] = []
+            for entry in value.split(separator: ":") {
+                if let path = Self.absolute(String(entry)), !result.contains(path) { result.append(path) }
+            }
+            return result
+        }
+        dataHome = single("XDG_DATA_HOME", ".local/share")
+        dataDirs = list("XDG_DATA_DIRS", "/usr/local/share:/usr/share")
+        configHome = single("XDG_CONFIG_HOME", ".config")
+        configDirs = list("XDG_CONFIG_DIRS", "/etc/xdg")
+        cacheHome = single("XDG_CACHE_HOME", ".cache")
+    }
+
+    /// `path` without trailing slashes when it is absolute, else nil.
+    static func absolute(_ path: String) -> String? {
+        guard path.utf8.first == UInt8(ascii: "/") else { return nil }
+        var path = Substring(path)
+        while path.utf8.count > 1 && path.utf8.last == UInt8(ascii: "/") { path = path.dropLast() }
+        return String(path)
+    }
+}
