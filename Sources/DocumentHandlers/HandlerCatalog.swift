@@ -227,6 +227,9 @@ public struct AppBundleSet: Sendable {
     public private(set) var diagnostics: [Diagnostic] = []
     /// Paths the user named that could not be used.
     public private(set) var problems: [HandlerSourceError] = []
+    /// Bundles of the search folders that could not be read, each as its
+    /// error (also among the diagnostics); the others are used.
+    public private(set) var skipped: [Diagnostic] = []
     private let searchPath: ApplicationSearchPath
 
     public init(searchPath: ApplicationSearchPath) {
@@ -258,7 +261,7 @@ public struct AppBundleSet: Sendable {
         }
         return RegistryLoader.ApplicationSources(roots: roots, stampPaths: stamps) {
             let set = AppBundleSet(searchPath: searchPath)
-            return (set.declarations, set.problems.map(\.description))
+            return (set.declarations, set.problems.map(\.description), set.skipped)
         }
     }
 
@@ -286,7 +289,9 @@ public struct AppBundleSet: Sendable {
         let bundle: AppBundle
         do { bundle = try AppBundle(path: path) } catch {
             if named { problems.append(error) } else {
-                diagnostics.append(Diagnostic(.error, file: error.file, position: error.position, error.message + "; the bundle is skipped"))
+                let skip = Diagnostic(.error, file: error.file, position: error.position, error.message).skipping("bundle")
+                skipped.append(skip)
+                diagnostics.append(skip)
             }
             return
         }

@@ -41,14 +41,18 @@ public struct DeclarationSearchPath: Sendable {
         public var description: String { "\(path): \(reason)" }
     }
 
-    /// The declaration files, in load order; explicit paths that do not
-    /// exist are reported in `missing`.
-    public func resolve() -> (files: [String], missing: [Missing]) {
+    /// The `*.plist` files of the optional folders, in load order. One
+    /// that cannot be read is skipped with an error; the others still count.
+    public func folderFiles() -> [String] {
+        optionalFolders.filter(Self.isDirectory).flatMap(Self.plistFiles)
+    }
+
+    /// The files the explicit paths name (folders give their `*.plist`
+    /// files), in load order, and the paths that do not exist. The user
+    /// named these, so any that fails stops the load.
+    public func namedFiles() -> (files: [String], missing: [Missing]) {
         var files: [String] = []
         var missing: [Missing] = []
-        for folder in optionalFolders where Self.isDirectory(folder) {
-            files.append(contentsOf: Self.plistFiles(in: folder))
-        }
         for path in explicitPaths {
             var info = stat()
             if stat(path, &info) != 0 {
@@ -60,6 +64,13 @@ public struct DeclarationSearchPath: Sendable {
             }
         }
         return (files, missing)
+    }
+
+    /// Every declaration file in load order (the folders' before the named
+    /// ones), and the named paths that do not exist.
+    public func resolve() -> (files: [String], missing: [Missing]) {
+        let named = namedFiles()
+        return (folderFiles() + named.files, named.missing)
     }
 
     /// The files to load, ignoring missing explicit paths.

@@ -58,6 +58,13 @@ public struct RegistryBuilder {
         }
     }
 
+    /// Declaration files and app bundles found in the search folders that
+    /// could not be read, each as its error (the files' also among the
+    /// diagnostics). A
+    /// registry built with any is not cached, so that they are reported on
+    /// every run until mended.
+    public var skippedSources: [Diagnostic] = []
+
     public mutating func add(diagnostics more: [Diagnostic]) {
         diagnostics.append(contentsOf: more)
     }
@@ -72,7 +79,7 @@ public struct RegistryBuilder {
     /// Merges, checks and compiles the registry, and reads it in place.
     public func build() -> TypeRegistry {
         // An image just written is well formed.
-        TypeRegistry(image: try! ImageView(compile(), kind: RegistryImage.kind))
+        TypeRegistry(image: try! ImageView(compile(), kind: RegistryImage.kind), skippedSources: skippedSources)
     }
 
     /// The compiled registry image (see `RegistryImage`), carrying `extra`.

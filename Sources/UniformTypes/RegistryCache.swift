@@ -95,11 +95,16 @@ public struct RegistryCache: Sendable {
         var builder = try sources.build()
         var outcome: Outcome = damage.map { .replacedDamaged($0) } ?? .rebuilt
         var temporary: (fd: Int32, path: String)?
-        do {
-            temporary = try openTemporary(for: file)
-        } catch {
-            outcome = .notSaved(error.reason)
-            builder.add(diagnostics: [Diagnostic(.note, file: file, "compiled registry not saved (\(error.reason)); sources are read on every run")])
+        if !builder.skippedSources.isEmpty {
+            // Not saved, so that the skipped files are reported on every run.
+            outcome = .notSaved("\(builder.skippedSources.count) declaration file(s) could not be read")
+        } else {
+            do {
+                temporary = try openTemporary(for: file)
+            } catch {
+                outcome = .notSaved(error.reason)
+                builder.add(diagnostics: [Diagnostic(.note, file: file, "compiled registry not saved (\(error.reason)); sources are read on every run")])
+            }
         }
         let bytes = builder.compile(extra: stamps)
         if let temporary {
@@ -110,7 +115,7 @@ public struct RegistryCache: Sendable {
             }
         }
         // An image just written is well formed.
-        return (TypeRegistry(image: try! ImageView(bytes, kind: RegistryImage.kind)), outcome)
+        return (TypeRegistry(image: try! ImageView(bytes, kind: RegistryImage.kind), skippedSources: builder.skippedSources), outcome)
     }
 
     private func openTemporary(for file: String) throws(ImageError) -> (Int32, String) {

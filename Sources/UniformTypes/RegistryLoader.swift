@@ -3,7 +3,8 @@ import SharedMIMEInfo
 
 /// Builds a registry from the bundled declarations, the system's MIME data,
 /// the environment's declaration search path and extra paths, refusing to
-/// answer from a partial set of the declaration files the user named.
+/// answer from a partial set of the declaration files the user named
+/// (files found in the search folders that cannot be read are skipped).
 public enum RegistryLoader {
     /// Declaration sources that could not be used.
     public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -18,9 +19,10 @@ public enum RegistryLoader {
     /// types, `applicationDeclarations` (the type declarations of app
     /// bundles, already read), the files `environment` points to
     /// (`DeclarationSearchPath.environment`), then `extraPaths` (files or
-    /// folders). Throws when a named path is missing or a declaration file
-    /// cannot be read or parsed. Problems in the system's data are kept in
-    /// the registry's `diagnostics`.
+    /// folders). Throws when a named path is missing or a named declaration
+    /// file cannot be read or parsed; one found in the search folders is
+    /// skipped instead (`TypeRegistry.skippedSources`). Problems in the
+    /// system's data are kept in the registry's `diagnostics`.
     public static func load(extraPaths: [String] = [], includeSystem: Bool = true,
                             applicationDeclarations: [DeclarationReader] = [],
                             environment: [String: String] = ProcessEnvironment.current) throws(Failure) -> TypeRegistry {
@@ -35,14 +37,16 @@ public enum RegistryLoader {
     /// App bundles whose type declarations join the registry: the roots
     /// they are looked for in, the files and folders that decide whether a
     /// compiled registry is current, and how to read their declarations
-    /// (with the problems of paths the user named).
+    /// (with the problems of paths the user named, which stop the load, and
+    /// the errors of bundles found in the search folders, which are skipped).
     public struct ApplicationSources {
+        public typealias Reading = (declarations: [DeclarationReader], problems: [String], skipped: [Diagnostic])
         public var roots: [String]
         public var stampPaths: () -> [String]
-        public var read: () -> (declarations: [DeclarationReader], problems: [String])
+        public var read: () -> Reading
 
         public init(roots: [String] = [], stampPaths: @escaping () -> [String] = { [] },
-                    read: @escaping () -> (declarations: [DeclarationReader], problems: [String]) = { ([], []) }) {
+                    read: @escaping () -> Reading = { ([], [], []) }) {
             self.roots = roots
             self.stampPaths = stampPaths
             self.read = read
@@ -67,7 +71,7 @@ public enum RegistryLoader {
                 + search.optionalFolders + search.explicitPaths + search.files() + applications.stampPaths()
         }
         return RegistryCache.Sources(roots: roots, stampPaths: stamps) { () throws(Failure) -> RegistryBuilder in
-            let (declarations, problems) = applications.read()
+            let (declarations, problems, skipped) = applications.read()
             let built: Result<RegistryBuilder, Failure>
             do throws(Failure) {
                 built = .success(try builder(search: search, includeSystem: includeSystem,
@@ -76,7 +80,9 @@ public enum RegistryLoader {
                 built = .failure(error)
             }
             switch built {
-            case .success(let builder) where problems.isEmpty: return builder
+            case .success(var builder) where problems.isEmpty:
+                builder.skippedSources += skipped
+                return builder
             case .success: throw Failure(problems: problems)
             case .failure(let error): throw Failure(problems: problems + error.problems)
             }
@@ -84,19 +90,24 @@ public enum RegistryLoader {
     }
 
     /// The builder `load` builds: lowest precedence first, refusing a
-    /// partial set of the declaration files the user named.
+    /// partial set of the declaration files the user named. A file found in
+    /// the search folders that cannot be read is skipped and recorded in
+    /// `skippedSources`; the other sources still count.
     static func builder(search: DeclarationSearchPath, includeSystem: Bool, applicationDeclarations: [DeclarationReader],
                         environment: [String: String]) throws(Failure) -> RegistryBuilder {
-        let (files, missing) = search.resolve()
+        let (named, missing) = search.namedFiles()
         var problems = missing.map { "\($0.path): \($0.reason)" }
         var builder = RegistryBuilder.bundled()
         if includeSystem { addSystemSources(to: &builder, environment: environment) }
         for reader in applicationDeclarations { builder.add(reader) }
-        for file in files {
+        for file in search.folderFiles() {
             let reader = DeclarationReader.read(path: file, source: .user)
-            if let error = reader.fileError {
-                problems.append(error.description)
-            }
+            if let error = reader.fileError { builder.skippedSources.append(error.skipping("file")) }
+            builder.add(reader)
+        }
+        for file in named {
+            let reader = DeclarationReader.read(path: file, source: .user)
+            if let error = reader.fileError { problems.append(error.description) }
             builder.add(reader)
         }
         guard problems.isEmpty else { throw Failure(problems: problems) }

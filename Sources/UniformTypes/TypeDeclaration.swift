@@ -125,3 +125,10 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         return "\(place): \(severity.rawValue): \(message)"
     }
 }
+
+extension Diagnostic {
+    /// This error with what it made the reader leave out (`file`, `bundle`).
+    public func skipping(_ what: String) -> Diagnostic {
+        Diagnostic(severity, file: file, position: position, message + "; the \(what) is skipped")
+    }
+}

@@ -25,11 +25,16 @@ public final class TypeRegistry: Sendable {
     /// its globs and magic type files by name and content.
     public let mimeDatabase: MIMEDatabase?
 
+    /// Declaration files found in the search folders that could not be read
+    /// or parsed and were left out, each as its error.
+    public let skippedSources: [Diagnostic]
+
     /// Reads a compiled registry (see `RegistryImage`).
-    init(image: ImageView) {
+    init(image: ImageView, skippedSources: [Diagnostic] = []) {
         typealias Root = RegistryImage.Root
         let root = image.root
         self.image = image
+        self.skippedSources = skippedSources
         // Counts are cut to what the image can hold, so that a damaged
         // image gives fewer answers, never a long walk outside it.
         typesStart = min(image.int(root + Root.types), image.wordCount)
@@ -206,12 +211,14 @@ public final class TypeRegistry: Sendable {
 
     /// The system's MIME types, the bundled declarations, and those of
     /// `UTI_DECLARATIONS` and the XDG `uti/types` folders. Files that cannot
-    /// be read are left out and reported in `diagnostics`.
+    /// be read are left out and reported in `skippedSources` and `diagnostics`.
     public static let `default`: TypeRegistry = {
         var builder = RegistryBuilder.bundled()
         RegistryLoader.addSystemSources(to: &builder)
         for path in DeclarationSearchPath.environment().files() {
-            builder.add(DeclarationReader.read(path: path, source: .user))
+            let reader = DeclarationReader.read(path: path, source: .user)
+            if let error = reader.fileError { builder.skippedSources.append(error.skipping("file")) }
+            builder.add(reader)
         }
         return builder.build()
     }()

@@ -37,7 +37,7 @@ struct RegistryOptions: ParsableArguments {
             problems += error.problems
         }
         guard let registry, problems.isEmpty else { throw RegistryLoader.Failure(problems: problems) }
-        return (registry, bundles)
+        return (registry.reportingSkippedSources(), bundles)
     }
 
     /// The registry for lookups: the compiled one in the cache when it is
@@ -52,8 +52,8 @@ struct RegistryOptions: ParsableArguments {
         let sources = RegistryLoader.cacheSources(extraPaths: declarations, includeSystem: includeSystem,
                                                   applications: AppBundleSet.registrySources(searchPath ?? .environment(environment)),
                                                   environment: environment)
-        guard let cache = RegistryCache.environment(environment) else { return try sources.build().build() }
-        return try cache.load(sources).0
+        guard let cache = RegistryCache.environment(environment) else { return try sources.build().build().reportingSkippedSources() }
+        return try cache.load(sources).0.reportingSkippedSources()
     }
 
     /// The registry, or exit status 2 with every unusable source named.
@@ -132,6 +132,15 @@ extension QueryResolver {
             throw Console.fail("\(name) \"\(query)\": no type is declared with this identifier (use --extension to read it as an extension)")
         }
         return resolution.type
+    }
+}
+
+extension TypeRegistry {
+    /// Names each declaration file of the search folders that was left out
+    /// on standard error; the registry, answering from the other sources.
+    func reportingSkippedSources() -> TypeRegistry {
+        for source in skippedSources { Console.error("uti: \(source)") }
+        return self
     }
 }
 

@@ -109,6 +109,25 @@ import Testing
         #expect(registry.diagnostics.contains { $0.message.hasPrefix("compiled registry not saved") })
     }
 
+    /// A registry that left a broken declaration file out is not saved, so
+    /// that every run reports the file until it is mended; then it is.
+    @Test func registriesThatSkippedAFileAreNotSaved() throws {
+        let tree = try Tree()
+        defer { tree.remove() }
+        try FileManager.default.createDirectory(atPath: tree.root + "/data-home/uti/types", withIntermediateDirectories: true)
+        try tree.write("data-home/uti/types/broken.plist", "<plist><dict>")
+        for _ in 0..<2 {
+            let (registry, outcome) = try tree.load()
+            #expect(outcome == .notSaved("1 declaration file(s) could not be read"))
+            #expect(registry.skippedSources.count == 1)
+            #expect(registry.type(filenameExtension: "cachetest") != nil)
+        }
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: tree.root + "/cache"))?.filter { $0.hasSuffix(".img") } ?? [] == [])
+        try FileManager.default.removeItem(atPath: tree.root + "/data-home/uti/types/broken.plist")
+        #expect(try tree.load().1 == .rebuilt)
+        #expect(try tree.load().1 == .reused)
+    }
+
     @Test func namedSourcesThatFailAreNeverCached() throws {
         let tree = try Tree()
         defer { tree.remove() }

@@ -198,7 +198,7 @@ import Testing
         #expect(defaults.optionalFolders == ["/usr/share/uti/types", "/usr/local/share/uti/types", "/home/u/.local/share/uti/types"])
     }
 
-    @Test func loaderUsesFoldersInOrderAndRefusesBrokenSources() throws {
+    @Test func loaderUsesFoldersInOrderSkipsBrokenFoundFilesAndRefusesBrokenNamedOnes() throws {
         try withTemporaryDirectory { dir in
             let home = dir.appendingPathComponent("home/uti/types")
             try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
@@ -211,8 +211,16 @@ import Testing
             let registry2 = try RegistryLoader.load(extraPaths: [Fixtures.path("overrides.plist")], environment: env)
             #expect(registry2.declaredType("com.adobe.pdf")?.localizedDescription == "PDF, redeclared")
 
-            try "<plist><dict>".write(to: home.appendingPathComponent("a.plist"), atomically: true, encoding: .utf8)
-            #expect(throws: RegistryLoader.Failure.self) { try RegistryLoader.load(environment: env) }
+            // A broken file found in a search folder is left out, with its
+            // error; the other files still count.
+            let broken = home.appendingPathComponent("a.plist").path
+            try "<plist><dict>".write(toFile: broken, atomically: true, encoding: .utf8)
+            let partial = try RegistryLoader.load(environment: env)
+            #expect(partial.skippedSources.map(\.description)
+                == ["\(broken):1: error: malformed property list: Premature end of data in tag dict line 1; the file is skipped"])
+            #expect(partial.type(filenameExtension: "cookbook")?.identifier == "com.example.cookbookfile")
+            // Named, the same file stops the load.
+            #expect(throws: RegistryLoader.Failure.self) { try RegistryLoader.load(extraPaths: [broken], environment: env) }
             #expect(throws: RegistryLoader.Failure.self) {
                 try RegistryLoader.load(extraPaths: ["/nonexistent/x.plist"], environment: ["XDG_DATA_DIRS": "/nonexistent"])
             }

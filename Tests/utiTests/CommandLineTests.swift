@@ -235,6 +235,24 @@ func fixture(_ name: String) -> String {
         #expect(run.stdout.isEmpty)
     }
 
+    /// A broken file in an XDG `uti/types` folder is named and left out;
+    /// the answer comes from the other sources, on every run.
+    @Test func brokenFoundDeclarationFilesAreSkipped() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("uti-e2e-\(UUID().uuidString)")
+        let types = dir.appendingPathComponent("uti/types")
+        try FileManager.default.createDirectory(at: types, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let broken = types.appendingPathComponent("broken.plist").path
+        try "<plist>\n<dict>\n".write(toFile: broken, atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(atPath: fixture("cookbook-Info.plist"), toPath: types.appendingPathComponent("cookbook.plist").path)
+        for arguments in [["cookbook", "-b"], ["cookbook", "-b"], ["conforms", "cookbook", "public.text"]] {
+            let run = try Run(arguments, environment: ["XDG_DATA_HOME": dir.path])
+            #expect(run.status == 0, "\(arguments)")
+            #expect(run.stdout == (arguments[0] == "conforms" ? "" : "com.example.cookbookfile\n"))
+            #expect(run.stderr == "uti: \(broken):3: error: malformed property list: Premature end of data in tag dict line 2; the file is skipped\n")
+        }
+    }
+
     @Test func validate() throws {
         let clean = try Run("validate", fixture("cookbook-Info.plist"))
         #expect(clean.status == 0)
