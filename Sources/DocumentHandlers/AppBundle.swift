@@ -79,7 +79,7 @@ public struct AppBundle: Sendable {
                                      message: "CFBundleIdentifier must be a non-empty string without spaces, \"/\" or \";\"")
         }
         identifier = idText
-        let folderName = String(path.split(separator: "/").last ?? Substring(path))
+        let folderName = String(path.unicodeScalars.split(separator: "/").last.map(String.init) ?? path)
         name = string(plist, "CFBundleDisplayName") ?? string(plist, "CFBundleName")
             ?? (folderName.hasSuffix(".app") ? String(folderName.dropLast(4)) : folderName)
         executable = string(plist, "CFBundleExecutable")
@@ -99,8 +99,10 @@ public struct AppBundle: Sendable {
     /// The program a document is opened with: `Contents/MacOS/NAME`,
     /// `Contents/Linux/NAME` or `NAME` in the bundle, whichever exists.
     public var executablePath: String? {
-        guard let executable, !executable.isEmpty, !executable.contains("/") || executable.hasPrefix("/") else { return nil }
-        if executable.hasPrefix("/") { return access(executable, X_OK) == 0 ? executable : nil }
+        // Bytes, not Characters: a combining mark after a / must not hide it.
+        let slash = UInt8(ascii: "/")
+        guard let executable, !executable.isEmpty, !executable.utf8.contains(slash) || executable.utf8.first == slash else { return nil }
+        if executable.utf8.first == slash { return access(executable, X_OK) == 0 ? executable : nil }
         for folder in ["Contents/MacOS", "Contents/Linux", ""] {
             let candidate = folder.isEmpty ? "\(path)/\(executable)" : "\(path)/\(folder)/\(executable)"
             if access(candidate, X_OK) == 0 { return candidate }

@@ -74,7 +74,7 @@ public struct DesktopEntry: Sendable {
             } catch {
                 diagnostics.append(Diagnostic(.error, file: path, position: .line(entry.line), "MimeType: \(error.message)"))
             }
-            for mime in mimeTypes where !mime.contains("/") {
+            for mime in mimeTypes where !mime.utf8.contains(UInt8(ascii: "/")) {
                 diagnostics.append(Diagnostic(.warning, file: path, position: .line(entry.line),
                                               "MimeType: \"\(mime)\" has no \"/\""))
             }

@@ -251,7 +251,7 @@ public struct ExecCommand: Sendable, Equatable {
     /// (`PATH`), or nil. A name with a `/` is taken as it is.
     public static func locate(_ program: String, searchPath: String?) -> String? {
         if program.isEmpty { return nil }
-        if program.contains("/") { return access(program, X_OK) == 0 && !PathKind.isFolder(program) ? program : nil }
+        if program.utf8.contains(UInt8(ascii: "/")) { return access(program, X_OK) == 0 && !PathKind.isFolder(program) ? program : nil }
         for dir in (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false) {
             let candidate = (dir.isEmpty ? "." : String(dir)) + "/" + program
             if access(candidate, X_OK) == 0 && !PathKind.isFolder(candidate) { return candidate }

@@ -180,7 +180,7 @@ public struct HandlerCatalog: Sendable {
                     for id in ids.map({ String($0.trimmingSpaces) }) where !id.isEmpty {
                         // A key without "/" is a type identifier (written by `uti set-default`).
                         let claim = AssociationClaim(kind: kind, handlerID: id, typeName: entry.key,
-                                                     typeNameKind: entry.key.contains("/") ? .mimeType : .identifier,
+                                                     typeNameKind: entry.key.utf8.contains(UInt8(ascii: "/")) ? .mimeType : .identifier,
                                                      key: group.name, file: path, position: .line(entry.line), precedence: index)
                         switch kind {
                         case .userDefault: defaults.append(claim)

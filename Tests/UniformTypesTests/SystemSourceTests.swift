@@ -89,6 +89,13 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
         #expect(records.first?.extensions == ["\u{301}a", "b"])
         #expect(TagClass.filenameExtension.normalize(".\u{301}Y") == "\u{301}y")
         #expect(TagClass.mimeType.normalize("Text/X-\u{E9};\u{301}charset=x") == "text/x-\u{E9}")
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("mime.types").path
+            try "text/x-marks \u{301}a\n".write(toFile: path, atomically: false, encoding: .utf8)
+            let registry = try fixtureRegistry(mimeTypes: path)
+            let type = try #require(registry.type(filenameExtension: "\u{301}a"))
+            #expect(type.conforms(to: registry.declaredType("public.plain-text")!))
+        }
     }
 }
 
