@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer drivers in Fuzz/ and runs one of them.
+# Builds one of the libFuzzer drivers in Fuzz/ and runs it.
 #
 #   tools/fuzz.sh DRIVER [libFuzzer options…]   e.g. tools/fuzz.sh xml-plist -max_total_time=1800
 #   tools/fuzz.sh --list                        the drivers
@@ -37,11 +37,17 @@ driver=$1; shift
 printf '%s\n' "${drivers[@]}" | grep -qx -- "$driver" || usage
 
 mkdir -p "$work"
-# Everything, the project's modules included, is built with libFuzzer's
-# coverage and AddressSanitizer.
-swift build --package-path Fuzz --build-path "$work" \
+# SwiftPM plans the files of a path dependency once: a source file added to
+# the project since the last build is seen only when the plan is made anew,
+# which touching the fuzz package's manifest brings about.
+listing=$(find Sources Fuzz/Sources -type f | LC_ALL=C sort)
+[ "$listing" = "$(cat "$work/sources.list" 2>/dev/null)" ] || touch Fuzz/Package.swift
+# The driver, the project's modules included, is built with libFuzzer's
+# coverage and AddressSanitizer (only fuzz drivers link with libFuzzer).
+swift build --package-path Fuzz --build-path "$work" --product "fuzz-$driver" \
   -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address \
   >"$work/build.log" 2>&1 || { grep -v 'ld.gold: warning' "$work/build.log" | tail -40 >&2; exit 70; }
+printf '%s\n' "$listing" >"$work/sources.list"
 binary=$work/debug/fuzz-$driver
 
 seeds=$work/seeds/$driver
