@@ -212,11 +212,17 @@ public struct MIMENameIndex: Sendable {
                           _ out: UnsafeMutablePointer<UInt64>, _ count: Int) -> Int {
         let start = layerWord(layer, 4), n = view.count(at: root + 3 + layer * 6 + 5, entryWords: 6, from: start)
         var added = count
+        // A layer's patterns are distinct strings of the pool, so together
+        // they are no longer than it; a damaged index whose entries all name
+        // one long run stops there instead of matching it again and again.
+        var poolLeft = view.poolCount
         for k in 0..<n {
             let p = start + k * 6
             guard caseSensitiveCheck || !Self.caseSensitive(view.word(p + 3)) else { continue }
             if added >= Self.capacity { break }
             let pattern = view.bytes(at: p)
+            poolLeft -= pattern.count
+            if poolLeft < 0 { break }
             let prefix = min(view.int(p + 4), pattern.count)
             guard name.count >= prefix, prefix == 0 || memcmpEqual(pattern, name, prefix) else { continue }
             let bits = view.word(p + 5)

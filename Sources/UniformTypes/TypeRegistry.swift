@@ -102,14 +102,25 @@ public final class TypeRegistry: Sendable {
     func conformsTo(_ slot: Int32) -> [String] { strings(image.int(record(slot, Field.conformsTo))) }
 
     func tagSpecification(_ slot: Int32) -> [TagSpecification] {
+        var budget = tagBudget
+        return tagSpecification(slot, budget: &budget)
+    }
+
+    /// How many tag-class entries and tags all types together can hold: in
+    /// a sound image every list lies apart from the others (an entry takes
+    /// three words, a tag two), so a walk over many types shares this
+    /// budget, and a damaged image whose lists all name one long run stops
+    /// at it instead of reading the run again for every type.
+    var tagBudget: Int { image.wordCount / 2 }
+
+    /// The tag specification of `slot`, taking what it reads from `budget`.
+    func tagSpecification(_ slot: Int32, budget: inout Int) -> [TagSpecification] {
         let at = image.int(record(slot, Field.tags))
-        // The tag lists of a sound image do not overlap, so together they
-        // hold no more tags than the image has room for; a damaged one whose
-        // lists all name the same long run stops there.
-        var budget = image.wordCount / 2
-        return (0..<image.count(at: at, entryWords: 3, from: at + 1)).map { i in
+        let n = min(image.count(at: at, entryWords: 3, from: at + 1), max(budget, 0))
+        budget -= n
+        return (0..<n).map { i in
             let entry = at + 1 + i * 3
-            let tags = strings(image.int(entry + 2), limit: budget)
+            let tags = strings(image.int(entry + 2), limit: max(budget, 0))
             budget -= tags.count
             return TagSpecification(TagClass(image.string(at: entry) ?? ""), tags)
         }
@@ -309,16 +320,30 @@ public final class TypeRegistry: Sendable {
     /// Every type that conforms to `type`, excluding itself: breadth first,
     /// nearest first, no repeats.
     public func descendants(of type: UTType) -> [UTType] {
+        descendantSlots(of: type).map { UTType(self, $0) }
+    }
+
+    /// The slots of `descendants(of:)`. The children lists of a sound image
+    /// together hold at most one word each, so the walk reads no more
+    /// entries than the image has words, however a damaged one repeats them.
+    private func descendantSlots(of type: UTType) -> [Int32] {
         guard let root = slot(of: type) else { return [] }
+        var budget = image.wordCount
         var seen: Set<Int32> = [root]
-        var queue = slotList(root, Field.children)
+        var queue: [Int32] = []
+        func enqueueChildren(of slot: Int32) {
+            let children = slotList(slot, Field.children).prefix(max(budget, 0))
+            budget -= children.count
+            queue += children
+        }
+        enqueueChildren(of: root)
         var head = 0
-        var result: [UTType] = []
+        var result: [Int32] = []
         while head < queue.count {
             let next = queue[head]; head += 1
             guard seen.insert(next).inserted else { continue }
-            result.append(UTType(self, next))
-            queue.append(contentsOf: slotList(next, Field.children))
+            result.append(next)
+            enqueueChildren(of: next)
         }
         return result
     }
@@ -329,11 +354,17 @@ public final class TypeRegistry: Sendable {
     public func tags(of type: UTType, tagClass: TagClass, includingDescendants: Bool) -> [String] {
         var seen: Set<String> = []
         var result: [String] = []
-        let own = slot(of: type).map { UTType(self, $0) } ?? type
-        for t in [own] + (includingDescendants ? descendants(of: own) : []) {
-            for tag in t.tags(tagClass) where seen.insert(tagClass.normalize(tag)).inserted {
-                result.append(tag)
-            }
+        func add(_ tags: [String]) {
+            for tag in tags where seen.insert(tagClass.normalize(tag)).inserted { result.append(tag) }
+        }
+        guard let own = slot(of: type) else {
+            add(type.tags(tagClass))
+            return result
+        }
+        // One budget for the whole walk (see `tagBudget`).
+        var budget = tagBudget
+        for slot in [own] + (includingDescendants ? descendantSlots(of: type) : []) where budget > 0 {
+            for spec in tagSpecification(slot, budget: &budget) where spec.tagClass == tagClass { add(spec.tags) }
         }
         return result
     }

@@ -92,9 +92,11 @@ import Testing
     }
 
     /// Fuzzed images that kept one lookup busy for minutes: lists of a
-    /// billion entries (tags, tag classes, strings), and many tag lists that
-    /// all name one long run of strings.
-    @Test(arguments: ["registry-image-huge-lists.image", "registry-image-shared-tag-lists.image"])
+    /// billion entries (tags, tag classes, strings), many tag lists that all
+    /// name one long run of strings, and the same across every descendant of
+    /// a type (with glob patterns that all name one long run).
+    @Test(arguments: ["registry-image-huge-lists.image", "registry-image-shared-tag-lists.image",
+                      "registry-image-shared-runs-across-types.image"])
     func damagedRegistryImageAnswersQuickly(file: String) throws {
         let bytes = withMatchingChecksum(try corpusFile(file))
         let view = try ImageView(bytes, kind: RegistryImage.kind)
