@@ -50,8 +50,11 @@ extension MIMEDatabase {
     /// `matchCase`; nil when a component is missing.
     static func resolve(_ relative: String, under root: String, matchCase: Bool) -> String? {
         var current = root.hasSuffix("/") ? String(root.dropLast()) : root
-        for component in relative.split(separator: "/") where !component.isEmpty {
-            if component == ".." { return nil }
+        // Unicode scalars, not Characters: a combining mark after a / must not
+        // hide it, and ".." is compared exactly.
+        for scalars in relative.unicodeScalars.split(separator: "/") {
+            let component = String(scalars)
+            if scalars.elementsEqual("..".unicodeScalars) { return nil }
             if matchCase {
                 current += "/" + component
                 continue

@@ -212,4 +212,12 @@ import Testing
             #expect(db.treeTypes(ofDirectory: dir) == ["x-content/x-uti-card"])
         }
     }
+
+    /// Tree-magic paths are split on Unicode scalars: a combining mark
+    /// after a `/` stays in the next component, and `..` never climbs out.
+    @Test func treeMagicPathsSplitOnScalars() {
+        #expect(MIMEDatabase.resolve("a/\u{301}b/", under: "/r/", matchCase: true) == "/r/a/\u{301}b")
+        #expect(MIMEDatabase.resolve("a/../b", under: "/r", matchCase: true) == nil)
+        #expect(MIMEDatabase.resolve("a/\u{301}..", under: "/r", matchCase: true) == "/r/a/\u{301}..")
+    }
 }
