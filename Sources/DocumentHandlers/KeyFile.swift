@@ -70,7 +70,7 @@ public struct KeyFile: Sendable {
         for rawLine in Self.lines(of: text) {
             lineNumber += 1
             switch Line(rawLine) {
-            case .ignorable:
+            case .blank, .comment:
                 continue
             case .control(let column, let scalar):
                 // Values are text: a control character (a NUL most of all)
@@ -124,8 +124,10 @@ public struct KeyFile: Sendable {
     /// bytes: in Characters, a combining mark after `=`, `[`, `]` or a blank
     /// would hide it.
     enum Line: Equatable {
-        /// Blank, or a `#` comment.
-        case ignorable
+        /// Only blanks (spaces, tabs, a final CR).
+        case blank
+        /// A `#` comment.
+        case comment
         /// A control character other than tab, at a 1-based column.
         case control(column: Int, scalar: Unicode.Scalar)
         /// `[NAME]` with only blanks after the last `]`; nil when there is
@@ -142,7 +144,7 @@ public struct KeyFile: Sendable {
             if line.last == "\r" { line.removeLast() }
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
             if trimmed.isEmpty || trimmed.first == "#" {
-                self = .ignorable
+                self = trimmed.isEmpty ? .blank : .comment
                 return
             }
             if let control = line.firstIndex(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {

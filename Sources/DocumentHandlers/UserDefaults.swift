@@ -63,11 +63,11 @@ public enum UserDefaultsWriter {
             if inDefaults, case .entry(_, let key, _, _) = line, wanted.contains(key.lowercased()) { continue }
             lines.append(String(rawLine))
             // New entries go after the first group's last line that is not blank.
-            if inFirstDefaults && !rawLine.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { insertAt = lines.count }
+            if inFirstDefaults && line != .blank { insertAt = lines.count }
         }
         guard let handlerID else { return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n" }
         if insertAt == nil {
-            if let last = raw.last, !last.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { lines.append(lineEnd) }
+            if let last = raw.last, KeyFile.Line(last) != .blank { lines.append(lineEnd) }
             lines.append("[\(group)]" + lineEnd)
             insertAt = lines.count
         }

@@ -33,6 +33,16 @@ public struct XDGBaseDirectories: Sendable, Equatable {
         cacheHome = single("XDG_CACHE_HOME", ".cache")
     }
 
+    /// `sub` under `$XDG_DATA_HOME` and then each `$XDG_DATA_DIRS` entry,
+    /// most important first, each folder once.
+    public func dataFolders(_ sub: String) -> [String] {
+        var result: [String] = []
+        for dir in [dataHome].compactMap({ $0 }) + dataDirs where !result.contains(dir + "/" + sub) {
+            result.append(dir + "/" + sub)
+        }
+        return result
+    }
+
     /// `path` without trailing slashes when it is absolute, else nil.
     static func absolute(_ path: String) -> String? {
         guard path.utf8.first == UInt8(ascii: "/") else { return nil }

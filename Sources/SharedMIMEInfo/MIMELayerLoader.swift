@@ -15,13 +15,7 @@ public struct MIMESearchPath: Sendable, Equatable {
     public init(directories: [String]) { self.directories = directories }
 
     public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> MIMESearchPath {
-        let xdg = XDGBaseDirectories(variables)
-        var result: [String] = []
-        for dir in [xdg.dataHome].compactMap({ $0 }) + xdg.dataDirs {
-            let path = dir + "/mime"
-            if !result.contains(path) { result.append(path) }
-        }
-        return MIMESearchPath(directories: result)
+        MIMESearchPath(directories: XDGBaseDirectories(variables).dataFolders("mime"))
     }
 }
 

@@ -24,12 +24,7 @@ public struct DeclarationSearchPath: Sendable {
 
     /// The search path the environment describes.
     public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> DeclarationSearchPath {
-        let xdg = XDGBaseDirectories(variables)
-        var folders: [String] = []
-        for dir in [xdg.dataHome].compactMap({ $0 }) + xdg.dataDirs where !folders.contains(dir + "/uti/types") {
-            folders.append(dir + "/uti/types")
-        }
-        folders.reverse()
+        let folders = Array(XDGBaseDirectories(variables).dataFolders("uti/types").reversed())
         let explicit = (variables["UTI_DECLARATIONS"] ?? "").split(separator: ":").map(String.init)
         return DeclarationSearchPath(optionalFolders: folders, explicitPaths: explicit)
     }
@@ -41,8 +36,8 @@ public struct DeclarationSearchPath: Sendable {
         public var description: String { "\(path): \(reason)" }
     }
 
-    /// The `*.plist` files of the optional folders, in load order. One
-    /// that cannot be read is skipped with an error; the others still count.
+    /// The `*.plist` files of the optional folders, in load order. The
+    /// loader skips one that cannot be read; the others still count.
     public func folderFiles() -> [String] {
         optionalFolders.filter(Self.isDirectory).flatMap(Self.plistFiles)
     }

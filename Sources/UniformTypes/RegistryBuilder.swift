@@ -60,10 +60,16 @@ public struct RegistryBuilder {
 
     /// Declaration files and app bundles found in the search folders that
     /// could not be read, each as its error (the files' also among the
-    /// diagnostics). A
-    /// registry built with any is not cached, so that they are reported on
-    /// every run until mended.
+    /// diagnostics). A registry built with any is not cached, so that they
+    /// are reported on every run until mended.
     public var skippedSources: [Diagnostic] = []
+
+    /// Adds the declarations of a file found in a search folder; one that
+    /// could not be read is also recorded in `skippedSources`.
+    public mutating func add(found reader: DeclarationReader) {
+        if let error = reader.fileError { skippedSources.append(error.skipping("file")) }
+        add(reader)
+    }
 
     public mutating func add(diagnostics more: [Diagnostic]) {
         diagnostics.append(contentsOf: more)

@@ -101,9 +101,7 @@ public enum RegistryLoader {
         if includeSystem { addSystemSources(to: &builder, environment: environment) }
         for reader in applicationDeclarations { builder.add(reader) }
         for file in search.folderFiles() {
-            let reader = DeclarationReader.read(path: file, source: .user)
-            if let error = reader.fileError { builder.skippedSources.append(error.skipping("file")) }
-            builder.add(reader)
+            builder.add(found: DeclarationReader.read(path: file, source: .user))
         }
         for file in named {
             let reader = DeclarationReader.read(path: file, source: .user)

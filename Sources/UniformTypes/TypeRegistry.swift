@@ -25,8 +25,8 @@ public final class TypeRegistry: Sendable {
     /// its globs and magic type files by name and content.
     public let mimeDatabase: MIMEDatabase?
 
-    /// Declaration files found in the search folders that could not be read
-    /// or parsed and were left out, each as its error.
+    /// Declaration files and app bundles found in the search folders that
+    /// could not be read and were left out, each as its error.
     public let skippedSources: [Diagnostic]
 
     /// Reads a compiled registry (see `RegistryImage`).
@@ -227,9 +227,7 @@ public final class TypeRegistry: Sendable {
         var builder = RegistryBuilder.bundled()
         RegistryLoader.addSystemSources(to: &builder)
         for path in DeclarationSearchPath.environment().files() {
-            let reader = DeclarationReader.read(path: path, source: .user)
-            if let error = reader.fileError { builder.skippedSources.append(error.skipping("file")) }
-            builder.add(reader)
+            builder.add(found: DeclarationReader.read(path: path, source: .user))
         }
         return builder.build()
     }()

@@ -136,8 +136,9 @@ extension QueryResolver {
 }
 
 extension TypeRegistry {
-    /// Names each declaration file of the search folders that was left out
-    /// on standard error; the registry, answering from the other sources.
+    /// Names each declaration file or app bundle of the search folders that
+    /// was left out on standard error; the registry, answering from the
+    /// other sources.
     func reportingSkippedSources() -> TypeRegistry {
         for source in skippedSources { Console.error("uti: \(source)") }
         return self
