@@ -128,9 +128,13 @@ public struct RegistryBuilder {
             winners[slot] = declaration
         }
 
-        // 1b. Fold in the system's MIME types.
+        // 1b. Fold in the system's MIME types. The tags each type declares
+        //     itself are noted first: a tag system data adds never
+        //     outranks a type that declares it.
+        var declaredTags = winners.map { RegistryImage.tagKeys(of: $0) }
         var supplements = [[DeclarationOrigin]](repeating: [], count: winners.count)
         mergeSystemRecords(into: &winners, slotOf: &slotOf, shadowed: &shadowed, supplements: &supplements, report: report)
+        declaredTags += [Set<String>](repeating: [], count: winners.count - declaredTags.count)
 
         // 2. Resolve parents.
         var parents: [[Int32]] = []
@@ -178,7 +182,8 @@ public struct RegistryBuilder {
             report(.error, winners[index].origin, "conformance cycle: \((names + [names[0]]).joined(separator: " -> "))")
         }
 
-        return RegistryImage.write(RegistryImage.Input(declarations: winners, parents: parents, ancestors: ancestors,
+        return RegistryImage.write(RegistryImage.Input(declarations: winners, declaredTags: declaredTags,
+                                                       parents: parents, ancestors: ancestors,
                                                        shadowed: shadowed, supplements: supplements,
                                                        diagnostics: diagnostics, mimeDatabase: mimeDatabase),
                                    extra: extra)
@@ -272,8 +277,13 @@ public struct RegistryBuilder {
             }
         }
 
-        // Parents of the created types, now that every MIME type has a home.
+        // Parents of the created types, now that every MIME type has a home:
+        // the types their `sub-class-of` parents map to, then the abstract
+        // types of Apple's tree their media type and generic icon name
+        // (`SystemTypePlacement`) unless a parent already leads there, and
+        // `public.data` (`inode/*`: `public.item`) when nothing else.
         guard let data = slotOf["public.data"].map({ winners[$0].identifier }) else { return }
+        var roots: [Int: [String]] = [:]
         for (slot, record) in created {
             var parents: [String] = []
             for parent in record.parents {
@@ -284,15 +294,37 @@ public struct RegistryBuilder {
                 let identifier = winners[target].identifier
                 if target != slot && !parents.contains(identifier) { parents.append(identifier) }
             }
-            let media = TagClass.mimeType.normalize(record.mimeType).split(separator: "/").first ?? ""
-            if media == "text", let plain = slotOf["public.plain-text"].map({ winners[$0].identifier }),
-               !parents.contains(where: { $0.lowercased() == "public.plain-text" }) {
-                parents.append(plain)
-            }
-            if parents.isEmpty {
-                parents.append(media == "inode" ? (slotOf["public.item"].map { winners[$0].identifier } ?? data) : data)
-            }
             winners[slot].conformsTo = parents
+            roots[slot] = SystemTypePlacement.roots(mimeType: record.mimeType, genericIcon: record.genericIcon)
+                .compactMap { slotOf[$0].map { winners[$0].identifier } }
+        }
+        // Whether `slot` reaches `identifier` through declared parents or
+        // the roots a created type other than `deciding` is about to take.
+        func leads(_ slot: Int, to identifier: String, deciding: Int) -> Bool {
+            var queue = [slot], seen: Set<Int> = [slot], head = 0
+            while head < queue.count {
+                let current = queue[head]; head += 1
+                if winners[current].identifier.lowercased() == identifier.lowercased() { return true }
+                for parent in winners[current].conformsTo + (current == deciding ? [] : roots[current] ?? []) {
+                    if let p = slotOf[parent.lowercased()], seen.insert(p).inserted { queue.append(p) }
+                }
+            }
+            return false
+        }
+        let item = slotOf["public.item"].map { winners[$0].identifier } ?? data
+        for (slot, record) in created {
+            var parents = winners[slot].conformsTo
+            func implied(_ identifier: String) -> Bool {
+                parents.contains { p in slotOf[p.lowercased()].map { leads($0, to: identifier, deciding: slot) } ?? false }
+            }
+            for root in roots[slot] ?? [] where !implied(root) { parents.append(root) }
+            // A file format is data even where its abstract type is not
+            // (public.archive, public.spreadsheet, public.executable).
+            let media = TagClass.mimeType.normalize(record.mimeType).split(separator: "/").first ?? ""
+            let base = media == "inode" ? item : data
+            if parents.isEmpty || (media != "inode" && !implied(base)) { parents.append(base) }
+            winners[slot].conformsTo = parents
+            roots[slot] = nil
         }
     }
 }

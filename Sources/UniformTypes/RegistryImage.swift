@@ -31,6 +31,9 @@ enum RegistryImage {
 
     struct Input {
         var declarations: [TypeDeclaration]
+        /// The tags (`tagKey`) each declaration states itself, before system
+        /// data added any; types created from system data have none here.
+        var declaredTags: [Set<String>]
         var parents: [[Int32]]
         var ancestors: [[Int32]]
         var shadowed: [[DeclarationOrigin]]
@@ -39,10 +42,26 @@ enum RegistryImage {
         var mimeDatabase: MIMEDatabase?
     }
 
-    /// Compiles a merged registry. Ranks each tag's claimants (public
-    /// first, then declarations over system data, then types conforming to
-    /// `public.data`, then exported, then declaration order) and reports
-    /// every clash where the losing tag came from. `extra` is stored as is.
+    /// The key of a tag in `Input.declaredTags`: its class and normalized form.
+    static func tagKey(_ tagClass: String, _ normalized: String) -> String { tagClass + "\u{0}" + normalized }
+
+    /// The keys of every tag `declaration` states.
+    static func tagKeys(of declaration: TypeDeclaration) -> Set<String> {
+        guard !declaration.origin.source.isSystem else { return [] }
+        var keys: Set<String> = []
+        for spec in declaration.tagSpecification {
+            for tag in spec.tags { keys.insert(tagKey(spec.tagClass.identifier, spec.tagClass.normalize(tag))) }
+        }
+        return keys
+    }
+
+    /// Compiles a merged registry. Ranks each tag's claimants (types that
+    /// declare the tag themselves before types that only received it from
+    /// system data, then public, then types conforming to `public.data`,
+    /// then exported, then declaration order); where any type declares a
+    /// tag, types that only received it from system data are left out of
+    /// its claimants. Reports every clash where the losing tag came from.
+    /// `extra` is stored as is.
     static func write(_ input: Input, extra: [UInt8] = []) -> [UInt8] {
         let declarations = input.declarations
         var w = ImageWriter()
@@ -103,27 +122,34 @@ enum RegistryImage {
             }
         }
         var diagnostics = input.diagnostics
-        func rank(_ slot: Int32) -> (Int, Int, Int, Int, Int32) {
-            let d = declarations[Int(slot)]
-            return (d.identifier.lowercased().hasPrefix("public.") ? 0 : 1,
-                    d.origin.source.isSystem ? 1 : 0,
-                    conformsToData[Int(slot)] ? 0 : 1,
-                    d.kind == .exported ? 0 : 1,
-                    slot)
-        }
         for c in classes {
             for key in order[c]! {
                 let claimants = index[c]![key]!
                 guard claimants.count > 1 else { continue }
+                let tag = tagKey(c, key)
+                func fromSystem(_ slot: Int32) -> Bool { !input.declaredTags[Int(slot)].contains(tag) }
+                func rank(_ slot: Int32) -> (Int, Int, Int, Int, Int32) {
+                    let d = declarations[Int(slot)]
+                    return (fromSystem(slot) ? 1 : 0,
+                            d.identifier.lowercased().hasPrefix("public.") ? 0 : 1,
+                            conformsToData[Int(slot)] ? 0 : 1,
+                            d.kind == .exported ? 0 : 1,
+                            slot)
+                }
                 let ranked = claimants.sorted { rank($0) < rank($1) }
-                index[c]![key] = ranked
+                // A tag some type declares is answered by the types that
+                // declare it; system data only answers tags nobody declares.
+                let declaredOnly = fromSystem(ranked[0]) ? ranked : ranked.filter { !fromSystem($0) }
+                index[c]![key] = declaredOnly
                 let winner = declarations[Int(ranked[0])]
                 for loser in ranked.dropFirst() {
                     let d = declarations[Int(loser)]
                     // A clash between sources is reported where the losing tag came from.
-                    let systemOnly = d.origin.source.isSystem && !winner.origin.source.isSystem
+                    let systemOnly = fromSystem(loser) && !fromSystem(ranked[0])
                     diagnostics.append(Diagnostic(systemOnly ? .note : .warning, file: d.origin.file, position: d.origin.position,
-                        "\(c) \"\(key)\" of \(d.identifier) is also claimed by \(winner.identifier) (\(winner.origin)), which is preferred"))
+                        systemOnly
+                        ? "\(c) \"\(key)\" that system data gives \(d.identifier) is declared by \(winner.identifier) (\(winner.origin)), which answers it"
+                        : "\(c) \"\(key)\" of \(d.identifier) is also claimed by \(winner.identifier) (\(winner.origin)), which is preferred"))
                 }
             }
         }

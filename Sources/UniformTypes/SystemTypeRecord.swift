@@ -16,15 +16,18 @@ public struct SystemTypeRecord: Sendable, Equatable {
     public var extensions: [String]
     /// The untranslated comment, when the source carries it.
     public var description: String?
+    /// shared-mime-info's `generic-icon` name (`package-x-generic`), when declared.
+    public var genericIcon: String?
     public var origin: DeclarationOrigin
 
     public init(mimeType: String, aliases: [String] = [], parents: [String] = [], extensions: [String] = [],
-                description: String? = nil, origin: DeclarationOrigin) {
+                description: String? = nil, genericIcon: String? = nil, origin: DeclarationOrigin) {
         self.mimeType = mimeType
         self.aliases = aliases
         self.parents = parents
         self.extensions = extensions
         self.description = description
+        self.genericIcon = genericIcon
         self.origin = origin
     }
 
@@ -54,7 +57,7 @@ public struct SystemTypeRecord: Sendable, Equatable {
             let comment = database.layers.lazy.compactMap { $0.comments[key]?[""] }.first
             return SystemTypeRecord(mimeType: type, aliases: Array(Set(aliases[key] ?? [])).sorted(),
                                     parents: database.parents(of: type), extensions: extensions[key] ?? [],
-                                    description: comment, origin: origin)
+                                    description: comment, genericIcon: database.genericIcon(for: type), origin: origin)
         }
     }
 }

@@ -27,7 +27,8 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
         let registry = try fixtureRegistry()
         let source = try #require(registry.type(mimeType: "text/x-uti-source"))
         #expect(source.identifier == "org.freedesktop.mime.text.x-uti-source")
-        #expect(source.declaredParents == ["org.freedesktop.mime.text.x-uti-base", "public.plain-text"])
+        // x-uti-base is text/*, so already a public.plain-text.
+        #expect(source.declaredParents == ["org.freedesktop.mime.text.x-uti-base"])
         #expect(source.conforms(to: registry.declaredType("public.text")!))
         #expect(source.tags(.mimeType) == ["text/x-uti-source", "text/x-uti-old"])
         #expect(Set(source.tags(.filenameExtension)) == ["us", "usrc", "usrc.gz"])  // *.US is case-sensitive: not "us"
@@ -35,7 +36,7 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
         #expect(source.localizedDescription == "UTI source")
         let string = try #require(registry.type(mimeType: "application/x-uti-string"))
         #expect(string.localizedDescription(language: "de") == "Zeichenkettenmagie")
-        #expect(string.declaredParents == ["public.data"])
+        #expect(string.declaredParents == ["public.archive", "public.data"])   // its generic icon is package-x-generic
         #expect(registry.type(mimeType: "x-content/x-uti-card", conformingTo: nil)?.declaredParents == ["public.data"])
     }
 
@@ -72,7 +73,9 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
             try text.write(toFile: path, atomically: false, encoding: .utf8)
             let registry = try fixtureRegistry(mimeTypes: path)
             #expect(registry.type(filenameExtension: "ustr2")?.identifier == "org.freedesktop.mime.application.x-uti-string")
-            #expect(registry.type(filenameExtension: "jpx")?.identifier == "public.jpeg")
+            // public.jpeg-2000 declares jpx: the line adds it to public.jpeg's tags only.
+            #expect(registry.type(filenameExtension: "jpx")?.identifier == "public.jpeg-2000")
+            #expect(registry.declaredType("public.jpeg")?.tags(.filenameExtension).contains("jpx") == true)
             #expect(registry.type(filenameExtension: "onlyhere")?.identifier == "org.freedesktop.mime.application.x-only-here")
             #expect(registry.type(filenameExtension: "unew")?.conforms(to: registry.declaredType("public.plain-text")!) == true)
             #expect(registry.diagnostics.contains { $0.file == path && $0.position == .line(5) })
@@ -140,5 +143,160 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
             #expect(try typing.type(forPath: dir + "/missing.ustr").mimeType == "application/x-uti-string")
             #expect(throws: FileTyping.Failure.self) { try FileTyping.readPrefix(dir + "/link.ustr", count: 8, follow: false) }
         }
+    }
+}
+
+/// The registry this machine's users get: shared-mime-info under
+/// /usr/share and /etc/mime.types, with no user files.
+private func machineRegistry() throws -> TypeRegistry {
+    try RegistryLoader.load(environment: ["XDG_DATA_HOME": "/nonexistent-uti", "XDG_DATA_DIRS": "/usr/share",
+                                          "HOME": "/nonexistent-uti"])
+}
+
+/// System data adds answers for tags nobody declares and never changes the
+/// answer for a tag a declaration states.
+@Suite struct DeclaredTagsOutrankSystemDataTests {
+    @Test func everyBundledTagAnswersAlikeWithAndWithoutSystemData() throws {
+        let merged = try machineRegistry()
+        #expect(merged.mimeDatabase.map { !$0.isEmpty } == true, "shared-mime-info is not installed")
+        let bundled = TypeRegistry.bundled
+        var checked = 0
+        var changed: [String] = []
+        for type in bundled.allTypes {
+            for spec in type.tagSpecification {
+                for tag in spec.tags {
+                    checked += 1
+                    let without = bundled.type(tag: tag, tagClass: spec.tagClass, conformingTo: bundled.dataType)?.identifier
+                    let with = merged.type(tag: tag, tagClass: spec.tagClass, conformingTo: merged.dataType)?.identifier
+                    let allWithout = bundled.types(tag: tag, tagClass: spec.tagClass).map(\.identifier)
+                    let allWith = merged.types(tag: tag, tagClass: spec.tagClass).map(\.identifier)
+                    if without != with || allWithout != allWith {
+                        changed.append("\(spec.tagClass.identifier) \(tag): \(allWithout) without, \(allWith) with system data")
+                    }
+                }
+            }
+        }
+        #expect(checked > 1500)
+        #expect(changed == [])
+    }
+
+    @Test func supplementedTagsAreStillShown() throws {
+        let merged = try machineRegistry()
+        for type in TypeRegistry.bundled.allTypes {
+            let mergedType = try #require(merged.declaredType(type.identifier))
+            for spec in type.tagSpecification {
+                // The declared tags first, in order; system data only appends.
+                #expect(Array(mergedType.tags(spec.tagClass).prefix(spec.tags.count)) == spec.tags, "\(type.identifier)")
+            }
+        }
+        let jpeg = try #require(merged.declaredType("public.jpeg"))
+        #expect(merged.tags(of: jpeg, tagClass: .filenameExtension, includingDescendants: false).count
+                > TypeRegistry.bundled.declaredType("public.jpeg")!.tags(.filenameExtension).count)
+    }
+
+    /// Without depending on the machine: mime.types lines that give declared
+    /// tags to other types.
+    @Test func mimeTypesCannotReRankDeclaredTags() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("mime.types").path
+            try "audio/x-m4a m4a\naudio/mpeg m4a mp3\nimage/heif heic\napplication/octet-stream bin\napplication/x-installer dist\n"
+                .write(toFile: path, atomically: false, encoding: .utf8)
+            let registry = try fixtureRegistry(mimeTypes: path)
+            #expect(registry.type(filenameExtension: "m4a")?.identifier == "com.apple.m4a-audio")
+            #expect(registry.types(tag: "m4a", tagClass: .filenameExtension).map(\.identifier) == ["com.apple.m4a-audio"])
+            #expect(registry.type(filenameExtension: "heic")?.identifier == "public.heic")
+            #expect(registry.type(filenameExtension: "bin")?.identifier == "com.apple.macbinary-archive")
+            // A declared tag whose type is not data stays dynamic, as without system data.
+            #expect(registry.type(filenameExtension: "dist")?.isDynamic == true)
+            // The tags are still there for `uti tags`.
+            #expect(registry.declaredType("public.mp3")?.tags(.filenameExtension).contains("m4a") == true)
+            #expect(registry.declaredType("public.data")?.tags(.filenameExtension).contains("bin") == true)
+            // The clash is a note where the system's tag came from.
+            #expect(registry.diagnostics.contains { $0.severity == .note && $0.message.contains("\"m4a\" that system data gives public.mp3") })
+        }
+    }
+}
+
+/// Types made from system data sit inside Apple's tree.
+@Suite struct SystemTypePlacementTests {
+    private func registry(_ records: [SystemTypeRecord]) -> TypeRegistry {
+        var builder = RegistryBuilder.bundled()
+        builder.add(records)
+        return builder.build()
+    }
+
+    private func record(_ mime: String, parents: [String] = [], icon: String? = nil) -> SystemTypeRecord {
+        SystemTypeRecord(mimeType: mime, parents: parents, genericIcon: icon,
+                         origin: DeclarationOrigin(source: .sharedMIMEInfo, file: "test.xml"))
+    }
+
+    @Test(arguments: [
+        ("image/x-uti-raw", "public.image"), ("audio/x-uti-opus", "public.audio"), ("video/x-uti-mkv", "public.movie"),
+        ("font/x-uti-font", "public.font"), ("text/x-uti-text", "public.plain-text"),
+    ])
+    func mediaTypesGoUnderTheirAbstractType(mime: String, root: String) throws {
+        let registry = registry([record(mime)])
+        let type = try #require(registry.type(mimeType: mime))
+        #expect(type.identifier.hasPrefix("org.freedesktop.mime."))
+        #expect(type.declaredParents == [root])
+        #expect(registry.descendants(of: registry.declaredType(root)!).contains(type))
+    }
+
+    @Test func genericIconsPlaceWhereReliable() throws {
+        let registry = registry([
+            record("application/x-uti-archive", icon: "package-x-generic"),
+            record("application/x-uti-sheet", icon: "x-office-spreadsheet"),
+            record("application/x-uti-rom", icon: "application-x-executable"),
+            record("application/x-uti-json-ish", icon: "text-x-script"),
+            record("application/x-uti-font", icon: "font-x-generic"),
+        ])
+        func parents(_ mime: String) -> [String]? { registry.type(mimeType: mime)?.declaredParents }
+        // Apple's archive, spreadsheet and executable are not data; a file format is.
+        #expect(parents("application/x-uti-archive") == ["public.archive", "public.data"])
+        #expect(parents("application/x-uti-sheet") == ["public.spreadsheet", "public.data"])
+        #expect(parents("application/x-uti-rom") == ["public.executable", "public.data"])
+        #expect(parents("application/x-uti-json-ish") == ["public.data"])   // not a reliable sign
+        #expect(parents("application/x-uti-font") == ["public.font"])
+    }
+
+    @Test func aParentThatLeadsThereIsEnough() throws {
+        // Declared in an order where the subclass comes first.
+        let registry = registry([
+            record("image/x-uti-child", parents: ["image/x-uti-parent"]),
+            record("image/x-uti-parent"),
+            record("image/x-uti-jpeg-like", parents: ["image/jpeg"]),
+            record("video/x-uti-both", parents: ["audio/x-uti-sound"], icon: "video-x-generic"),
+            record("audio/x-uti-sound"),
+        ])
+        #expect(registry.type(mimeType: "image/x-uti-child")?.declaredParents == ["org.freedesktop.mime.image.x-uti-parent"])
+        #expect(registry.type(mimeType: "image/x-uti-jpeg-like")?.declaredParents == ["public.jpeg"])
+        #expect(registry.type(mimeType: "video/x-uti-both")?.declaredParents == ["org.freedesktop.mime.audio.x-uti-sound", "public.movie"])
+    }
+
+    @Test func cyclesInSubClassOfStayFinite() throws {
+        let registry = registry([
+            record("image/x-uti-a", parents: ["image/x-uti-b"]),
+            record("image/x-uti-b", parents: ["image/x-uti-a"]),
+        ])
+        let a = try #require(registry.type(mimeType: "image/x-uti-a"))
+        #expect(a.conforms(to: registry.declaredType("public.image")!))
+        #expect(registry.diagnostics.contains { $0.message.contains("conformance cycle") })
+    }
+
+    /// Every image/, audio/, video/ and font/ type of this machine that system
+    /// data makes conforms to Apple's abstract type for it.
+    @Test func theMachinesMediaTypesAreAllInsideAppleTree() throws {
+        let registry = try machineRegistry()
+        let db = try #require(registry.mimeDatabase)
+        let roots = ["image": "public.image", "audio": "public.audio", "video": "public.movie", "font": "public.font"]
+        var made = 0
+        for mime in db.types {
+            guard let root = roots[String(mime.split(separator: "/")[0])] else { continue }
+            let type = try #require(registry.type(mimeType: mime))
+            guard type.identifier.hasPrefix("org.freedesktop.mime.") else { continue }
+            made += 1
+            #expect(type.conforms(to: registry.declaredType(root)!), "\(mime)")
+        }
+        #expect(made > 100)
     }
 }
