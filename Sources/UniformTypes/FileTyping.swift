@@ -71,6 +71,9 @@ public struct FileTyping: Sendable {
 
     public init(registry: TypeRegistry) { self.registry = registry }
 
+    /// The MIME type of an empty file whose name does not decide.
+    public static let emptyMIMEType = "application/x-zerosize"
+
     // MARK: Names
 
     /// The last path component, ignoring trailing slashes.
@@ -132,7 +135,8 @@ public struct FileTyping: Sendable {
     /// The type of `path`. A folder is the package type its extension names
     /// or `public.folder`; a symbolic link (unless followed), FIFO, socket or
     /// device is its kind and is never opened; an empty regular file is
-    /// `application/x-zerosize`; other regular files are typed by name and,
+    /// typed by its name when the name decides, else `application/x-zerosize`;
+    /// other regular files are typed by name and,
     /// when the name leaves doubt and `options.sniff` is set, by their first
     /// bytes. A path that does not exist is typed by its name.
     public func type(forPath path: String, options: Options = Options()) throws(Failure) -> Result {
@@ -155,8 +159,12 @@ public struct FileTyping: Sendable {
         let byName = guess(name: name, data: nil)
         guard let db = registry.mimeDatabase else { return byName }
         if info.st_size == 0 {
-            // As GIO reports it, so that a new empty file opens in a text editor.
-            var result = Result(type: type(ofMIME: "text/plain"), mimeType: "text/plain", basis: .fileSystem, certain: true)
+            // Typed by name when the name decides (as Apple types files, and
+            // as shared-mime-info's detection tests expect: `core`, `disk.img`);
+            // otherwise there is nothing to go on but the emptiness.
+            if byName.certain && byName.basis == .name { return byName }
+            var result = Result(type: type(ofMIME: Self.emptyMIMEType), mimeType: Self.emptyMIMEType, basis: .fileSystem,
+                                certain: true)
             result.nameCandidates = byName.nameCandidates
             return result
         }
@@ -167,6 +175,22 @@ public struct FileTyping: Sendable {
             return data.withUnsafeBytes { confirm(byName, content: $0, database: db) }
         }
         return data.withUnsafeBytes { guess(name: name, data: $0) }
+    }
+
+    /// Whether something (a file, folder, link, …) is at `path`.
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return !path.isEmpty && lstat(path, &info) == 0
+    }
+
+    /// The type of what is at `path`, as `type(forPath:options:)` gives it,
+    /// refusing a path where nothing is (rather than typing its name).
+    public func type(ofExistingPath path: String, options: Options = Options()) throws(Failure) -> Result {
+        var info = stat()
+        guard !path.isEmpty, (options.followSymbolicLinks ? stat(path, &info) : lstat(path, &info)) == 0 else {
+            throw Failure(path: path, reason: path.isEmpty ? "empty path" : String(cString: strerror(errno)))
+        }
+        return try type(forPath: path, options: options)
     }
 
     /// A type only a declared extension gave (no glob knows the name) stands
@@ -225,7 +249,7 @@ public struct FileTyping: Sendable {
     /// claim; a name nothing knows gives its extension's dynamic type.
     public func guess(name: String, data: UnsafeRawBufferPointer?) -> Result {
         guard let db = registry.mimeDatabase else { return declaredByName(name) ?? unknown(name, mime: nil) }
-        let guess = db.guess(name: name, data: data)
+        var guess = db.guess(name: name, data: data)
         if guess.nameMatches.isEmpty, let declared = declaredByName(name) {
             return declared
         }
@@ -234,6 +258,9 @@ public struct FileTyping: Sendable {
             var result = unknown(name, mime: guess.mimeType)
             result.sniffedType = guess.sniffed
             return result
+        }
+        if guess.uncertain, guess.nameMatches.count > 1, let preferred = preferredCandidate(name, among: guess.nameMatches) {
+            guess.mimeType = preferred
         }
         let basis: Basis
         if guess.nameMatches.count == 1 || (guess.sniffed == nil && !guess.nameMatches.isEmpty) {
@@ -246,6 +273,16 @@ public struct FileTyping: Sendable {
         return Result(type: type(ofMIME: guess.mimeType), mimeType: guess.mimeType, basis: basis, certain: !guess.uncertain,
                       nameCandidates: guess.nameMatches, sniffedType: guess.sniffed,
                       sniffPriority: guess.sniffed == nil ? nil : guess.sniffedPriority)
+    }
+
+    /// Of the MIME types several globs give a name (GIO then takes the first
+    /// and is uncertain), the one the registry's own answer for the name's
+    /// extension claims: `x.ts` is an MPEG-2 transport stream, as `uti ts`
+    /// says, not a Qt message catalog. Nil when that answer claims none.
+    private func preferredCandidate(_ name: String, among candidates: [String]) -> String? {
+        guard let (type, _) = declaredType(forName: name, excludingSystem: true) else { return nil }
+        let claimed = Set(type.tags(.mimeType).map(TagClass.mimeType.normalize))
+        return candidates.first { claimed.contains(TagClass.mimeType.normalize($0)) }
     }
 
     private func declaredByName(_ name: String) -> Result? {

@@ -235,12 +235,19 @@ public struct RegistryBuilder {
         }
         let mediaRoots = ["text": "public.text", "image": "public.image", "audio": "public.audio",
                           "video": "public.movie", "font": "public.font"]
+        // The record's first extension, or another one that is the declared
+        // type's own preferred extension (video/mp2t lists *.m2t before
+        // *.ts, the preferred extension of public.mpeg-2-transport-stream).
         func joinByExtension(_ record: SystemTypeRecord) -> Int? {
-            guard let ext = record.extensions.first,
-                  let slot = extensionClaim[TagClass.filenameExtension.normalize(ext)],
-                  winners[slot].tags(.mimeType).isEmpty else { return nil }
             let media = String(TagClass.mimeType.normalize(record.mimeType).split(separator: "/").first ?? "")
-            return conforms(slot, to: mediaRoots[media] ?? "public.data") ? slot : nil
+            for (i, ext) in record.extensions.enumerated() {
+                let key = TagClass.filenameExtension.normalize(ext)
+                guard let slot = extensionClaim[key], winners[slot].tags(.mimeType).isEmpty else { continue }
+                let preferred = winners[slot].tags(.filenameExtension).first.map(TagClass.filenameExtension.normalize)
+                guard i == 0 || preferred == key else { continue }
+                if conforms(slot, to: mediaRoots[media] ?? "public.data") { return slot }
+            }
+            return nil
         }
 
         var created: [(slot: Int, record: SystemTypeRecord)] = []

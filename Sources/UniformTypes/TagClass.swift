@@ -17,6 +17,19 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
     public static let pasteboardType = TagClass("com.apple.nspboard-type")
     public static let urlScheme = TagClass("public.url-scheme")
 
+    /// Whether `text` has the shape of a MIME type: one `/` between a
+    /// non-empty type and subtype (parameters after `;` aside), and no
+    /// leading `/` or `.`, so a path such as `/tmp/pic.dat` or `./a/b` is
+    /// never taken for one.
+    public static func isMIMESyntax(_ text: String) -> Bool {
+        let essence = text.unicodeScalars.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+        let parts = essence.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let media = parts.first, let sub = parts.last else { return false }
+        let trimmedMedia = media.drop { $0 == " " || $0 == "\t" }
+        let trimmedSub = sub.reversed().drop { $0 == " " || $0 == "\t" }
+        return !trimmedMedia.isEmpty && !trimmedSub.isEmpty && trimmedMedia.first != "."
+    }
+
     /// Whether tags of this class match regardless of case. Extensions and
     /// MIME types do; OSTypes and the others are exact.
     public var isCaseInsensitive: Bool {

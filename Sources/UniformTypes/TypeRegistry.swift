@@ -16,8 +16,8 @@ public final class TypeRegistry: Sendable {
     private let identifierTable: Int
     private let extensionTable: Int?
     private let mimeTable: Int?
-    private let tagClassCount: Int
-    private let tagClassesStart: Int
+    let tagClassCount: Int
+    let tagClassesStart: Int
     private let mimeNameSlots: Int
     /// The slot of `public.data`, when declared.
     let dataSlot: Int32?
@@ -200,6 +200,9 @@ public final class TypeRegistry: Sendable {
         }
         return nil
     }
+
+    /// How many declared types claim a normalized tag.
+    func claimantCount(_ normalized: String, _ tagClass: TagClass) -> Int { claimants(normalized, tagClass).count }
 
     /// The claimants of a normalized tag, best first: count and first word.
     private func claimants(_ normalized: String, _ tagClass: TagClass) -> (count: Int, start: Int) {

@@ -19,9 +19,10 @@ enum FastPath {
         }
     }
 
-    private static let commandNames = [
+    /// Every command name the parser knows (a test checks they agree).
+    static let commandNames = [
         "lookup", "file", "tags", "conforms", "equal", "supertypes", "descendants", "decode", "graph", "validate",
-        "batch", "inbox", "open-in", "set-default", "help",
+        "batch", "filter", "inbox", "open-in", "set-default", "help",
     ]
 
     /// Splits `args` into the flags of `allowed` and plain words; nil when

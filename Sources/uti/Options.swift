@@ -95,11 +95,17 @@ struct QueryOptions: ParsableArguments {
     var tagClass: String?
     @Option(name: .customLong("conforming-to"), help: ArgumentHelp("Only types conforming to this type (default public.data for extensions and MIME types).", valueName: "type"))
     var conformingTo: String?
+    @Flag(name: .customLong("unfiltered"), help: ArgumentHelp(
+        "No conformance filter (Apple's conformingTo: nil): the first type claiming the tag, whatever it is; an unclaimed tag gives a dyn identifier without conformance (xlv: dyn.age81u5d0)."))
+    var unfiltered = false
 
     func validate() throws {
         let forced = [asExtension, asMIME, asIdentifier, tagClass != nil].filter { $0 }.count
         if forced > 1 {
             throw ValidationError("--extension, --mime, --identifier and --tag-class exclude each other")
+        }
+        if unfiltered && conformingTo != nil {
+            throw ValidationError("--unfiltered and --conforming-to exclude each other")
         }
     }
 
@@ -108,7 +114,10 @@ struct QueryOptions: ParsableArguments {
         if asExtension { resolver.forcedKind = .filenameExtension }
         if asMIME { resolver.forcedKind = .mimeType }
         if asIdentifier { resolver.forcedKind = .identifier }
-        if let tagClass { resolver.tagClass = TagClass.parse(tagClass) }
+        resolver.unfiltered = unfiltered
+        if let tagClass {
+            do { resolver.tagClass = try TagClass.parse(tagClass, registry: registry) } catch { throw Console.fail("--tag-class \(error)") }
+        }
         if let conformingTo {
             do {
                 resolver.conformingTo = try QueryResolver(registry: registry).type(conformingTo)
@@ -125,13 +134,17 @@ extension QueryResolver {
     /// undeclared dotted name whose kind was guessed is taken for a mistyped
     /// identifier, not an extension (`public.imgae`); --extension forces it.
     func argument(_ query: String, _ name: String) throws -> UTType {
-        let resolution: Resolution
-        do { resolution = try resolve(query) } catch { throw Console.fail("\(name) \"\(query)\": \(error)") }
-        if forcedKind == nil && tagClass == nil && resolution.kind == .filenameExtension && !resolution.type.isDeclared
-            && query.dropFirst().contains(".") {
-            throw Console.fail("\(name) \"\(query)\": no type is declared with this identifier (use --extension to read it as an extension)")
-        }
-        return resolution.type
+        do { return try resolve(query).type } catch { throw Console.fail("\(name) \"\(query)\": \(error)") }
+    }
+
+    /// Resolves an argument that must name a declared type (the supertype
+    /// of `conforms`, the root of `descendants`, `graph` and `tags
+    /// --descendants`), or exits 2: a word that only gives a dynamic type
+    /// (`image`) is refused with the identifiers it may mean.
+    func declaredArgument(_ query: String, _ name: String) throws -> UTType {
+        let type = try argument(query, name)
+        if let error = undeclared(query, type) { throw Console.fail("\(name) \"\(query)\": \(error)") }
+        return type
     }
 }
 

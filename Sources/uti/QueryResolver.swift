@@ -27,6 +27,9 @@ struct QueryResolver {
     var forcedKind: QueryKind?
     var tagClass: TagClass?
     var conformingTo: UTType?
+    /// No conformance filter at all (Apple's `conformingTo: nil`): the best
+    /// claimant of any kind, else a dynamic identifier carrying no conformance.
+    var unfiltered = false
 
     func kind(of query: String) -> QueryKind {
         if let forcedKind { return forcedKind }
@@ -55,14 +58,57 @@ struct QueryResolver {
             }
             tagClass = .filenameExtension
         case .mimeType:
+            guard TagClass.isMIMESyntax(query) else {
+                throw QueryError(description: "is not a MIME type (TYPE/SUBTYPE)" + (kind == forcedKind ? "" : "; for a file: uti file \(query)"))
+            }
             tagClass = .mimeType
         case .tag:
             tagClass = self.tagClass ?? .filenameExtension
         }
-        let filter = conformingTo ?? ((tagClass == .filenameExtension || tagClass == .mimeType) ? registry.declaredType("public.data") : nil)
+        let filter = unfiltered ? nil : conformingTo
+            ?? ((tagClass == .filenameExtension || tagClass == .mimeType) ? registry.declaredType("public.data") : nil)
         let all = registry.types(tag: query, tagClass: tagClass, conformingTo: filter)
         guard let first = all.first else { throw QueryError(description: "no type for \"\(query)\"") }
+        if first.isDynamic && forcedKind == nil && self.tagClass == nil && kind == .filenameExtension
+            && query.dropFirst(query.hasPrefix(".") ? 1 : 0).contains(".") {
+            throw undeclaredDottedName(query)
+        }
         return Resolution(query: query, kind: kind, type: first, alternatives: Array(all.dropFirst()))
+    }
+
+    /// A dotted name that is neither a declared identifier nor a claimed
+    /// extension is most likely a mistyped identifier (`public.imgae`) or a
+    /// file name, never silently an extension.
+    private func undeclaredDottedName(_ query: String) -> QueryError {
+        var message = "no type is declared with this identifier and none claims it as an extension"
+        let near = registry.suggestions(for: query)
+        if !near.isEmpty { message += "; did you mean \(near.joined(separator: ", "))?" }
+        if let last = FileTyping.extensions(of: query).last, registry.claims(tag: last) {
+            message += "; for a file name: uti file \(query)"
+        }
+        return QueryError(description: message + "; --extension reads it as an extension")
+    }
+
+    /// A command-line word for a type that must be declared (the supertype
+    /// of `conforms`, the root of `descendants` and `graph`): the error for
+    /// one that only gives a dynamic type, with the identifiers it may mean.
+    func undeclared(_ query: String, _ type: UTType) -> QueryError? {
+        guard type.isDynamic, !DynamicIdentifier.isDynamic(query) else { return nil }
+        var message = "names no declared type (it only gives \(type.identifier))"
+        let near = registry.suggestions(for: query)
+        if !near.isEmpty { message += "; did you mean \(near.joined(separator: ", "))?" }
+        return QueryError(description: message)
+    }
+
+    /// Whether `query` names a type as written: a declared or dynamic
+    /// identifier, a MIME type, or a tag some type claims.
+    func knows(_ query: String) -> Bool {
+        switch kind(of: query) {
+        case .identifier: true
+        case .mimeType: TagClass.isMIMESyntax(query)
+        case .filenameExtension: registry.claims(tag: query)
+        case .tag: true
+        }
     }
 
     /// Resolves a type argument of a command (`conforms`, `tags`, …).
@@ -72,16 +118,28 @@ struct QueryResolver {
 }
 
 extension TagClass {
-    /// Short names accepted on the command line.
-    static func parse(_ text: String) -> TagClass {
-        switch text.lowercased() {
-        case "extension", "ext", "filename-extension": .filenameExtension
-        case "mime", "mime-type": .mimeType
-        case "ostype", "os-type": .osType
-        case "pasteboard", "pboard": .pasteboardType
-        case "url-scheme", "scheme": .urlScheme
-        default: TagClass(text)
+    /// Short names accepted on the command line, and what they stand for.
+    static let shortNames: [(String, TagClass)] = [
+        ("extension", .filenameExtension), ("ext", .filenameExtension), ("filename-extension", .filenameExtension),
+        ("mime", .mimeType), ("mime-type", .mimeType), ("ostype", .osType), ("os-type", .osType),
+        ("pasteboard", .pasteboardType), ("pboard", .pasteboardType), ("url-scheme", .urlScheme), ("scheme", .urlScheme),
+    ]
+
+    /// A tag class named on the command line: a short name, one of Apple's
+    /// class identifiers, or the identifier of a class `registry` holds
+    /// tags of. Anything else is refused with the accepted values.
+    static func parse(_ text: String, registry: TypeRegistry) throws(QueryError) -> TagClass {
+        if let (_, tagClass) = shortNames.first(where: { $0.0 == text.lowercased() }) { return tagClass }
+        var identifiers = [TagClass.filenameExtension, .mimeType, .osType, .pasteboardType, .urlScheme].map(\.identifier)
+        for tagClass in registry.tagClasses where !identifiers.contains(tagClass.identifier) {
+            identifiers.append(tagClass.identifier)
         }
+        if let known = identifiers.first(where: { $0.lowercased() == text.lowercased() }) { return TagClass(known) }
+        let names = ["extension", "mime", "ostype", "pasteboard", "url-scheme"]
+        let near = Spelling.nearest(text, among: shortNames.map(\.0) + identifiers, limit: 1)
+        throw QueryError(description: "\"\(text)\" is not a tag class"
+            + (near.isEmpty ? "" : " (did you mean \(near[0])?)")
+            + "; use \(names.joined(separator: ", ")) or a class identifier: \(identifiers.joined(separator: ", "))")
     }
 
     /// The label `uti` prints for the class.

@@ -19,6 +19,8 @@ struct UTI: ParsableCommand {
           uti image/png --json             the same for a MIME type, as JSON
           uti file report.pdf notes.md     the type of paths, by name
           uti conforms jpg public.image    exit 0 when jpg is an image
+          uti conforms --file a.dat public.image   the same for a file, by name and content
+          find . -type f | uti filter public.image   the paths that are images
           uti tags public.image --class extension --descendants
           uti graph public.image > image.dot
           uti validate MyApp/Info.plist
@@ -32,7 +34,7 @@ struct UTI: ParsableCommand {
         version: version,
         subcommands: [
             Lookup.self, FileCommand.self, Tags.self, Conforms.self, Equal.self, Supertypes.self,
-            Descendants.self, Decode.self, Graph.self, Validate.self, Batch.self, InboxCommand.self,
+            Descendants.self, Decode.self, Graph.self, Validate.self, Batch.self, Filter.self, InboxCommand.self,
             OpenIn.self, SetDefault.self,
         ],
         defaultSubcommand: Lookup.self
@@ -41,7 +43,8 @@ struct UTI: ParsableCommand {
     /// Maps argument errors to exit status 2, as documented. Simple lookups
     /// skip the argument parser (see `FastPath`).
     static func main() {
-        if let status = FastPath.run(CommandLine.arguments) { Glibc.exit(status) }
+        let arguments = CommandLine.arguments
+        if let status = CommandSpelling.check(arguments) ?? FastPath.run(arguments) { Glibc.exit(status) }
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -80,9 +83,12 @@ enum StandardOutput {
 struct BufferedOutput {
     private var bytes: [UInt8] = []
 
-    mutating func line(_ text: String) {
+    mutating func line(_ text: String) { record(text, terminator: 10) }
+
+    /// `text` followed by `terminator` (a line feed, or NUL for -0 output).
+    mutating func record(_ text: String, terminator: UInt8) {
         bytes.append(contentsOf: text.utf8)
-        bytes.append(10)
+        bytes.append(terminator)
         if bytes.count >= 1 << 16 { flush() }
     }
 

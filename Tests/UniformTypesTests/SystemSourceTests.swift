@@ -124,8 +124,15 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
             #expect(text.type.identifier == "public.plain-text" && text.basis == .content)
             let binary = try typing.type(forPath: write("blob.qqq", [0, 1, 2]))
             #expect(binary.type.isDynamic && binary.mimeType == "application/octet-stream" && !binary.certain)
+            // An empty file is typed by its name when the name decides...
             let empty = try typing.type(forPath: write("empty.ustr", []))
-            #expect(empty.mimeType == "text/plain" && empty.nameCandidates == ["application/x-uti-string"])
+            #expect(empty.mimeType == "application/x-uti-string" && empty.basis == .name)
+            #expect(try typing.type(forPath: write("empty.jpg", [])).type.identifier == "public.jpeg")
+            // ...and is application/x-zerosize when it does not (unknown, or several globs).
+            for name in ["empty", "empty.qqq", "empty.ucon"] {
+                let unknown = try typing.type(forPath: write(name, []))
+                #expect(unknown.mimeType == "application/x-zerosize" && unknown.basis == .fileSystem, "\(name)")
+            }
             // An extension only a bundled type claims stands when the content agrees...
             let markdown = try typing.type(forPath: write("read.md", Array("# Title\n".utf8)))
             #expect(markdown.type.identifier == "net.daringfireball.markdown" && markdown.basis == .nameAndContent)
@@ -298,5 +305,37 @@ private func machineRegistry() throws -> TypeRegistry {
             #expect(type.conforms(to: registry.declaredType(root)!), "\(mime)")
         }
         #expect(made > 100)
+    }
+}
+
+/// A name several globs match, with no content to decide: the registry's
+/// own answer for the extension is preferred, as `uti ts` gives it.
+@Suite struct AmbiguousNameTests {
+    @Test func theRegistrysExtensionAnswerIsPreferred() throws {
+        let typing = FileTyping(registry: try machineRegistry())
+        let ts = typing.type(forName: "clip.ts")
+        #expect(Set(ts.nameCandidates) == ["text/vnd.trolltech.linguist", "video/mp2t"], "the machine's globs changed")
+        #expect(ts.type.identifier == "public.mpeg-2-transport-stream" && ts.mimeType == "video/mp2t" && !ts.certain)
+        #expect(ts.type == typing.registry.type(filenameExtension: "ts"))
+        try withTemporaryDirectory { dir in
+            // Content that decides still wins: an XML message catalog.
+            let path = dir.appendingPathComponent("app_de.ts").path
+            try "<?xml version=\"1.0\"?>\n<!DOCTYPE TS>\n<TS version=\"2.1\">\n</TS>\n".write(toFile: path, atomically: false, encoding: .utf8)
+            let catalog = try typing.type(forPath: path)
+            #expect(catalog.mimeType == "text/vnd.trolltech.linguist" && catalog.certain)
+            // Content that says nothing leaves the name's preference, uncertain.
+            let binary = dir.appendingPathComponent("clip.ts").path
+            FileManager.default.createFile(atPath: binary, contents: Data([0x47, 0, 0x11, 0x10] + [UInt8](repeating: 0xff, count: 200)))
+            let stream = try typing.type(forPath: binary)
+            #expect(stream.mimeType == "video/mp2t" && !stream.certain)
+        }
+    }
+
+    /// video/mp2t lists *.m2t before *.ts: it still joins the type whose
+    /// preferred extension is ts, so `uti video/mp2t` is Apple's type.
+    @Test func aSystemTypeJoinsTheDeclaredTypeOfItsExtension() throws {
+        let registry = try machineRegistry()
+        #expect(registry.type(mimeType: "video/mp2t")?.identifier == "public.mpeg-2-transport-stream")
+        #expect(registry.type(mimeType: "application/x-compressed-tar")?.identifier == "org.gnu.gnu-zip-tar-archive")
     }
 }

@@ -62,7 +62,7 @@ func startUTI(_ arguments: [String]) throws -> Process {
         let run = try Run(["inbox", tree.documents, "--settle", "0"], environment: ["XDG_DATA_DIRS": "/usr/share"])
         #expect(run.status == 1)
         #expect(run.lines == [
-            "Inbox/archive.tar.gz -> archive-1.tar.gz  org.freedesktop.mime.application.x-compressed-tar",
+            "Inbox/archive.tar.gz -> archive-1.tar.gz  org.gnu.gnu-zip-tar-archive",
             "Inbox/pipe: left in place: a FIFO is never moved",
             "Inbox/report.pdf -> report-1.pdf  com.adobe.pdf",
             "moved 2, 1 left in place; the Inbox was kept: 1 item is left in it",

@@ -18,7 +18,8 @@ struct Graph: ParsableCommand {
 
     func run() throws {
         let registry = try registryOptions.load()
-        let root = try queryOptions.resolver(registry).argument(type, "TYPE")
+        let resolver = try queryOptions.resolver(registry)
+        let root = up ? try resolver.argument(type, "TYPE") : try resolver.declaredArgument(type, "TYPE")
         print(Self.dot(root: root, nodes: [root] + (up ? root.orderedSupertypes : registry.descendants(of: root))))
     }
 

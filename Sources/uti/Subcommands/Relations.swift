@@ -4,26 +4,49 @@ import UniformTypes
 struct Conforms: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Exit 0 when TYPE conforms to SUPERTYPE, 1 when not, 2 on error; silent unless --verbose.",
-        discussion: "if uti conforms \"${file##*.}\" public.image; then …; fi")
+        discussion: """
+        TYPE is any query form, or a file: with --file, or when TYPE is an existing path that
+        names no type as written (/tmp/pic.dat, photo.jpg in the current folder), the file is
+        typed as `uti file` types it, by name and content. SUPERTYPE must be a declared type
+        (public.image, an extension or MIME type a declared type claims).
+          if uti conforms "${file##*.}" public.image; then …; fi
+          if uti conforms --file "$path" public.image; then …; fi
+        """)
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var queryOptions: QueryOptions
     @Flag(name: .shortAndLong, help: "Say the answer.")
     var verbose = false
-    @Argument(help: "The type to test (any query form).") var type: String
-    @Argument(help: "The supertype (any query form).") var supertype: String
+    @Flag(name: .customLong("file"), help: "TYPE is a file to type by name and content (it must exist).")
+    var isFile = false
+    @Flag(name: [.customShort("L"), .customLong("follow")], help: "With a file, type what a symbolic link points to.")
+    var follow = false
+    @Argument(help: "The type to test (any query form), or a file.") var type: String
+    @Argument(help: "The supertype (a declared type, any query form).") var supertype: String
 
     func run() throws {
         let status = try Self.perform(resolver: try queryOptions.resolver(try registryOptions.load()), type: type,
-                                      supertype: supertype, verbose: verbose)
+                                      supertype: supertype, verbose: verbose, file: isFile, follow: follow)
         if status != Status.success { throw ExitCode(status) }
     }
 
     /// 0 when `type` conforms to `supertype`, 1 when not; throws exit
-    /// status 2 for an argument that names no type.
-    static func perform(resolver: QueryResolver, type: String, supertype: String, verbose: Bool) throws -> Int32 {
-        let a = try resolver.argument(type, "TYPE")
-        let b = try QueryResolver(registry: resolver.registry).argument(supertype, "SUPERTYPE")
+    /// status 2 for an argument that names no type, a missing file or one
+    /// that cannot be read.
+    static func perform(resolver: QueryResolver, type: String, supertype: String, verbose: Bool,
+                        file: Bool = false, follow: Bool = false) throws -> Int32 {
+        let b = try QueryResolver(registry: resolver.registry).declaredArgument(supertype, "SUPERTYPE")
+        let a: UTType
+        if file || (!resolver.knows(type) && FileTyping.exists(type)) {
+            let typing = FileTyping(registry: resolver.registry)
+            do {
+                a = try typing.type(ofExistingPath: type, options: FileTyping.Options(followSymbolicLinks: follow)).type
+            } catch {
+                throw Console.fail("TYPE \(error)")
+            }
+        } else {
+            a = try resolver.argument(type, "TYPE")
+        }
         let yes = a.conforms(to: b)
         if verbose { StandardOutput.line("\(a.identifier) \(yes ? "conforms" : "does not conform") to \(b.identifier)") }
         return yes ? Status.success : Status.no
@@ -74,7 +97,7 @@ struct Descendants: ParsableCommand {
 
     func run() throws {
         let registry = try registryOptions.load()
-        let target = try queryOptions.resolver(registry).argument(type, "TYPE")
+        let target = try queryOptions.resolver(registry).declaredArgument(type, "TYPE")
         IdentifierList.print(target, registry.descendants(of: target), json: output.json, key: "descendants")
     }
 }

@@ -29,10 +29,11 @@ struct Tags: ParsableCommand {
 
     func run() throws {
         let registry = try registryOptions.load()
-        let target = try queryOptions.resolver(registry).argument(type, "TYPE")
+        let resolver = try queryOptions.resolver(registry)
+        let target = descendants ? try resolver.declaredArgument(type, "TYPE") : try resolver.argument(type, "TYPE")
         let classes: [TagClass]
         if let tagClass {
-            classes = [TagClass.parse(tagClass)]
+            do { classes = [try TagClass.parse(tagClass, registry: registry)] } catch { throw Console.fail("--class \(error)") }
         } else {
             var seen: [TagClass] = []
             for t in [target] + (descendants ? registry.descendants(of: target) : []) {

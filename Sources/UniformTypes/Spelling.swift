@@ -1,0 +1,95 @@
+/// Near misses: how far apart two words are, and which declared identifiers
+/// a mistyped one probably meant.
+public enum Spelling {
+    /// The edit distance between `a` and `b` (insertions, deletions,
+    /// substitutions and swaps of neighbours each count one), compared
+    /// without regard to ASCII case, or nil when it exceeds `limit`. Work is
+    /// bounded by the length of the shorter word times `2 * limit + 1`.
+    public static func distance(_ a: String, _ b: String, limit: Int) -> Int? {
+        let x = Array(a.lowercased().unicodeScalars), y = Array(b.lowercased().unicodeScalars)
+        guard abs(x.count - y.count) <= limit else { return nil }
+        if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
+        let far = limit + 1
+        // Rows of the optimal-string-alignment table, each cut to the band
+        // |i - j| <= limit; cells outside it count as `far`.
+        var before = [Int](repeating: far, count: y.count + 1)
+        var previous = (0...y.count).map { min($0, far) }
+        var current = [Int](repeating: far, count: y.count + 1)
+        for i in 1...x.count {
+            current[0] = min(i, far)
+            var best = current[0]
+            let low = max(1, i - limit), high = min(y.count, i + limit)
+            if low > 1 { current[low - 1] = far }
+            if low <= high {
+                for j in low...high {
+                    var cell = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+                    if i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] { cell = min(cell, before[j - 2] + 1) }
+                    current[j] = min(cell, far)
+                    best = min(best, current[j])
+                }
+            }
+            if high < y.count { current[high + 1] = far }
+            if best > limit { return nil }
+            (before, previous, current) = (previous, current, before)
+        }
+        let result = previous[y.count]
+        return result <= limit ? result : nil
+    }
+
+    /// How many edits a word of `length` may be from what was meant: one for
+    /// short words, two from six characters, a fifth of longer ones.
+    public static func tolerance(forLength length: Int) -> Int {
+        length < 6 ? 1 : max(2, length / 5)
+    }
+
+    /// The words of `candidates` nearest `word` within its tolerance, best
+    /// first (ties in the order given), at most `limit`.
+    public static func nearest(_ word: String, among candidates: [String], limit: Int = 3) -> [String] {
+        let tolerance = tolerance(forLength: word.unicodeScalars.count)
+        var scored: [(Int, Int, String)] = []
+        for (order, candidate) in candidates.enumerated() {
+            if let d = distance(word, candidate, limit: tolerance) { scored.append((d, order, candidate)) }
+        }
+        return scored.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.prefix(limit).map(\.2)
+    }
+}
+
+extension TypeRegistry {
+    /// The declared identifiers `query` most likely means, best first, at
+    /// most `limit`: those whose last component is `query` (`image` gives
+    /// `public.image`), then those within a few edits of it, whole or by
+    /// last component (`public.imgae`, `imgae`). Public types first on a tie.
+    public func suggestions(for query: String, limit: Int = 3) -> [String] {
+        let word = query.lowercased()
+        let tolerance = Spelling.tolerance(forLength: word.unicodeScalars.count)
+        var scored: [(score: Int, rank: Int, identifier: String)] = []
+        for slot in 0..<count {
+            let identifier = self.identifier(Int32(slot))
+            let lower = identifier.lowercased()
+            let last = lower.split(separator: ".").last.map(String.init) ?? lower
+            let rank = lower.hasPrefix("public.") ? 0 : lower.hasPrefix("com.apple.") ? 1 : 2
+            if last == word && lower != word {
+                scored.append((0, rank, identifier))
+            } else if let d = Spelling.distance(word, lower, limit: tolerance) {
+                scored.append((d, rank, identifier))
+            } else if !word.contains("."), let d = Spelling.distance(word, last, limit: tolerance) {
+                scored.append((d + 1, rank, identifier))
+            }
+        }
+        return scored.sorted { ($0.score, $0.rank, $0.identifier.count, $0.identifier) < ($1.score, $1.rank, $1.identifier.count, $1.identifier) }
+            .prefix(limit).map(\.identifier)
+    }
+
+    /// The classes of the tags the registry holds, in the order first seen.
+    public var tagClasses: [TagClass] {
+        (0..<tagClassCount).compactMap { image.string(at: tagClassesStart + $0 * 3).map { TagClass($0) } }
+    }
+
+    /// Whether any declared type claims `tag` (an extension when it is not
+    /// MIME syntax, else a MIME type), system data included.
+    public func claims(tag: String) -> Bool {
+        let tagClass: TagClass = tag.contains("/") ? .mimeType : .filenameExtension
+        let normalized = tagClass.normalize(tag)
+        return !normalized.isEmpty && claimantCount(normalized, tagClass) > 0
+    }
+}
