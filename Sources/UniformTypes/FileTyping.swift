@@ -279,10 +279,15 @@ public struct FileTyping: Sendable {
     /// and is uncertain), the one the registry's own answer for the name's
     /// extension claims: `x.ts` is an MPEG-2 transport stream, as `uti ts`
     /// says, not a Qt message catalog. Nil when that answer claims none.
+    /// Only an extension a type declares itself counts: where system data
+    /// alone gives it, GIO's order stands.
     private func preferredCandidate(_ name: String, among candidates: [String]) -> String? {
-        guard let (type, _) = declaredType(forName: name, excludingSystem: true) else { return nil }
-        let claimed = Set(type.tags(.mimeType).map(TagClass.mimeType.normalize))
-        return candidates.first { claimed.contains(TagClass.mimeType.normalize($0)) }
+        for ext in Self.extensions(of: name) where registry.declaresTag(ext, tagClass: .filenameExtension) {
+            guard let type = registry.type(filenameExtension: ext), type.isDeclared else { return nil }
+            let claimed = Set(type.tags(.mimeType).map(TagClass.mimeType.normalize))
+            return candidates.first { claimed.contains(TagClass.mimeType.normalize($0)) }
+        }
+        return nil
     }
 
     private func declaredByName(_ name: String) -> Result? {

@@ -238,16 +238,35 @@ public struct RegistryBuilder {
         // The record's first extension, or another one that is the declared
         // type's own preferred extension (video/mp2t lists *.m2t before
         // *.ts, the preferred extension of public.mpeg-2-transport-stream).
-        func joinByExtension(_ record: SystemTypeRecord) -> Int? {
+        // Only when no other shared-mime-info type could join that way:
+        // text/x-objcsrc and text/x-matlab both list *.m, so neither joins
+        // public.objective-c-source. (mime.types lists several spellings of
+        // one type, `text/x-csh` and `application/x-csh`; it is not counted.)
+        func mediaRoot(_ record: SystemTypeRecord) -> String {
             let media = String(TagClass.mimeType.normalize(record.mimeType).split(separator: "/").first ?? "")
+            return mediaRoots[media] ?? "public.data"
+        }
+        func joinCandidate(_ record: SystemTypeRecord) -> (slot: Int, ext: String)? {
             for (i, ext) in record.extensions.enumerated() {
                 let key = TagClass.filenameExtension.normalize(ext)
                 guard let slot = extensionClaim[key], winners[slot].tags(.mimeType).isEmpty else { continue }
                 let preferred = winners[slot].tags(.filenameExtension).first.map(TagClass.filenameExtension.normalize)
                 guard i == 0 || preferred == key else { continue }
-                if conforms(slot, to: mediaRoots[media] ?? "public.data") { return slot }
+                if conforms(slot, to: mediaRoot(record)) { return (slot, key) }
             }
             return nil
+        }
+        var contenders: [String: Set<String>] = [:]
+        for record in systemRecords where record.origin.source == .sharedMIMEInfo {
+            for key in Set(record.extensions.map(TagClass.filenameExtension.normalize)) {
+                guard let slot = extensionClaim[key], winners[slot].tags(.mimeType).isEmpty,
+                      conforms(slot, to: mediaRoot(record)) else { continue }
+                contenders[key, default: []].insert(TagClass.mimeType.normalize(mimeDatabase?.canonical(record.mimeType) ?? record.mimeType))
+            }
+        }
+        func joinByExtension(_ record: SystemTypeRecord) -> Int? {
+            guard let (slot, key) = joinCandidate(record), (contenders[key]?.count ?? 0) <= 1 else { return nil }
+            return slot
         }
 
         var created: [(slot: Int, record: SystemTypeRecord)] = []

@@ -27,6 +27,10 @@ enum RegistryImage {
         static let extra = 12, dataSlot = 14, size = 15
     }
 
+    /// Set in the count word of a tag's claimant list when no type declares
+    /// the tag itself (only system data gives it).
+    static let systemOnlyTag: UInt32 = 0x8000_0000
+
     static let sources: [DeclarationOrigin.Source] = [.bundled, .user, .application, .sharedMIMEInfo, .mimeTypes]
 
     struct Input {
@@ -194,7 +198,13 @@ enum RegistryImage {
         let identifiers = w.appendHashTable(slotOf.map { (Array($0.key.utf8), UInt32($0.value)) })
         var classTables: [(String, Int)] = []
         for c in classes {
-            let entries = order[c]!.map { key in (Array(key.utf8), UInt32(list(index[c]![key]!))) }
+            let entries = order[c]!.map { key in
+                let claimants = index[c]![key]!
+                let at = list(claimants)
+                // The count word's top bit marks a tag only system data claims.
+                if !input.declaredTags[Int(claimants[0])].contains(tagKey(c, key)) { w[at] |= systemOnlyTag }
+                return (Array(key.utf8), UInt32(at))
+            }
             classTables.append((c, w.appendHashTable(entries)))
         }
         let classesStart = w.wordCount

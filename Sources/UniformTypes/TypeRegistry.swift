@@ -206,10 +206,24 @@ public final class TypeRegistry: Sendable {
 
     /// The claimants of a normalized tag, best first: count and first word.
     private func claimants(_ normalized: String, _ tagClass: TagClass) -> (count: Int, start: Int) {
-        guard let table = tagTable(tagClass) else { return (0, 0) }
+        let (n, start, _) = claimantList(normalized, tagClass)
+        return (n, start)
+    }
+
+    /// The claimant list of a normalized tag, and whether only system data
+    /// gives the tag (no type declares it itself).
+    private func claimantList(_ normalized: String, _ tagClass: TagClass) -> (count: Int, start: Int, systemOnly: Bool) {
+        guard let table = tagTable(tagClass) else { return (0, 0, false) }
         var key = normalized
-        guard let at = key.withUTF8({ image.lookup(table: table, key: $0) }) else { return (0, 0) }
-        return (min(image.int(Int(at)), count), Int(at) + 1)
+        guard let at = key.withUTF8({ image.lookup(table: table, key: $0) }) else { return (0, 0, false) }
+        let word = image.word(Int(at))
+        return (min(Int(word & ~RegistryImage.systemOnlyTag), count), Int(at) + 1, word & RegistryImage.systemOnlyTag != 0)
+    }
+
+    /// Whether some type declares `tag` itself (not only system data).
+    public func declaresTag(_ tag: String, tagClass: TagClass) -> Bool {
+        let list = claimantList(tagClass.normalize(tag), tagClass)
+        return list.count > 0 && !list.systemOnly
     }
 
     /// The slot the registry gives the MIME type an entry of the MIME name

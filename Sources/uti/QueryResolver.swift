@@ -82,7 +82,7 @@ struct QueryResolver {
     private func undeclaredDottedName(_ query: String) -> QueryError {
         var message = "no type is declared with this identifier and none claims it as an extension"
         let near = registry.suggestions(for: query)
-        if !near.isEmpty { message += "; did you mean \(near.joined(separator: ", "))?" }
+        if !near.isEmpty { message += " (did you mean \(near.joined(separator: ", "))?)" }
         if let last = FileTyping.extensions(of: query).last, registry.claims(tag: last) {
             message += "; for a file name: uti file \(query)"
         }

@@ -20,10 +20,11 @@ struct Run {
     }
 
     init(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-         executable: String? = nil) throws {
+         executable: String? = nil, directory: String? = nil) throws {
         let process = Process()
         process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? Run.binary
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var env = ProcessInfo.processInfo.environment
         env["XDG_DATA_HOME"] = "/nonexistent-uti-test"
         env["XDG_DATA_DIRS"] = "/nonexistent-uti-test"

@@ -8,13 +8,16 @@ struct FileCommand: ParsableCommand {
         discussion: """
         Names follow shared-mime-info's globs (literal names, then the longest suffix,
         then other patterns; case-sensitive globs only match their case), then the
-        extensions declared types claim. When no glob or several match, the first bytes
-        are read and matched against the magic rules, as GIO does: a strong match
-        (priority 80 or more) wins, else the name that is a kind of the content's type,
-        else the best name (uncertain). An existing folder is public.folder or the
-        package type its extension names; symbolic links (not followed unless --follow),
-        FIFOs, sockets and devices are their own kinds and are never opened; an empty
-        file is application/x-zerosize. Exit 1 when a path could not be typed.
+        extensions declared types claim. When no glob or several match, the first
+        bytes are read and matched against the magic rules, as GIO does: a strong
+        match (priority 80 or more) wins, else the name that is a kind of the
+        content's type, else the name the registry's answer for the extension claims
+        (x.ts: video/mp2t, as uti ts says), else the best name (both uncertain). An
+        existing folder is public.folder or the package type its extension names;
+        symbolic links (not followed unless --follow), FIFOs, sockets and devices are
+        their own kinds and are never opened; an empty file is typed by its name when
+        the name decides (empty.jpg is public.jpeg), else it is
+        application/x-zerosize. Exit 1 when a path could not be typed.
         """)
 
     @OptionGroup var registryOptions: RegistryOptions

@@ -3,7 +3,16 @@ import UniformTypes
 
 struct Lookup: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Describe the types of extensions, MIME types or identifiers (the default command).")
+        abstract: "Describe the types of extensions, MIME types or identifiers (the default command).",
+        discussion: """
+        A query with a "/" is a MIME type (TYPE/SUBTYPE; a path is refused), a
+        declared identifier or dyn.a… is an identifier, anything else a filename
+        extension. A dotted name that is neither a declared identifier nor an
+        extension some type claims (public.imgae, report.pdf) is not found (exit 1)
+        with the identifiers it may mean; --extension reads it as an extension.
+        --unfiltered drops the default conformance to public.data (Apple's
+        conformingTo: nil): xlv gives dyn.age81u5d0.
+        """)
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var queryOptions: QueryOptions

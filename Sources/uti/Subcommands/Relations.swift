@@ -5,10 +5,11 @@ struct Conforms: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Exit 0 when TYPE conforms to SUPERTYPE, 1 when not, 2 on error; silent unless --verbose.",
         discussion: """
-        TYPE is any query form, or a file: with --file, or when TYPE is an existing path that
-        names no type as written (/tmp/pic.dat, photo.jpg in the current folder), the file is
-        typed as `uti file` types it, by name and content. SUPERTYPE must be a declared type
-        (public.image, an extension or MIME type a declared type claims).
+        TYPE is any query form, or a file: with --file, or when TYPE is an existing
+        path that names no type as written (/tmp/pic.dat, photo.jpg in the current
+        folder), the file is typed as `uti file` types it, by name and content.
+        SUPERTYPE must be a declared type (public.image, an extension or MIME type a
+        declared type claims).
           if uti conforms "${file##*.}" public.image; then …; fi
           if uti conforms --file "$path" public.image; then …; fi
         """)

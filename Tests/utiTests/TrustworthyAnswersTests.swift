@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+
+/// The machine's shared-mime-info, for the commands that type files by content.
+private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
+
+/// Mistakes in a script's command line never read as success.
+@Suite struct TypoTests {
+    @Test(arguments: [
+        (["confroms", "a.jpg", "public.image"], "conforms"),
+        (["desendants", "public.image"], "descendants"),
+        (["grpah", "public.image"], "graph"),
+        (["tgas", "jpg"], "tags"),
+    ])
+    func aMistypedCommandIsAnError(arguments: [String], meant: String) throws {
+        let run = try Run(arguments)
+        #expect(run.status == 2)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("\"\(arguments[0])\" is not a command; did you mean \"\(meant)\"?"))
+    }
+
+    @Test func aWordNearACommandThatATypeClaimsIsALookup() throws {
+        // "tag" is one edit from "tags", and mime.types gives it to text/prs.lines.tag.
+        let dir = NSTemporaryDirectory() + "uti-typo-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "text/prs.lines.tag tag\n".write(toFile: dir + "/mime.types", atomically: false, encoding: .utf8)
+        let claimed = try Run(["tag", "-b"], environment: ["UTI_MIME_TYPES": dir + "/mime.types"])
+        #expect(claimed.status == 0 && claimed.stdout == "org.freedesktop.mime.text.prs.lines.tag\n")
+        let unclaimed = try Run("tag", "-b")
+        #expect(unclaimed.status == 2 && unclaimed.stderr.contains("did you mean \"tags\"?"))
+        // Far from every command: an ordinary dynamic lookup.
+        #expect(try Run("sql", "-b").stdout == "dyn.ah62d4rv4ge81g6pq\n")
+    }
+
+    @Test func anUndeclaredDottedNameIsNotAnExtension() throws {
+        let run = try Run("public.imgae")
+        #expect(run.status == 1 && run.stdout.isEmpty)
+        #expect(run.stderr.contains("no type is declared with this identifier and none claims it as an extension (did you mean public.image?)"))
+        let file = try Run("report.pdf")
+        #expect(file.status == 1 && file.stderr.contains("for a file name: uti file report.pdf"))
+        // Asked for as an extension, it is one.
+        let forced = try Run("--extension", "public.imgae", "-b")
+        #expect(forced.status == 0 && forced.stdout.hasPrefix("dyn.a"))
+        // A compound extension a type claims is still a lookup.
+        #expect(try Run(["tar.gz", "-b"], environment: systemData).stdout == "org.gnu.gnu-zip-tar-archive\n")
+    }
+
+    @Test(arguments: [
+        (["conforms", "jpg", "image"], "SUPERTYPE \"image\": names no declared type"),
+        (["descendants", "image"], "TYPE \"image\": names no declared type"),
+        (["graph", "image"], "TYPE \"image\": names no declared type"),
+        (["tags", "image", "--descendants"], "TYPE \"image\": names no declared type"),
+    ])
+    func aTypeThatMustBeDeclaredIsRefusedWithASuggestion(arguments: [String], message: String) throws {
+        let run = try Run(arguments)
+        #expect(run.status == 2 && run.stdout.isEmpty)
+        #expect(run.stderr.contains(message) && run.stderr.contains("did you mean public.image"))
+    }
+
+    @Test func dynamicTypesStillWorkWhereTheyMakeSense() throws {
+        #expect(try Run("conforms", "sql", "public.data").status == 0)
+        #expect(try Run("tags", "sql").stdout == "public.filename-extension: sql\n")
+        #expect(try Run("supertypes", "sql").stdout == "public.data\npublic.item\n")
+    }
+
+    @Test(arguments: [
+        ["tags", "jpg", "--class", "extention"],
+        ["--tag-class", "extention", "jpg"],
+        ["tags", "jpg", "--class", "com.example.no-such-class"],
+    ])
+    func anUnknownTagClassIsRefusedWithTheAcceptedOnes(arguments: [String]) throws {
+        let run = try Run(arguments)
+        #expect(run.status == 2 && run.stdout.isEmpty)
+        #expect(run.stderr.contains("is not a tag class") && run.stderr.contains("use extension, mime, ostype"))
+    }
+
+    @Test func knownTagClassesAreAccepted() throws {
+        #expect(try Run("tags", "jpg", "--class", "ostype").stdout == "JPEG\n")
+        #expect(try Run("tags", "jpg", "--class", "public.mime-type", "--preferred").stdout == "image/jpeg\n")
+    }
+
+    @Test func anUnknownRoleIsRefused() throws {
+        let run = try Run("open-in", "--type", "public.jpeg", "--role", "edit")
+        #expect(run.status == 2 && run.stderr.contains("use any, viewer, editor or shell"))
+    }
+
+    @Test(arguments: ["/nonexistent-uti/pic.dat", "./nonexistent-uti/b", "a//b", "text/", "/text/plain"])
+    func aSlashThatIsNotMIMESyntaxIsNeverADynamicMIMEType(query: String) throws {
+        let lookup = try Run(query, "-b")
+        #expect(lookup.status == 1 && lookup.stdout.isEmpty && lookup.stderr.contains("is not a MIME type"))
+        let conforms = try Run("conforms", query, "public.data")
+        #expect(conforms.status == 2)
+    }
+}
+
+/// The cookbook's identifiers with no conformance, as Apple's C API gives
+/// them for a NULL conforming type (Swift: `conformingTo: nil`).
+@Suite struct UnfilteredLookupTests {
+    @Test func theCookbookVectors() throws {
+        let run = try Run("--unfiltered", "xlv", "xm", "zoo", "-b")
+        #expect(run.status == 0)
+        #expect(run.lines == ["dyn.age81u5d0", "dyn.age81u5k", "dyn.age81y55t"])
+        let decoded = try Run("decode", "dyn.age81u5d0")
+        #expect(decoded.stdout == "dyn.age81u5d0\n  public.filename-extension: xlv\n")
+        // The default filter (public.data) gives the form with conformance.
+        #expect(try Run("xlv", "-b").stdout == "dyn.ah62d4rv4ge81u5d0\n")
+        // A claimed tag is its type either way.
+        #expect(try Run("--unfiltered", "jpg", "-b").stdout == "public.jpeg\n")
+        #expect(try Run("--unfiltered", "--conforming-to", "public.data", "jpg").status == 2)
+    }
+}
+
+/// "Is this file an image?" in a script.
+@Suite struct FileConformanceTests {
+    private func tree(_ body: (String) throws -> Void) throws {
+        let dir = NSTemporaryDirectory() + "uti-conforms-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]
+        FileManager.default.createFile(atPath: dir + "/pic.dat", contents: Data(png))
+        FileManager.default.createFile(atPath: dir + "/notes.txt", contents: Data("hello\n".utf8))
+        FileManager.default.createFile(atPath: dir + "/empty.jpg", contents: Data())
+        FileManager.default.createFile(atPath: dir + "/blank", contents: Data())
+        try body(dir)
+    }
+
+    @Test func conformsTypesAFileByNameAndContent() throws {
+        try tree { dir in
+            #expect(try Run(["conforms", dir + "/pic.dat", "public.image"], environment: systemData).status == 0)
+            #expect(try Run(["conforms", "--file", dir + "/notes.txt", "public.image"], environment: systemData).status == 1)
+            let verbose = try Run(["conforms", "-v", "--file", dir + "/notes.txt", "public.text"], environment: systemData)
+            #expect(verbose.status == 0 && verbose.stdout == "public.plain-text conforms to public.text\n")
+            // A relative dotted name that exists is the file.
+            let relative = try Run(["conforms", "pic.dat", "public.image"], environment: systemData, directory: dir)
+            #expect(relative.status == 0)
+            // A missing file is an error, never a yes or a no.
+            let missing = try Run(["conforms", "--file", dir + "/missing.jpg", "public.image"], environment: systemData)
+            #expect(missing.status == 2 && missing.stderr.contains("No such file"))
+            #expect(try Run(["conforms", dir + "/missing.dat", "public.image"], environment: systemData).status == 2)
+            // A word that is a type as written stays the type, even if a file has its name.
+            FileManager.default.createFile(atPath: dir + "/jpg", contents: Data("text\n".utf8))
+            #expect(try Run(["conforms", "jpg", "public.image"], environment: systemData, directory: dir).status == 0)
+        }
+    }
+
+    @Test func emptyFilesAreTypedByNameWhenItDecides() throws {
+        try tree { dir in
+            let run = try Run(["file", dir + "/empty.jpg", dir + "/blank"], environment: systemData)
+            #expect(run.lines == [
+                "\(dir)/empty.jpg: public.jpeg (image/jpeg, JPEG image) by name",
+                "\(dir)/blank: org.freedesktop.mime.application.x-zerosize (application/x-zerosize, empty document) by file-system",
+            ])
+            #expect(try Run("help", "file").stdout.contains("application/x-zerosize"))
+        }
+    }
+
+    @Test func filterPrintsTheConformingPaths() throws {
+        try tree { dir in
+            let paths = ["pic.dat", "notes.txt", "empty.jpg", "blank"].map { dir + "/" + $0 }
+            let run = try Run(["filter", "public.image"], stdin: paths.joined(separator: "\n") + "\n", environment: systemData)
+            #expect(run.status == 0 && run.lines == [paths[0], paths[2]])
+            let nul = try Run(["filter", "-0", "public.text"], stdin: paths.joined(separator: "\0") + "\0", environment: systemData)
+            #expect(nul.status == 0 && nul.stdout == paths[1] + "\0")
+            let inverted = try Run(["filter", "--invert", "public.data"] + paths, environment: systemData)
+            #expect(inverted.status == 1 && inverted.stdout.isEmpty)
+            // A missing path is named and makes the status 2; the others are still answered.
+            let missing = try Run(["filter", "public.image", dir + "/gone.png", paths[0]], environment: systemData)
+            #expect(missing.status == 2 && missing.stdout == paths[0] + "\n" && missing.stderr.contains("gone.png"))
+            // An empty line and a name that is not UTF-8 are errors, not paths.
+            let bad = try Run(["filter", "public.image"], stdin: "\n" + paths[0] + "\n", environment: systemData)
+            #expect(bad.status == 2 && bad.stdout == paths[0] + "\n" && bad.stderr.contains("line 1: empty path"))
+            #expect(try Run(["filter", "image"], stdin: paths[0] + "\n").status == 2)
+        }
+    }
+}
