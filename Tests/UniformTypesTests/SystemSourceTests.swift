@@ -337,5 +337,16 @@ private func machineRegistry() throws -> TypeRegistry {
         let registry = try machineRegistry()
         #expect(registry.type(mimeType: "video/mp2t")?.identifier == "public.mpeg-2-transport-stream")
         #expect(registry.type(mimeType: "application/x-compressed-tar")?.identifier == "org.gnu.gnu-zip-tar-archive")
+        // text/x-objcsrc and text/x-matlab both list *.m: neither takes Apple's type.
+        #expect(registry.type(mimeType: "text/x-matlab")?.identifier == "org.freedesktop.mime.text.x-matlab")
+        #expect(registry.type(filenameExtension: "m")?.identifier == "public.objective-c-source")
+    }
+
+    @Test func tagsOnlySystemDataGivesAreTold() throws {
+        let registry = try fixtureRegistry()
+        #expect(registry.declaresTag("jpg", tagClass: .filenameExtension))
+        #expect(registry.declaresTag("ujpeg", tagClass: .filenameExtension) == false)   // a glob of the fixture only
+        #expect(registry.type(filenameExtension: "ujpeg")?.identifier == "public.jpeg")
+        #expect(registry.declaresTag("nothing-claims-this", tagClass: .filenameExtension) == false)
     }
 }
