@@ -28,6 +28,13 @@ def regular_files(folders, limit):
                         return found
     return found
 
+def size(path):
+    try:
+        return os.lstat(path).st_size
+    except OSError:
+        return -1
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--uti", default=os.path.join(ROOT, ".build/release/uti"))
@@ -67,6 +74,9 @@ def main():
         elif g == "text/plain" and ours.get(path) == "application/x-zerosize":
             # An empty file whose name does not decide (GIO: text/plain).
             explained["empty, the name does not decide"].append(path)
+        elif g == "text/plain" and row.get("basis") == "name" and size(path) == 0:
+            # An empty file typed by its name, as Apple types it (GIO: text/plain).
+            explained["empty, typed by its name"].append(path)
         elif not row.get("certain", True) and g in candidates and ours.get(path) in candidates:
             # Several globs and no deciding content: the extension's type picks.
             explained["several globs, the extension's type picks"].append(path)

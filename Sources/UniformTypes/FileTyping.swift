@@ -259,7 +259,10 @@ public struct FileTyping: Sendable {
             result.sniffedType = guess.sniffed
             return result
         }
-        if guess.uncertain, guess.nameMatches.count > 1, let preferred = preferredCandidate(name, among: guess.nameMatches) {
+        // Only where the content said nothing (not read, or binary without
+        // magic): text content keeps GIO's choice, never becomes a video.
+        if guess.uncertain, guess.sniffed == nil, guess.nameMatches.count > 1,
+           let preferred = preferredCandidate(name, among: guess.nameMatches) {
             guess.mimeType = preferred
         }
         let basis: Basis

@@ -323,6 +323,10 @@ private func machineRegistry() throws -> TypeRegistry {
             try "<?xml version=\"1.0\"?>\n<!DOCTYPE TS>\n<TS version=\"2.1\">\n</TS>\n".write(toFile: path, atomically: false, encoding: .utf8)
             let catalog = try typing.type(forPath: path)
             #expect(catalog.mimeType == "text/vnd.trolltech.linguist" && catalog.certain)
+            // Text that no glob's type is a kind of keeps GIO's first choice.
+            let declarations = dir.appendingPathComponent("index.d.ts").path
+            try "/// <reference types=\"node\" />\nimport { A } from 'a';\n".write(toFile: declarations, atomically: false, encoding: .utf8)
+            #expect(try typing.type(forPath: declarations).mimeType == "text/vnd.trolltech.linguist")
             // Content that says nothing leaves the name's preference, uncertain.
             let binary = dir.appendingPathComponent("clip.ts").path
             FileManager.default.createFile(atPath: binary, contents: Data([0x47, 0, 0x11, 0x10] + [UInt8](repeating: 0xff, count: 200)))

@@ -11,8 +11,9 @@ struct FileCommand: ParsableCommand {
         extensions declared types claim. When no glob or several match, the first
         bytes are read and matched against the magic rules, as GIO does: a strong
         match (priority 80 or more) wins, else the name that is a kind of the
-        content's type, else the name the registry's answer for the extension claims
-        (x.ts: video/mp2t, as uti ts says), else the best name (both uncertain). An
+        content's type; when the content says nothing, the name the registry's
+        answer for the extension claims (x.ts: video/mp2t, as uti ts says); else
+        the best name (both uncertain). An
         existing folder is public.folder or the package type its extension names;
         symbolic links (not followed unless --follow), FIFOs, sockets and devices are
         their own kinds and are never opened; an empty file is typed by its name when
