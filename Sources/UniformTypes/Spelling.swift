@@ -6,6 +6,7 @@ public enum Spelling {
     /// without regard to ASCII case, or nil when it exceeds `limit`. Work is
     /// bounded by the length of the shorter word times `2 * limit + 1`.
     public static func distance(_ a: String, _ b: String, limit: Int) -> Int? {
+        guard abs(a.unicodeScalars.count - b.unicodeScalars.count) <= limit else { return nil }
         let x = Array(a.lowercased().unicodeScalars), y = Array(b.lowercased().unicodeScalars)
         guard abs(x.count - y.count) <= limit else { return nil }
         if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
