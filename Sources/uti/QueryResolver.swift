@@ -70,7 +70,7 @@ struct QueryResolver {
         let all = registry.types(tag: query, tagClass: tagClass, conformingTo: filter)
         guard let first = all.first else { throw QueryError(description: "no type for \"\(query)\"") }
         if first.isDynamic && forcedKind == nil && self.tagClass == nil && kind == .filenameExtension
-            && query.dropFirst(query.hasPrefix(".") ? 1 : 0).contains(".") {
+            && query.dropFirst(query.hasPrefix(".") ? 1 : 0).contains(".") && !registry.claims(tag: query) {
             throw undeclaredDottedName(query)
         }
         return Resolution(query: query, kind: kind, type: first, alternatives: Array(all.dropFirst()))

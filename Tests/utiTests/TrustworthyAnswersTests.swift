@@ -42,6 +42,9 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         // Asked for as an extension, it is one.
         let forced = try Run("--extension", "public.imgae", "-b")
         #expect(forced.status == 0 && forced.stdout.hasPrefix("dyn.a"))
+        // A claimed extension the filter leaves out is its dynamic type, as before.
+        let filtered = try Run(["--conforming-to", "public.image", "tar.gz", "-b"], environment: systemData)
+        #expect(filtered.status == 0 && filtered.stdout.hasPrefix("dyn.a"))
         // A compound extension a type claims is still a lookup.
         #expect(try Run(["tar.gz", "-b"], environment: systemData).stdout == "org.gnu.gnu-zip-tar-archive\n")
     }
@@ -91,6 +94,20 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         #expect(lookup.status == 1 && lookup.stdout.isEmpty && lookup.stderr.contains("is not a MIME type"))
         let conforms = try Run("conforms", query, "public.data")
         #expect(conforms.status == 2)
+    }
+}
+
+/// Linux media types answer a script's "is this an image?".
+@Suite struct SystemTypesInAppleTreeTests {
+    @Test func gimpImagesAreImages() throws {
+        #expect(try Run(["conforms", "xcf", "public.image"], environment: systemData).status == 0)
+        #expect(try Run(["conforms", "x.xcf", "public.image"], environment: systemData).status == 2)   // a name, not a file
+        let graph = try Run(["graph", "public.image"], environment: systemData)
+        #expect(graph.stdout.contains("\"org.freedesktop.mime.image.x-xcf\" -> \"public.image\";"))
+        // Apple's answers stay: m4a is Apple's M4A, though shared-mime-info gives it to audio/mp4.
+        #expect(try Run(["m4a", "-b"], environment: systemData).stdout == "com.apple.m4a-audio\n")
+        let tags = try Run(["tags", "public.mpeg-4-audio", "--class", "extension"], environment: systemData)
+        #expect(tags.lines.contains("m4a"))
     }
 }
 
