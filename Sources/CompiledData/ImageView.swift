@@ -15,6 +15,7 @@ public struct ImageError: Error, Sendable, CustomStringConvertible {
 final class ImageStorage: @unchecked Sendable {
     let base: UnsafeRawPointer
     let count: Int
+    /// Anonymous memory of `mmap` (freed with `munmap`), or an allocation.
     private let mapped: Bool
 
     init(copying bytes: UnsafeRawBufferPointer) {
@@ -25,17 +26,36 @@ final class ImageStorage: @unchecked Sendable {
         mapped = false
     }
 
-    /// Maps `count` bytes of `fd` read-only: pages come from the page cache
-    /// as they are touched, nothing is copied.
-    init?(mapping fd: Int32, count: Int) {
-        guard let memory = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), memory != MAP_FAILED else { return nil }
+    /// Reads `count` bytes of `fd` from its start into memory of its own.
+    /// Not a mapping: a file that another process truncates meanwhile gives
+    /// a short read (an error) here, where a mapping would kill the process
+    /// with SIGBUS on the next touch of a page past the new end.
+    init(reading fd: Int32, count: Int) throws(ImageError) {
+        // Anonymous memory populated in one call: cheaper than faulting in
+        // a fresh allocation page by page while the bytes are copied.
+        let length = max(count, 1)
+        guard let memory = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0),
+              memory != MAP_FAILED else {
+            throw ImageError("cannot allocate \(count) bytes: \(String(cString: strerror(errno)))")
+        }
+        var done = 0
+        while done < count {
+            let n = pread(fd, memory + done, count - done, off_t(done))
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {
+                let reason = n < 0 ? String(cString: strerror(errno)) : "the file shrank while it was read"
+                munmap(memory, length)
+                throw ImageError("cannot read: \(reason)")
+            }
+            done += n
+        }
         base = UnsafeRawPointer(memory)
         self.count = count
         mapped = true
     }
 
     deinit {
-        if mapped { munmap(UnsafeMutableRawPointer(mutating: base), count) } else { base.deallocate() }
+        if mapped { munmap(UnsafeMutableRawPointer(mutating: base), max(count, 1)) } else { base.deallocate() }
     }
 }
 
@@ -64,11 +84,14 @@ public struct ImageView: @unchecked Sendable {
         try self.init(storage: storage, kind: expectedKind)
     }
 
-    /// Maps and checks the image in `path`; nil when there is no such file.
-    /// Image files are replaced by renaming, never rewritten in place, so a
-    /// mapping stays whole.
-    public static func read(path: String, kind: UInt32, limit: Int = 256 << 20) throws(ImageError) -> ImageView? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    /// Reads and checks the image in `path`; nil when there is no such file.
+    /// Only a regular file is read: the open never waits (`O_NONBLOCK`, so a
+    /// FIFO put in its place cannot hang the reader) and never follows a
+    /// symbolic link. `accept` may refuse the file by its status (its owner
+    /// or mode) before anything is read.
+    public static func read(path: String, kind: UInt32, limit: Int = 256 << 20,
+                            accept: (stat) -> String? = { _ in nil }) throws(ImageError) -> ImageView? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
             throw ImageError("cannot open: \(String(cString: strerror(errno)))")
@@ -76,12 +99,10 @@ public struct ImageView: @unchecked Sendable {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw ImageError("not a regular file") }
+        if let refusal = accept(info) { throw ImageError(refusal) }
         let size = Int(info.st_size)
         guard size >= headerSize, size <= limit else { throw ImageError("size \(size) is out of range") }
-        guard let storage = ImageStorage(mapping: fd, count: size) else {
-            throw ImageError("cannot map: \(String(cString: strerror(errno)))")
-        }
-        return try ImageView(storage: storage, kind: kind)
+        return try ImageView(storage: try ImageStorage(reading: fd, count: size), kind: kind)
     }
 
     private init(storage: ImageStorage, kind expectedKind: UInt32) throws(ImageError) {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PropertyLists
 
 /// Reads a shared-mime-info `mime.cache` (format 1.1 or 1.2, big-endian,
 /// memory-mapped). Every offset and count is checked against the file's
@@ -22,31 +23,19 @@ public enum MIMECacheReader {
     /// The largest cache accepted (the system one is about 150 KB).
     public static let sizeLimit = 64 << 20
 
-    /// Maps `path` and reads it into `layer` (types, aliases, parents, globs,
-    /// magic and generic icons).
+    /// Reads `path` into `layer` (types, aliases, parents, globs, magic and
+    /// generic icons). The file is copied into memory first, not mapped: a
+    /// cache truncated while it is parsed is then a short read, never a
+    /// SIGBUS.
     public static func read(path: String, into layer: inout MIMELayer) throws(Failure) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw Failure(path: path, reason: "is not a regular file")
-        }
-        let size = Int(info.st_size)
-        guard size <= sizeLimit else { throw Failure(path: path, reason: "is \(size) bytes; the limit is \(sizeLimit)") }
-        guard size >= 40 else { throw Failure(path: path, offset: 0, reason: "too short for a mime.cache header (\(size) bytes)") }
-        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
-            throw Failure(path: path, reason: "cannot map: \(String(cString: strerror(errno)))")
-        }
-        defer { munmap(base, size) }
-        let bytes = UnsafeRawBufferPointer(start: base, count: size)
+        let bytes: [UInt8]
         do {
-            try parse(bytes, into: &layer)
-        } catch let error as CacheError {
-            throw Failure(path: path, offset: error.offset, reason: error.reason)
+            bytes = try FileContents.read(path, limit: sizeLimit)
         } catch {
-            throw Failure(path: path, reason: "\(error)")
+            throw Failure(path: path, reason: error.reason)
         }
+        guard bytes.count >= 40 else { throw Failure(path: path, offset: 0, reason: "too short for a mime.cache header (\(bytes.count) bytes)") }
+        try parse(bytes: bytes, path: path, into: &layer)
     }
 
     /// Parses cache bytes already in memory.

@@ -81,11 +81,27 @@ public struct RegistryCache: Sendable {
     /// build, which is then saved.
     public func load(_ sources: Sources) throws(RegistryLoader.Failure) -> (TypeRegistry, Outcome) {
         let file = path(roots: sources.roots)
+        // A folder others can write, or that another user owns, could hold
+        // an image made to give wrong answers: it is neither read nor written.
+        if let unsafe = Self.folderProblem(directory) {
+            var builder = try sources.build()
+            builder.add(diagnostics: [Diagnostic(.note, file: directory, "compiled registry not used (\(unsafe)); sources are read on every run")])
+            return (builder.build(), .notSaved(unsafe))
+        }
         var damage: String?
+        var modified = 0
         do {
-            if let view = try ImageView.read(path: file, kind: RegistryImage.kind) {
+            let view = try ImageView.read(path: file, kind: RegistryImage.kind) { info in
+                modified = info.st_mtim.tv_sec
+                return Self.fileProblem(info)
+            }
+            if let view {
                 let registry = TypeRegistry(image: view)
-                if SourceStamps.areCurrent(registry.extra) { return (registry, .reused) }
+                if SourceStamps.areCurrent(registry.extra) {
+                    // Marked as in use (at most once a day) for `removeStale`.
+                    if time(nil) - modified > 24 * 3600 { utimensat(AT_FDCWD, file, nil, 0) }
+                    return (registry, .reused)
+                }
             }
         } catch {
             damage = error.reason
@@ -110,12 +126,68 @@ public struct RegistryCache: Sendable {
         if let temporary {
             do {
                 try save(bytes, temporary, to: file)
+                removeStale(keeping: file)
             } catch {
                 outcome = .notSaved(error.reason)
             }
         }
         // An image just written is well formed.
         return (TypeRegistry(image: try! ImageView(bytes, kind: RegistryImage.kind), skippedSources: builder.skippedSources), outcome)
+    }
+
+    /// Why `directory` may not hold compiled registries: it must be a folder
+    /// the running user owns that no one else can write. Nil when it is fine
+    /// or does not exist yet (it is then made with mode 0700).
+    static func folderProblem(_ directory: String) -> String? {
+        var info = stat()
+        guard stat(directory, &info) == 0 else { return nil }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { return nil }   // reported when saving
+        if info.st_uid != geteuid() { return "\(directory) belongs to user \(info.st_uid), not \(geteuid())" }
+        if info.st_mode & 0o022 != 0 { return "\(directory) is writable by other users" }
+        return nil
+    }
+
+    /// Why a cache file may not be used: another user owns it, or others can write it.
+    static func fileProblem(_ info: stat) -> String? {
+        if info.st_uid != geteuid() { return "belongs to user \(info.st_uid), not \(geteuid())" }
+        if info.st_mode & 0o022 != 0 { return "is writable by other users" }
+        return nil
+    }
+
+    /// How many compiled registries a folder keeps, most recently built or
+    /// used first, and how long an unused one or a left-over temporary file
+    /// stays.
+    static let keptImages = 8
+    static let staleAge = 30 * 24 * 3600
+    static let staleTemporaryAge = 3600
+
+    /// Removes what earlier runs left: registries past the newest
+    /// `keptImages` or older than `staleAge` (each source combination, such
+    /// as `--no-system` or a declarations file, has its own), and temporary
+    /// files of interrupted saves. Only this folder's regular files named
+    /// `registry-*.img` (and `registry-*.img.XXXXXX`) are touched.
+    func removeStale(keeping current: String) {
+        guard let dir = opendir(directory) else { return }
+        defer { closedir(dir) }
+        var images: [(name: String, modified: Int)] = []
+        let now = time(nil)
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasPrefix("registry-"), directory + "/" + name != current else { continue }
+            var info = stat()
+            guard fstatat(dirfd(dir), name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+                  info.st_uid == geteuid() else { continue }
+            let age = now - info.st_mtim.tv_sec
+            if name.hasSuffix(".img") {
+                images.append((name, info.st_mtim.tv_sec))
+            } else if name.contains(".img."), age > Self.staleTemporaryAge {
+                unlinkat(dirfd(dir), name, 0)
+            }
+        }
+        images.sort { $0.modified > $1.modified }
+        for (index, image) in images.enumerated() where index >= Self.keptImages - 1 || now - image.modified > Self.staleAge {
+            unlinkat(dirfd(dir), image.name, 0)
+        }
     }
 
     private func openTemporary(for file: String) throws(ImageError) -> (Int32, String) {

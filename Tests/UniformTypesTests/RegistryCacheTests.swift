@@ -98,6 +98,88 @@ import Testing
         #expect(try tree.load().1 == .replacedDamaged("size 12 is out of range"))
     }
 
+    @Test func aFIFOInPlaceOfTheCacheIsReplacedNotWaitedOn() throws {
+        let tree = try Tree()
+        defer { tree.remove() }
+        let file = tree.cache.path(roots: RegistryLoader.cacheSources(environment: tree.environment).roots)
+        try FileManager.default.createDirectory(atPath: tree.root + "/cache", withIntermediateDirectories: true)
+        #expect(mkfifo(file, 0o600) == 0)
+        let (registry, outcome) = try tree.load()
+        #expect(outcome == .replacedDamaged("not a regular file"))
+        #expect(registry.type(filenameExtension: "cachetest") != nil)
+        #expect(try tree.load().1 == .reused)
+    }
+
+    /// An image read before its file was truncated keeps answering: it is
+    /// read into memory, not mapped (a mapping dies of SIGBUS here).
+    @Test func aCacheTruncatedWhileInUseNeverKillsTheReader() throws {
+        let tree = try Tree()
+        defer { tree.remove() }
+        _ = try tree.load()
+        let (registry, outcome) = try tree.load()
+        #expect(outcome == .reused)
+        let file = tree.cache.path(roots: RegistryLoader.cacheSources(environment: tree.environment).roots)
+        #expect(truncate(file, 0) == 0)
+        var answered = 0
+        for type in registry.allTypes where !registry.descendants(of: type).isEmpty || type.tags(.filenameExtension).count > 0 {
+            answered += 1
+        }
+        #expect(answered > 500)
+        #expect(registry.type(filenameExtension: "cachetest") != nil)
+        guard case .replacedDamaged = try tree.load().1 else { Issue.record("a truncated file was used"); return }
+    }
+
+    @Test func aFolderOthersCanWriteIsNeitherReadNorWritten() throws {
+        let tree = try Tree()
+        defer { tree.remove() }
+        _ = try tree.load()
+        #expect(chmod(tree.root + "/cache", 0o1777) == 0)
+        let (registry, outcome) = try tree.load()
+        #expect(outcome == .notSaved("\(tree.root)/cache is writable by other users"))
+        #expect(registry.type(filenameExtension: "cachetest") != nil)
+        #expect(registry.diagnostics.contains { $0.message.hasPrefix("compiled registry not used") })
+        #expect(chmod(tree.root + "/cache", 0o700) == 0)
+        #expect(try tree.load().1 == .reused)
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "needs root to give the file to another user"))
+    func aCacheFileOfAnotherUserIsReplaced() throws {
+        let tree = try Tree()
+        defer { tree.remove() }
+        _ = try tree.load()
+        let file = tree.cache.path(roots: RegistryLoader.cacheSources(environment: tree.environment).roots)
+        #expect(chown(file, 65534, 65534) == 0)
+        #expect(try tree.load().1 == .replacedDamaged("belongs to user 65534, not 0"))
+        var info = stat()
+        #expect(stat(file, &info) == 0 && info.st_uid == 0)
+        #expect(chmod(file, 0o666) == 0)
+        #expect(try tree.load().1 == .replacedDamaged("is writable by other users"))
+    }
+
+    @Test func oldImagesAndLeftOverTemporariesAreRemoved() throws {
+        let tree = try Tree()
+        defer { tree.remove() }
+        let dir = tree.root + "/cache"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let now = time(nil)
+        func plant(_ name: String, age: Int) {
+            FileManager.default.createFile(atPath: dir + "/" + name, contents: Data("x".utf8))
+            var times = [timespec(tv_sec: now - age, tv_nsec: 0), timespec(tv_sec: now - age, tv_nsec: 0)]
+            utimensat(AT_FDCWD, dir + "/" + name, &times, 0)
+        }
+        for i in 0..<10 { plant("registry-old\(i).img", age: 3600 * (i + 1)) }
+        plant("registry-ancient.img", age: 40 * 24 * 3600)
+        plant("registry-x.img.AbCdEf", age: 2 * 3600)
+        plant("registry-y.img.GhIjKl", age: 60)
+        plant("notes.txt", age: 40 * 24 * 3600)
+        _ = try tree.load()
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: dir))
+        let current = URL(fileURLWithPath: tree.cache.path(roots: RegistryLoader.cacheSources(environment: tree.environment).roots)).lastPathComponent
+        // The new image and the seven most recent others; a recent temporary
+        // (a save in progress elsewhere) and files of other names stay.
+        #expect(left == Set([current] + (0..<7).map { "registry-old\($0).img" } + ["registry-y.img.GhIjKl", "notes.txt"]))
+    }
+
     @Test func anUnwritableCacheOnlyCostsTime() throws {
         let tree = try Tree()
         defer { tree.remove() }
