@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 int uti_rename_noreplace(int from_dir, const char *from, int to_dir, const char *to) {
@@ -29,7 +31,21 @@ int uti_link_open_file(int fd, int to_dir, const char *to) {
     return linkat(AT_FDCWD, path, to_dir, to, AT_SYMLINK_FOLLOW);
 }
 
+/* A lease that a writer breaks sends SIGIO, whose default action ends the
+   process: it is ignored from the first lease on, for the life of the
+   process (a handler the program installed itself is kept). */
+static void ignore_lease_breaks(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, uti_ignore_lease_breaks);
+}
+
+void uti_ignore_lease_breaks(void) {
+    struct sigaction current;
+    if (sigaction(SIGIO, NULL, &current) == 0 && current.sa_handler == SIG_DFL) signal(SIGIO, SIG_IGN);
+}
+
 int uti_has_writer(int fd) {
+    ignore_lease_breaks();
     /* The lease is released when the caller closes `fd`. */
     if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0) return 0;
     return errno == EAGAIN ? 1 : -1;

@@ -34,6 +34,10 @@ public final class InboxProcessor {
         case changedRecently(secondsAgo: Double)
         /// A process has it open for writing.
         case openForWriting
+        /// Changed this many seconds ago, and whether a process has it open
+        /// for writing cannot be told (another user's file, whose processes
+        /// cannot be seen): taken once unchanged for the writer window.
+        case writerUnknown(secondsAgo: Double)
     }
 
     public enum Outcome: Sendable, Equatable {

@@ -9,14 +9,18 @@ import CLinuxCalls
 /// the past or future), and a regular file changed within the last
 /// `writerWindow` seconds only when no process has it open for writing
 /// (checked with a read lease, which the kernel refuses while the file is
-/// open for writing; where a lease cannot be tried, the change time alone
-/// decides). A file unchanged for longer is taken even when a program
+/// open for writing; where a lease cannot be taken, through the open files
+/// of the processes under /proc; when neither can tell, the file waits
+/// until unchanged for `writerWindow`). A file unchanged for longer is taken even when a program
 /// holds it open, so that one that keeps files open without writing them
 /// cannot hold them back forever.
 public struct SettlePolicy: Sendable {
     public var interval: Double
     public var checkWriters: Bool
     public var writerWindow: Double
+
+    /// Whether read leases are tried (tests turn them off to reach the /proc check).
+    var usesLeases = true
 
     public init(interval: Double = 2, checkWriters: Bool = true, writerWindow: Double = 60) {
         self.interval = interval
@@ -48,20 +52,36 @@ public struct SettlePolicy: Sendable {
             clock_gettime(CLOCK_REALTIME, &now)
             let age = Double(now.tv_sec - info.st_ctim.tv_sec) + Double(now.tv_nsec - info.st_ctim.tv_nsec) / 1e9
             if age < interval { return Inspection(kind: kind, wait: .changedRecently(secondsAgo: max(age, 0))) }
-            if checkWriters && kind == .file && age < max(writerWindow, interval) && hasWriter(folder, name) == 1 {
-                return Inspection(kind: kind, wait: .openForWriting)
+            if checkWriters && kind == .file && age < max(writerWindow, interval) {
+                switch hasWriter(folder, name) {
+                case 1: return Inspection(kind: kind, wait: .openForWriting)
+                case 0: break
+                // Not known: taken only once unchanged for the whole window.
+                default: return Inspection(kind: kind, wait: .writerUnknown(secondsAgo: max(age, 0)))
+                }
             }
             return Inspection(kind: kind)
         }
     }
 
     /// 1 when a process has the regular file open for writing, 0 when none
-    /// has, -1 when it cannot be told. Closing the descriptor ends the lease.
+    /// has, -1 when it cannot be told. A read lease answers (closing the
+    /// descriptor ends it); where the kernel refuses one (not the file's
+    /// owner, or no leases on that file system), the open files of the
+    /// processes under /proc answer, when every one of them can be read.
     private func hasWriter(_ folder: FolderDescriptor, _ name: FileName) -> Int32 {
         let fd = name.bytes.withCString { openat(folder.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { return -1 }
         defer { close(fd) }
-        return uti_has_writer(fd)
+        if usesLeases {
+            let answer = uti_has_writer(fd)
+            if answer >= 0 { return answer }
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return -1 }
+        let scan = OpenFileScan.recent()
+        if scan.writers.contains(OpenFileScan.Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))) { return 1 }
+        return scan.complete ? 0 : -1
     }
 
     static func kind(ofDirectoryEntryType type: UInt8) -> InboxProcessor.Kind? {

@@ -23,8 +23,12 @@ int uti_link_open_file(int fd, int to_dir, const char *to);
 /// Whether some process has the regular file open for writing: 1 yes,
 /// 0 no, -1 unknown (a read lease cannot be tried: not the owner, or the
 /// file system has no leases). `fd` must be open read-only; a lease taken
-/// is held until `fd` is closed, so close it at once.
+/// is held until `fd` is closed, so close it at once. SIGIO (the lease-break
+/// signal) is ignored from the first call on, unless a handler is set.
 int uti_has_writer(int fd);
+
+/// Sets SIGIO to be ignored when its action is the default (which ends the process).
+void uti_ignore_lease_breaks(void);
 
 /// The GNU build ID of the running executable, copied into `out` (at most
 /// `capacity` bytes); returns its length, or 0 when the executable has none.

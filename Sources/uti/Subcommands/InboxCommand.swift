@@ -298,6 +298,8 @@ struct InboxPrinter {
             return "\(report.displayPath): left for later: changed \(Self.seconds(age)) ago"
         case .waiting(.openForWriting):
             return "\(report.displayPath): left for later: a process has it open for writing"
+        case .waiting(.writerUnknown(let age)):
+            return "\(report.displayPath): left for later: changed \(Self.seconds(age)) ago, and whether a process is still writing it cannot be told (not its owner); taken once unchanged for the writer window"
         case .leftInPlace:
             return "\(report.displayPath): left in place: a \(report.kind.rawValue) is never moved"
         case .gone:
@@ -345,6 +347,7 @@ struct InboxPrinter {
             switch reason {
             case .changedRecently(let age): members.append(("reason", .string("changed \(seconds(age)) ago")))
             case .openForWriting: members.append(("reason", .string("open for writing")))
+            case .writerUnknown(let age): members.append(("reason", .string("changed \(seconds(age)) ago; writers cannot be told")))
             }
         case .leftInPlace:
             members.append(("status", .string("left-in-place")))
