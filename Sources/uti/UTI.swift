@@ -100,8 +100,11 @@ struct BufferedOutput {
 }
 
 enum Console {
+    /// Writes `message` and a line feed to standard error, its control
+    /// characters escaped (it may quote names and arguments).
     static func error(_ message: String) {
-        raw(message.hasSuffix("\n") ? message : message + "\n")
+        let safe = Escaping.controls(message)
+        raw(safe.hasSuffix("\n") ? safe : safe + "\n")
     }
 
     /// Writes `text` to standard error as it is.

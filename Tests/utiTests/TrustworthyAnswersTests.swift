@@ -191,3 +191,27 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         }
     }
 }
+
+/// Names and arguments never reach the terminal with their control characters.
+@Suite struct TerminalEscapingTests {
+    @Test func fileLookupsDecodeAndMessagesEscapeControls() throws {
+        let dir = NSTemporaryDirectory() + "uti-escape-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let name = dir + "/evil\u{1B}]0;pwned\u{07}.txt"
+        FileManager.default.createFile(atPath: name, contents: Data("text\n".utf8))
+        let file = try Run("file", name, dir + "/back\\slash\nline.jpg")
+        #expect(file.stdout.contains("evil\\x1b]0;pwned\\x07.txt: "))
+        #expect(file.stdout.contains("back\\\\slash\\nline.jpg: public.jpeg"))
+        let lookup = try Run("x\u{1B}[31m")
+        #expect(lookup.stdout.contains("query:            extension \"x\\x1b[31m\""))
+        let message = try Run("conforms", "jpg", "public.\u{1B}[2J")
+        #expect(message.status == 2 && message.stderr.contains("public.\\x1b[2J"))
+        let dyn = try Run("--unfiltered", "--extension", "-b", "a\u{1B}b").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try Run("decode", dyn).stdout == "\(dyn)\n  public.filename-extension: a\\x1bb\n")
+        #expect(try Run("tags", dyn).stdout == "public.filename-extension: a\\x1bb\n")
+        for run in [file, lookup, message] {
+            #expect(!(run.stdout + run.stderr).unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+        }
+    }
+}

@@ -51,7 +51,7 @@ enum TypeFormatting {
         func field(_ name: String, _ value: String) {
             lines.append("  " + (name + ":").padding(18) + value)
         }
-        field("query", "\(resolution.kind.rawValue) \"\(resolution.query)\"")
+        field("query", "\(resolution.kind.rawValue) \"\(Escaping.name(resolution.query))\"")
         if let declaration = type.declaration {
             field("declared", "\(declaration.kind.rawValue), \(declaration.origin.source.rawValue), \(declaration.origin)")
             for overridden in type.registry.overridden(type) {

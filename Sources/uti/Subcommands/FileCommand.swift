@@ -76,7 +76,7 @@ struct FileCommand: ParsableCommand {
             case .json: results.append(Self.json(path: path, result, language: language))
             case .brief: out += result.type.identifier + "\n"
             case .mime: out += (result.mimeType ?? result.type.preferredMIMEType ?? "application/octet-stream") + "\n"
-            case .summary: out += "\(path): \(Self.summary(result, language: language))\n"
+            case .summary: out += "\(Escaping.name(path)): \(Escaping.controls(Self.summary(result, language: language)))\n"
             }
         }
         if form == .json { out += JSON.array(results).serialized() + "\n" }

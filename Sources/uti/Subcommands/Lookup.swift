@@ -45,7 +45,9 @@ struct Lookup: ParsableCommand {
                 if json {
                     results.append(TypeFormatting.json(resolution, language: language))
                 } else {
-                    blocks.append(brief ? resolution.type.identifier : TypeFormatting.text(resolution, language: language))
+                    // Descriptions and tags come from other people's files.
+                    blocks.append(brief ? Escaping.name(resolution.type.identifier)
+                                        : Escaping.controls(TypeFormatting.text(resolution, language: language)))
                 }
             } catch {
                 failed = true

@@ -140,9 +140,12 @@ struct Decode: ParsableCommand {
                     ("tags", .object(contents.tags.map { ($0.tagClass.identifier, JSON.strings($0.tags)) })),
                 ]))
             } else {
+                // A dynamic identifier can carry any bytes: escaped for the terminal.
                 print(identifier)
-                for parent in contents.conformsTo { print("  conforms to: \(parent)") }
-                for spec in contents.tags { print("  \(spec.tagClass.identifier): \(spec.tags.joined(separator: ", "))") }
+                for parent in contents.conformsTo { print("  conforms to: \(Escaping.name(parent))") }
+                for spec in contents.tags {
+                    print("  \(Escaping.name(spec.tagClass.identifier)): \(spec.tags.map(Escaping.name).joined(separator: ", "))")
+                }
             }
         }
         if output.json { print(JSON.array(results).serialized()) }

@@ -52,10 +52,10 @@ struct Tags: ParsableCommand {
                 ("tags", .object(table.map { ($0.0.identifier, JSON.strings($0.1)) })),
             ]).serialized())
         } else if tagClass != nil {
-            for tag in table[0].1 { print(tag) }
+            for tag in table[0].1 { print(Escaping.name(tag)) }
         } else {
             for (tagClass, tags) in table where !tags.isEmpty {
-                print("\(tagClass.identifier): \(tags.joined(separator: " "))")
+                print("\(tagClass.identifier): \(tags.map(Escaping.name).joined(separator: " "))")
             }
         }
         if table.allSatisfy({ $0.1.isEmpty }) { throw ExitCode(Status.no) }
