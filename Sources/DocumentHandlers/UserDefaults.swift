@@ -6,7 +6,8 @@ import PropertyLists
 /// Writes the user's choice of application into `mimeapps.list`
 /// (`[Default Applications]`, `MIME/TYPE=ID;`), the file GLib, KDE and
 /// xdg-utils read. Everything else in the file is kept byte for byte; the
-/// file is replaced atomically, and a symbolic link is written through.
+/// file is replaced atomically under a lock, and a symbolic link is
+/// written through.
 public enum UserDefaultsWriter {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public var message: String
@@ -18,8 +19,16 @@ public enum UserDefaultsWriter {
     /// Sets (or with `handlerID` nil, removes) the default for each key in
     /// `types` in the file at `path`, creating the file and its folder when
     /// missing. Refuses to rewrite a file it cannot read completely.
+    ///
+    /// Runs that edit the same file take turns: each holds an exclusive
+    /// lock on the file's folder from reading the file to renaming the new
+    /// one over it, so that no run's change is lost to another's.
     public static func set(_ handlerID: String?, for types: [String], in path: String) throws(Failure) {
         let target = try resolvedTarget(path)
+        let folder = target.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        if !folder.isEmpty { try makeFolders(folder) }
+        let lock = try lockFolder(folder.isEmpty ? "." : folder)
+        defer { close(lock) }
         var text = ""
         if FileStatus.exists(target) {
             let bytes: [UInt8]
@@ -34,6 +43,21 @@ public enum UserDefaultsWriter {
         }
         let updated = edited(text, handlerID: handlerID, types: types)
         try write(updated, to: target)
+        // The rename is made durable before the next run may read the file.
+        _ = fsync(lock)
+    }
+
+    /// An open descriptor of `folder` holding an exclusive `flock`, released when closed.
+    private static func lockFolder(_ folder: String) throws(Failure) -> Int32 {
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(message: "\(folder): \(String(cString: strerror(errno)))") }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw Failure(message: "\(folder): cannot lock it against other runs of uti (\(reason)); nothing was written")
+        }
+        return fd
     }
 
     /// `text` with the `[Default Applications]` keys for `types` replaced,

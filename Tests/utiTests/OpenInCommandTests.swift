@@ -110,6 +110,33 @@ import Testing
         #expect(unknown.stderr == "uti: nothing.desktop: no desktop entry or app bundle has this ID\n")
     }
 
+    /// Twenty runs at once, each setting the default of another type: every
+    /// one of them is in the file afterwards.
+    @Test func concurrentSetDefaultsAllSurvive() throws {
+        let tree = try Tree()
+        let types = (0..<20).map { "text/x-uti-concurrent-\($0)" }
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in tree.environment { env[key] = value }
+        env["UTI_CACHE_DIR"] = Run.cacheDirectory
+        _ = try Run(["set-default", "--no-system", "txt", "editor.desktop"], environment: tree.environment)
+        let runs = try types.map { type in
+            let process = Process()
+            process.executableURL = Run.binary
+            process.arguments = ["set-default", "--no-system", type, "editor.desktop"]
+            process.environment = env
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        for process in runs { process.waitUntilExit() }
+        #expect(runs.allSatisfy { $0.terminationStatus == 0 })
+        let text = try String(contentsOfFile: tree.root + "/config/mimeapps.list", encoding: .utf8)
+        for type in types { #expect(text.contains("\(type)=editor.desktop;"), "\(type) lost") }
+        #expect(text.contains("text/plain=editor.desktop;"))
+        #expect(text.components(separatedBy: "\n").filter { $0.hasPrefix("[") } == ["[Default Applications]"])
+    }
+
     @Test func badSourcesAndArgumentsExitTwo() throws {
         let tree = try Tree()
         let missing = try Run(["open-in", "--no-system", "--apps", tree.root + "/nowhere", "x.txt"], environment: tree.environment)
