@@ -20,6 +20,10 @@ struct BinaryPropertyListReader {
     private let offsetTable: Int
     private var containersSeen: Set<Int> = []
     private var visited = 0
+    /// Bytes of strings and data read out so far (see `maximumExpandedBytes`).
+    private var expanded = 0
+    /// Strings and data already decoded, by reference, with their sizes.
+    private var leaves: [Int: (PropertyList, Int)] = [:]
 
     init(_ bytes: [UInt8], limits: PropertyListLimits) throws(PropertyListError) {
         self.bytes = bytes
@@ -113,11 +117,36 @@ struct BinaryPropertyListReader {
         return (0..<count).map { Int(clamping: unsigned(at: start + $0 * referenceSize, size: referenceSize)) }
     }
 
+    /// Counts `n` more bytes of strings or data read out, against the limit.
+    private mutating func expand(_ n: Int, at position: SourcePosition) throws(PropertyListError) {
+        expanded += n
+        if expanded > limits.maximumExpandedBytes {
+            throw PropertyListError("strings and data expand past \(limits.maximumExpandedBytes) bytes (objects referenced many times)",
+                                    at: position)
+        }
+    }
+
     private mutating func object(_ reference: Int, depth: Int) throws(PropertyListError) -> PropertyList {
         visited += 1
         if visited > limits.maximumObjects {
             throw PropertyListError("more than \(limits.maximumObjects) object visits")
         }
+        // A string or data object named again is shared, not decoded again;
+        // it still counts towards the expanded size.
+        if let (shared, size) = leaves[reference] {
+            try expand(size, at: shared.location)
+            return shared
+        }
+        let value = try decode(reference, depth: depth)
+        switch value.value {
+        case .string(let text): leaves[reference] = (value, text.utf8.count)
+        case .data(let bytes): leaves[reference] = (value, bytes.count)
+        default: break
+        }
+        return value
+    }
+
+    private mutating func decode(_ reference: Int, depth: Int) throws(PropertyListError) -> PropertyList {
         let start = try offset(of: reference)
         let position = SourcePosition.offset(start)
         let marker = bytes[start]
@@ -164,10 +193,12 @@ struct BinaryPropertyListReader {
         case 0x4:
             let (n, data) = try count(marker: marker, at: start)
             try require(data, n, "data")
+            try expand(n, at: position)
             return PropertyList(.data(Array(bytes[data..<data + n])), at: position)
         case 0x5:
             let (n, data) = try count(marker: marker, at: start)
             try require(data, n, "string")
+            try expand(n, at: position)
             let slice = bytes[data..<data + n]
             guard slice.allSatisfy({ $0 < 0x80 }) else {
                 throw PropertyListError("ASCII string holds a byte above 0x7F", at: position)
@@ -177,6 +208,7 @@ struct BinaryPropertyListReader {
             let (n, data) = try count(marker: marker, at: start)
             guard n <= bytes.count / 2 else { throw PropertyListError("string length out of range", at: position) }
             try require(data, n * 2, "string")
+            try expand(n * 2, at: position)
             var units: [UInt16] = []
             units.reserveCapacity(n)
             for i in 0..<n { units.append(UInt16(bytes[data + 2 * i]) << 8 | UInt16(bytes[data + 2 * i + 1])) }

@@ -127,11 +127,17 @@ public struct PropertyListLimits: Sendable {
     public var maximumDepth: Int
     /// Most objects (values of any kind) in one document.
     public var maximumObjects: Int
+    /// Most bytes of strings and data the values hold together once read. A
+    /// binary property list may name one object from many places, so a
+    /// small file can stand for far more than its size.
+    public var maximumExpandedBytes: Int
 
-    public init(maximumBytes: Int = 64 << 20, maximumDepth: Int = 128, maximumObjects: Int = 4_000_000) {
+    public init(maximumBytes: Int = 64 << 20, maximumDepth: Int = 128, maximumObjects: Int = 4_000_000,
+                maximumExpandedBytes: Int = 64 << 20) {
         self.maximumBytes = maximumBytes
         self.maximumDepth = maximumDepth
         self.maximumObjects = maximumObjects
+        self.maximumExpandedBytes = maximumExpandedBytes
     }
 
     public static let standard = PropertyListLimits()

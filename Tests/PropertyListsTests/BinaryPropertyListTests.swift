@@ -67,3 +67,43 @@ private func fixture(_ name: String) throws -> [UInt8] {
         #expect(value["UTImportedTypeDeclarations"]?.arrayValue?.count == 206)
     }
 }
+
+/// A small binary property list that names one large string from many places.
+@Suite struct BinaryPropertyListAmplificationTests {
+    /// An array of `references` one-byte references, all to one string of `length` bytes.
+    static func amplified(references: Int, length: Int) -> [UInt8] {
+        var bytes = Array("bplist00".utf8)
+        let arrayOffset = bytes.count
+        // Array: marker 0xAF, then its count as an integer object (4 bytes), then the references.
+        bytes += [0xAF, 0x12] + withUnsafeBytes(of: UInt32(references).bigEndian, Array.init)
+        bytes += [UInt8](repeating: 1, count: references)
+        let stringOffset = bytes.count
+        bytes += [0x5F, 0x12] + withUnsafeBytes(of: UInt32(length).bigEndian, Array.init)
+        bytes += [UInt8](repeating: UInt8(ascii: "x"), count: length)
+        let tableOffset = bytes.count
+        bytes += withUnsafeBytes(of: UInt32(arrayOffset).bigEndian, Array.init)
+        bytes += withUnsafeBytes(of: UInt32(stringOffset).bigEndian, Array.init)
+        bytes += [0, 0, 0, 0, 0, 0, 4, 1]
+        bytes += withUnsafeBytes(of: UInt64(2).bigEndian, Array.init)
+        bytes += withUnsafeBytes(of: UInt64(0).bigEndian, Array.init)
+        bytes += withUnsafeBytes(of: UInt64(tableOffset).bigEndian, Array.init)
+        return bytes
+    }
+
+    @Test func aStringReferencedAMillionTimesIsRefused() throws {
+        let bytes = Self.amplified(references: 1_000_000, length: 100_000)
+        #expect(bytes.count < 1_200_000)
+        let started = ContinuousClock.now
+        do {
+            _ = try PropertyList.parse(bytes)
+            Issue.record("read")
+        } catch {
+            #expect(error.description.contains("expand past 67108864 bytes"))
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        // The same shape within the limit is read.
+        let small = try PropertyList.parse(Self.amplified(references: 100, length: 1_000))
+        guard case .array(let items) = small.value else { Issue.record("not an array"); return }
+        #expect(items.count == 100)
+    }
+}
