@@ -151,35 +151,42 @@ public struct RegistryBuilder {
             parents.append(resolved)
         }
 
-        // 3. Ancestors, breadth first, nearest first; a type that reaches
-        //    itself is on a cycle.
+        // 3. Cycles: the strongly connected components of the parent graph
+        //    (linear in types and parents, however deep the chains).
+        for members in Self.cycles(parents) {
+            // Named from the first member, along its parents inside the cycle.
+            let inCycle = Set(members)
+            var names = [winners[members[0]].identifier], seen: Set<Int> = [members[0]], queue = [members[0]], head = 0
+            while head < queue.count {
+                let next = queue[head]; head += 1
+                for p in parents[next].map(Int.init) where inCycle.contains(p) && seen.insert(p).inserted {
+                    names.append(winners[p].identifier)
+                    queue.append(p)
+                }
+            }
+            report(.error, winners[members[0]].origin, "conformance cycle: \((names + [names[0]]).joined(separator: " -> "))")
+        }
+
+        // 4. Ancestors, breadth first, nearest first, listed up to
+        //    `RegistryImage.ancestorListLimit` a type; a type with more (a
+        //    chain thousands deep) is marked, and queries walk its parents,
+        //    so neither the work nor the image grows with the square of a chain.
         var ancestors: [[Int32]] = []
         ancestors.reserveCapacity(winners.count)
-        var onCycle = [Bool](repeating: false, count: winners.count)
         var seen = [Int](repeating: -1, count: winners.count)
         for index in winners.indices {
             var order: [Int32] = []
             var queue = parents[index]
             var head = 0
             seen[index] = index
-            while head < queue.count {
+            while head < queue.count && order.count <= RegistryImage.ancestorListLimit {
                 let next = Int(queue[head]); head += 1
-                if next == index { onCycle[index] = true; continue }
                 if seen[next] == index { continue }
                 seen[next] = index
                 order.append(Int32(next))
                 queue.append(contentsOf: parents[next])
             }
-            ancestors.append(order)
-        }
-        var reported = [Bool](repeating: false, count: winners.count)
-        for index in winners.indices where onCycle[index] && !reported[index] {
-            let members = [index] + ancestors[index].map(Int.init).filter {
-                onCycle[$0] && ancestors[$0].contains(Int32(index))
-            }
-            for m in members { reported[m] = true }
-            let names = members.map { winners[$0].identifier }
-            report(.error, winners[index].origin, "conformance cycle: \((names + [names[0]]).joined(separator: " -> "))")
+            ancestors.append(order.count > RegistryImage.ancestorListLimit ? RegistryImage.unlisted : order)
         }
 
         return RegistryImage.write(RegistryImage.Input(declarations: winners, declaredTags: declaredTags,
@@ -187,6 +194,48 @@ public struct RegistryBuilder {
                                                        shadowed: shadowed, supplements: supplements,
                                                        diagnostics: diagnostics, mimeDatabase: mimeDatabase),
                                    extra: extra)
+    }
+
+    /// The members of every conformance cycle, each cycle once, by slot:
+    /// strongly connected components with more than one member or a type
+    /// that names itself (Tarjan's algorithm, iterative).
+    static func cycles(_ parents: [[Int32]]) -> [[Int]] {
+        let n = parents.count
+        var index = [Int](repeating: -1, count: n), low = [Int](repeating: 0, count: n)
+        var onStack = [Bool](repeating: false, count: n)
+        var stack: [Int] = [], result: [[Int]] = []
+        var counter = 0
+        for root in 0..<n where index[root] < 0 {
+            // Frames of (node, next parent to look at).
+            var frames: [(Int, Int)] = [(root, 0)]
+            index[root] = counter; low[root] = counter; counter += 1
+            stack.append(root); onStack[root] = true
+            while let (node, next) = frames.last {
+                if next < parents[node].count {
+                    frames[frames.count - 1].1 += 1
+                    let p = Int(parents[node][next])
+                    if index[p] < 0 {
+                        index[p] = counter; low[p] = counter; counter += 1
+                        stack.append(p); onStack[p] = true
+                        frames.append((p, 0))
+                    } else if onStack[p] {
+                        low[node] = min(low[node], index[p])
+                    }
+                    continue
+                }
+                frames.removeLast()
+                if let (caller, _) = frames.last { low[caller] = min(low[caller], low[node]) }
+                guard low[node] == index[node] else { continue }
+                var members: [Int] = []
+                while let top = stack.popLast() {
+                    onStack[top] = false
+                    members.append(top)
+                    if top == node { break }
+                }
+                if members.count > 1 || parents[node].contains(Int32(node)) { result.append(members.sorted()) }
+            }
+        }
+        return result.sorted { $0[0] < $1[0] }
     }
 
     private func mergeSystemRecords(into winners: inout [TypeDeclaration], slotOf: inout [String: Int],
@@ -222,9 +271,12 @@ public struct RegistryBuilder {
                 extensionClaim[key] = slot
             }
         }
+        // Walks here visit at most `walkLimit` types: a chain thousands deep
+        // (only a made-up database has one) is not walked once per record.
+        let walkLimit = RegistryImage.ancestorListLimit
         func conforms(_ slot: Int, to identifier: String) -> Bool {
             var queue = [slot], seen: Set<Int> = [slot], head = 0
-            while head < queue.count {
+            while head < queue.count && head < walkLimit {
                 let d = winners[queue[head]]; head += 1
                 if d.identifier.lowercased() == identifier { return true }
                 for parent in d.conformsTo {
@@ -309,7 +361,7 @@ public struct RegistryBuilder {
         // (`SystemTypePlacement`) unless a parent already leads there, and
         // `public.data` (`inode/*`: `public.item`) when nothing else.
         guard let data = slotOf["public.data"].map({ winners[$0].identifier }) else { return }
-        var roots: [Int: [String]] = [:]
+        var roots: [Int: [Int]] = [:]
         for (slot, record) in created {
             var parents: [String] = []
             for parent in record.parents {
@@ -322,33 +374,41 @@ public struct RegistryBuilder {
             }
             winners[slot].conformsTo = parents
             roots[slot] = SystemTypePlacement.roots(mimeType: record.mimeType, genericIcon: record.genericIcon)
-                .compactMap { slotOf[$0].map { winners[$0].identifier } }
+                .compactMap { slotOf[$0] }
         }
-        // Whether `slot` reaches `identifier` through declared parents or
-        // the roots a created type other than `deciding` is about to take.
-        func leads(_ slot: Int, to identifier: String, deciding: Int) -> Bool {
+        // Whether `slot` reaches `root` through declared parents or the
+        // roots a created type other than `deciding` is about to take.
+        func leads(_ slot: Int, to root: Int, deciding: Int) -> Bool {
             var queue = [slot], seen: Set<Int> = [slot], head = 0
-            while head < queue.count {
+            while head < queue.count && head < walkLimit {
                 let current = queue[head]; head += 1
-                if winners[current].identifier.lowercased() == identifier.lowercased() { return true }
-                for parent in winners[current].conformsTo + (current == deciding ? [] : roots[current] ?? []) {
+                if current == root { return true }
+                for parent in winners[current].conformsTo {
                     if let p = slotOf[parent.lowercased()], seen.insert(p).inserted { queue.append(p) }
+                }
+                if current != deciding {
+                    for p in roots[current] ?? [] where seen.insert(p).inserted { queue.append(p) }
                 }
             }
             return false
         }
         let item = slotOf["public.item"].map { winners[$0].identifier } ?? data
+        let dataSlot = slotOf["public.data"]!, itemSlot = slotOf["public.item"] ?? dataSlot
         for (slot, record) in created {
             var parents = winners[slot].conformsTo
-            func implied(_ identifier: String) -> Bool {
-                parents.contains { p in slotOf[p.lowercased()].map { leads($0, to: identifier, deciding: slot) } ?? false }
+            let parentSlots = parents.compactMap { slotOf[$0.lowercased()] }
+            func implied(_ root: Int) -> Bool { parentSlots.contains { leads($0, to: root, deciding: slot) } }
+            var added: [Int] = []
+            for root in roots[slot] ?? [] where !implied(root) && !added.contains(root) {
+                parents.append(winners[root].identifier)
+                added.append(root)
             }
-            for root in roots[slot] ?? [] where !implied(root) { parents.append(root) }
             // A file format is data even where its abstract type is not
             // (public.archive, public.spreadsheet, public.executable).
             let media = TagClass.mimeType.normalize(record.mimeType).split(separator: "/").first ?? ""
-            let base = media == "inode" ? item : data
-            if parents.isEmpty || (media != "inode" && !implied(base)) { parents.append(base) }
+            let base = media == "inode" ? itemSlot : dataSlot
+            let reachesBase = implied(base) || added.contains { leads($0, to: base, deciding: slot) }
+            if parents.isEmpty || (media != "inode" && !reachesBase) { parents.append(media == "inode" ? item : data) }
             winners[slot].conformsTo = parents
             roots[slot] = nil
         }

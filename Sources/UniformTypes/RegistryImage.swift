@@ -27,6 +27,18 @@ enum RegistryImage {
         static let extra = 12, dataSlot = 14, size = 15
     }
 
+    /// The most ancestors listed for one type; a type with more is flagged
+    /// `ancestorsUnlisted` and its ancestors are found by walking parents.
+    static let ancestorListLimit = 256
+    /// What the builder gives as the ancestors of such a type.
+    static let unlisted: [Int32] = [-1]
+
+    /// Bits of a record's flags word.
+    enum Flag {
+        static let conformsToData: UInt32 = 1
+        static let ancestorsUnlisted: UInt32 = 2
+    }
+
     /// Set in the count word of a tag's claimant list when no type declares
     /// the tag itself (only system data gives it).
     static let systemOnlyTag: UInt32 = 0x8000_0000
@@ -105,8 +117,18 @@ enum RegistryImage {
             slotOf[d.identifier.lowercased()] = slot
         }
         let data = slotOf["public.data"].map { Int32($0) }
-        let conformsToData = declarations.indices.map { i in
-            data.map { Int32(i) == $0 || input.ancestors[i].contains($0) } ?? false
+        // public.data and everything under it, in one walk down the children.
+        var conformsToData = [Bool](repeating: false, count: declarations.count)
+        if let data {
+            var queue = [Int(data)], head = 0
+            conformsToData[Int(data)] = true
+            while head < queue.count {
+                let next = queue[head]; head += 1
+                for child in children[next] where !conformsToData[Int(child)] {
+                    conformsToData[Int(child)] = true
+                    queue.append(Int(child))
+                }
+            }
         }
 
         // Tag index: every declared tag, its claimants best first.
@@ -185,9 +207,10 @@ enum RegistryImage {
                 }
             }
             r[Field.parents] = UInt32(list(input.parents[slot]))
-            r[Field.ancestors] = UInt32(list(input.ancestors[slot]))
+            let unlisted = input.ancestors[slot] == unlisted
+            r[Field.ancestors] = UInt32(list(unlisted ? [] : input.ancestors[slot]))
             r[Field.children] = UInt32(list(children[slot]))
-            r[Field.flags] = conformsToData[slot] ? 1 : 0
+            r[Field.flags] = (conformsToData[slot] ? Flag.conformsToData : 0) | (unlisted ? Flag.ancestorsUnlisted : 0)
             r[Field.shadowed] = UInt32(origins(input.shadowed[slot]))
             r[Field.supplements] = UInt32(origins(input.supplements[slot]))
             records.append(r)

@@ -163,18 +163,53 @@ public final class TypeRegistry: Sendable {
 
     func description(_ slot: Int32) -> String? { image.string(at: record(slot, Field.description)) }
 
-    func ancestors(_ slot: Int32) -> [Int32] { slotList(slot, Field.ancestors) }
+    /// The supertypes of `slot`, nearest first: its list, or for a type
+    /// with too many to list, a walk up its parents.
+    func ancestors(_ slot: Int32) -> [Int32] {
+        guard ancestorsUnlisted(slot) else { return slotList(slot, Field.ancestors) }
+        var result: [Int32] = []
+        walkAncestors(of: slot) { result.append($0); return false }
+        return result
+    }
 
     /// Whether `ancestor` is among the supertypes of `slot`.
     @inline(__always)
     func hasAncestor(_ slot: Int32, _ ancestor: Int32) -> Bool {
+        if ancestorsUnlisted(slot) { return walkAncestors(of: slot) { $0 == ancestor } }
         let (n, start) = slots(slot, Field.ancestors)
         for i in 0..<n where image.word(start + i) == UInt32(bitPattern: ancestor) { return true }
         return false
     }
 
+    /// Visits the supertypes of `slot` breadth first, each once, until
+    /// `visit` returns true (then true). The parent lists of a sound image
+    /// together hold at most one word each, so the walk reads no more
+    /// entries than the image has words.
+    @discardableResult
+    private func walkAncestors(of slot: Int32, _ visit: (Int32) -> Bool) -> Bool {
+        var budget = image.wordCount
+        var seen: Set<Int32> = [slot]
+        var queue: [Int32] = [slot]
+        var head = 0
+        while head < queue.count {
+            let next = queue[head]; head += 1
+            let parents = slotList(next, Field.parents).prefix(max(budget, 0))
+            budget -= parents.count
+            for parent in parents where parent >= 0 && Int(parent) < count && seen.insert(parent).inserted {
+                if visit(parent) { return true }
+                queue.append(parent)
+            }
+        }
+        return false
+    }
+
     @inline(__always)
-    func conformsToData(_ slot: Int32) -> Bool { image.word(record(slot, Field.flags)) & 1 != 0 }
+    func ancestorsUnlisted(_ slot: Int32) -> Bool {
+        image.word(record(slot, Field.flags)) & RegistryImage.Flag.ancestorsUnlisted != 0
+    }
+
+    @inline(__always)
+    func conformsToData(_ slot: Int32) -> Bool { image.word(record(slot, Field.flags)) & RegistryImage.Flag.conformsToData != 0 }
 
     /// The slot of a declared identifier (any case).
     func slot(forIdentifier identifier: String) -> Int32? {

@@ -264,3 +264,68 @@ import Testing
         }
     }
 }
+
+/// Conformance chains thousands deep cost work and space in proportion to
+/// their length, not its square.
+@Suite struct DeepChainTests {
+    private func chain(_ n: Int, closing: Bool = false) -> [TypeDeclaration] {
+        (0..<n).map { i in
+            let parent = i == 0 ? (closing ? "com.example.chain.t\(n - 1)" : "public.data") : "com.example.chain.t\(i - 1)"
+            return TypeDeclaration(identifier: "com.example.chain.t\(i)", kind: .exported, conformsTo: [parent],
+                                   tagSpecification: [TagSpecification(.filenameExtension, ["ch\(i)"])],
+                                   origin: DeclarationOrigin(source: .user, file: "chain.plist", position: .line(i + 1)))
+        }
+    }
+
+    @Test func aTwentyThousandTypeChainIsLinear() throws {
+        let started = ContinuousClock.now
+        var builder = RegistryBuilder.bundled()
+        builder.add(chain(20_000))
+        let registry = builder.build()
+        #expect(ContinuousClock.now - started < .seconds(30))
+        // Words: a few per type and parent, not 200 million ancestor entries.
+        #expect(registry.image.wordCount < 2_000_000)
+        let last = try #require(registry.declaredType("com.example.chain.t19999"))
+        let first = try #require(registry.declaredType("com.example.chain.t0"))
+        #expect(last.conforms(to: first))
+        #expect(last.conforms(to: registry.declaredType("public.data")!))
+        #expect(!first.conforms(to: last))
+        #expect(registry.type(filenameExtension: "ch19999") == last)
+        let supertypes = last.orderedSupertypes.map(\.identifier)
+        #expect(supertypes.count == 20_001)
+        #expect(supertypes.first == "com.example.chain.t19998" && supertypes.suffix(2) == ["public.data", "public.item"])
+        #expect(registry.descendants(of: first).count == 19_999)
+        // Ordinary types keep their listed ancestors.
+        #expect(registry.ancestorsUnlisted(registry.slot(forIdentifier: "public.jpeg")!) == false)
+        #expect(registry.ancestorsUnlisted(registry.slot(forIdentifier: "com.example.chain.t19999")!))
+    }
+
+    @Test func aLongCycleIsReportedOnceAndStaysFinite() throws {
+        var builder = RegistryBuilder.bundled()
+        builder.add(chain(5_000, closing: true))
+        let registry = builder.build()
+        let cycles = registry.diagnostics.filter { $0.message.hasPrefix("conformance cycle") }
+        #expect(cycles.count == 1)
+        #expect(cycles.first?.message.hasPrefix("conformance cycle: com.example.chain.t0 -> com.example.chain.t4999 -> ") == true)
+        let t = try #require(registry.declaredType("com.example.chain.t2500"))
+        #expect(t.conforms(to: registry.declaredType("com.example.chain.t2501")!))
+        #expect(!t.conforms(to: registry.declaredType("public.data")!))
+        #expect(t.orderedSupertypes.count == 4_999)
+    }
+
+    @Test func aSubClassOfChainFromSystemDataIsLinear() throws {
+        let records = (0..<20_000).map { i in
+            SystemTypeRecord(mimeType: "image/x-uti-chain-\(i)", parents: i == 0 ? [] : ["image/x-uti-chain-\(i - 1)"],
+                             extensions: ["uc\(i)"], origin: DeclarationOrigin(source: .sharedMIMEInfo, file: "chain.xml"))
+        }
+        let started = ContinuousClock.now
+        var builder = RegistryBuilder.bundled()
+        builder.add(records)
+        let registry = builder.build()
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(registry.image.wordCount < 3_000_000)
+        let last = try #require(registry.type(mimeType: "image/x-uti-chain-19999"))
+        #expect(last.conforms(to: registry.declaredType("public.image")!))
+        #expect(last.declaredParents == ["org.freedesktop.mime.image.x-uti-chain-19998"])
+    }
+}
