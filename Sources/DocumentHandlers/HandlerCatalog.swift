@@ -77,7 +77,10 @@ public struct HandlerCatalog: Sendable {
         var perFolder: [[(id: String, entry: DesktopEntry)]] = []
         for (index, folder) in folders.enumerated() {
             var found: [(String, DesktopEntry)] = []
-            if !folder.isConfig { scanDesktopEntries(folder.path, prefix: "", depth: 0, into: &found) }
+            if !folder.isConfig {
+                var walk = FolderWalk(root: folder.path, allowed: folders.filter { !$0.isConfig }.map(\.path))
+                scanDesktopEntries(folder.path, prefix: "", depth: 0, walk: &walk, into: &found)
+            }
             found.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
             for (id, entry) in found {
                 desktopEntries[id, default: []].append(entry)
@@ -113,7 +116,12 @@ public struct HandlerCatalog: Sendable {
 
     // MARK: Desktop entries and lists
 
-    private mutating func scanDesktopEntries(_ folder: String, prefix: String, depth: Int, into found: inout [(String, DesktopEntry)]) {
+    private mutating func scanDesktopEntries(_ folder: String, prefix: String, depth: Int, walk: inout FolderWalk,
+                                             into found: inout [(String, DesktopEntry)]) {
+        if let refusal = walk.enter(folder) {
+            if depth > 0 { diagnostics.append(Diagnostic(.warning, file: folder, "\(refusal); not read")) }
+            return
+        }
         guard let names = DirectoryListing.names(in: folder) else { return }
         for raw in names {
             guard let name = String(validating: raw, as: UTF8.self) else {
@@ -134,7 +142,7 @@ public struct HandlerCatalog: Sendable {
                     diagnostics.append(Diagnostic(.warning, file: path, "folders nested deeper than \(Self.maximumFolderDepth) are not read"))
                     continue
                 }
-                scanDesktopEntries(path, prefix: prefix + name + "-", depth: depth + 1, into: &found)
+                scanDesktopEntries(path, prefix: prefix + name + "-", depth: depth + 1, walk: &walk, into: &found)
             }
         }
     }
@@ -191,17 +199,19 @@ public struct HandlerCatalog: Sendable {
                 }
             }
         }
-        func same(_ a: AssociationClaim, _ b: AssociationClaim) -> Bool {
-            a.handlerID == b.handlerID && a.typeName.lowercased() == b.typeName.lowercased()
-        }
-        removed.removeAll { r in added.contains { same($0, r) } }
+        // Sets of (handler, type) keys: linear in the entries, however many
+        // a list adds and removes.
+        func key(_ claim: AssociationClaim) -> String { claim.handlerID + "\u{0}" + claim.typeName.lowercased() }
+        let addedKeys = Set(added.map(key))
+        removed.removeAll { addedKeys.contains(key($0)) }
+        let removedKeys = Set(removed.map(key))
         var declared: [AssociationClaim] = []
         for (id, entry) in entries {
             for mime in entry.mimeTypes {
                 let claim = AssociationClaim(kind: .declared, handlerID: id, typeName: mime, typeNameKind: .mimeType, key: "MimeType",
                                              file: entry.path, position: entry.mimeTypeLine.map { .line($0) } ?? .unknown,
                                              precedence: index)
-                if !removed.contains(where: { same($0, claim) }) { declared.append(claim) }
+                if !removedKeys.contains(key(claim)) { declared.append(claim) }
             }
         }
         claims += defaults + added + declared + removed
@@ -305,4 +315,39 @@ public struct AppBundleSet: Sendable {
         order.append(bundle.identifier)
     }
 
+}
+
+/// The folders one walk of `applications` has read, so that a symbolic link
+/// back up the tree (`loop -> .`) is read once, and a link out of the data
+/// folders (`root -> /`) is not followed.
+struct FolderWalk {
+    struct Identity: Hashable { var device: UInt64; var inode: UInt64 }
+
+    private var visited: Set<Identity> = []
+    /// Real paths of the folders a linked folder may lead into.
+    private let allowed: [String]
+
+    init(root: String, allowed: [String]) {
+        self.allowed = ([root] + allowed).compactMap(FolderWalk.realPath)
+    }
+
+    /// Nil when `folder` may be read now (and notes it as read); otherwise why not.
+    mutating func enter(_ folder: String) -> String? {
+        var info = stat()
+        guard stat(folder, &info) == 0 else { return "cannot be read: \(String(cString: strerror(errno)))" }
+        guard visited.insert(Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else {
+            return "a folder already read (a symbolic link loop)"
+        }
+        guard let real = Self.realPath(folder) else { return "cannot be resolved" }
+        if !allowed.contains(where: { real == $0 || real.hasPrefix($0 == "/" ? "/" : $0 + "/") }) {
+            return "a link to \(real), outside the applications folders"
+        }
+        return nil
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
 }

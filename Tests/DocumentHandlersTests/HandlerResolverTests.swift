@@ -245,3 +245,42 @@ import UniformTypes
         #expect(set.problems[2].file.hasSuffix("Broken.app/Contents/Info.plist"))
     }
 }
+
+/// Handler sources built to make the work explode stay bounded.
+@Suite struct HandlerSourceAmplificationTests {
+    @Test func folderLinkLoopsAreReadOnceAndLinksOutAreNotFollowed() throws {
+        let tree = HandlerTree()
+        tree.desktop("share/applications/viewer.desktop", name: "Viewer", mime: ["text/plain"])
+        tree.desktop("share/applications/sub/nested.desktop", name: "Nested", mime: ["text/plain"])
+        for name in ["l1", "l2", "l3", "l4"] {
+            try FileManager.default.createSymbolicLink(atPath: tree.share + "/applications/" + name, withDestinationPath: ".")
+        }
+        try FileManager.default.createSymbolicLink(atPath: tree.share + "/applications/root", withDestinationPath: "/")
+        try FileManager.default.createSymbolicLink(atPath: tree.share + "/applications/sub/up", withDestinationPath: "..")
+        // A link to another applications folder of the search path is followed.
+        tree.desktop("local-share/applications/shared/tool.desktop", name: "Tool", mime: ["text/plain"])
+        try FileManager.default.createSymbolicLink(atPath: tree.share + "/applications/linked", withDestinationPath: tree.localShare + "/applications/shared")
+        let started = ContinuousClock.now
+        let catalog = HandlerCatalog(searchPath: tree.searchPath())
+        #expect(ContinuousClock.now - started < .seconds(5))
+        let ids = Set(catalog.desktopEntries.keys)
+        #expect(ids.isSuperset(of: ["viewer.desktop", "sub-nested.desktop", "linked-tool.desktop"]))
+        #expect(!ids.contains { $0.hasPrefix("l1-") || $0.hasPrefix("root-") || $0.contains("-up-") })
+        #expect(catalog.diagnostics.contains { $0.file.hasSuffix("/root") && $0.message.contains("outside the applications folders") })
+        #expect(catalog.diagnostics.contains { $0.message.contains("symbolic link loop") })
+    }
+
+    @Test func manyAddedAndRemovedAssociationsAreLinear() throws {
+        let tree = HandlerTree()
+        tree.desktop("share/applications/viewer.desktop", name: "Viewer", mime: ["text/plain"])
+        var lines = ["[Added Associations]"] + (0..<80_000).map { "a/t\($0)=a\($0).desktop;" }
+        lines += ["[Removed Associations]"] + (0..<80_000).map { "a/t\($0)=o\($0).desktop;" } + ["text/plain=viewer.desktop;"]
+        tree.write("config/mimeapps.list", lines.joined(separator: "\n") + "\n")
+        let started = ContinuousClock.now
+        let resolver = try tree.resolver()
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(resolver.catalog.claims.count > 160_000)
+        // The removal in the same file still hides the declaration.
+        #expect(resolver.ids("public.plain-text").isEmpty)
+    }
+}
