@@ -55,6 +55,14 @@ ssize_t uti_copy_range(int from, int to, size_t length) {
     return copy_file_range(from, NULL, to, NULL, length, 0);
 }
 
+off_t uti_seek_data(int fd, off_t offset) { return lseek(fd, offset, SEEK_DATA); }
+
+off_t uti_seek_hole(int fd, off_t offset) { return lseek(fd, offset, SEEK_HOLE); }
+
+ssize_t uti_copy_range_at(int from, off_t *from_offset, int to, off_t *to_offset, size_t length) {
+    return copy_file_range(from, from_offset, to, to_offset, length, 0);
+}
+
 int uti_signal_descriptor(const sigset_t *signals) {
     return signalfd(-1, signals, SFD_CLOEXEC);
 }

@@ -7,7 +7,8 @@ import CLinuxCalls
 /// the destination under no final name (an unnamed `O_TMPFILE` file, or a
 /// hidden `.uti-inbox-*.partial` name where unnamed files are not
 /// supported), synced, published without replacing anything, and only then
-/// is the source removed. Mode and modification time are kept.
+/// is the source removed. Mode and modification time are kept, and the
+/// owner where the process may set it; set-ID bits only with the owner.
 final class CrossDeviceCopy: Placement {
     /// The deepest folder nesting copied.
     static let maximumDepth = 256
@@ -27,6 +28,8 @@ final class CrossDeviceCopy: Placement {
     /// Keeps the source file locked so that two processors do not both copy it.
     private var sourceFD: Int32 = -1
     private var sourceStatus = stat()
+    /// The inode of the published copy.
+    private var publishedInode: ino_t = 0
 
     struct Failure: Error { var reason: String; var sourceGone = false }
 
@@ -94,13 +97,42 @@ final class CrossDeviceCopy: Placement {
             }
         }
         if result == 0 {
-            if case .unnamedFile(let fd) = prepared { close(fd) }
+            var info = stat()
+            switch prepared {
+            case .unnamedFile(let fd):
+                if fstat(fd, &info) == 0 { publishedInode = info.st_ino }
+                close(fd)
+            default:
+                if case .success(let placed) = destination.status(of: target) { publishedInode = placed.st_ino }
+            }
             self.prepared = nil
             destination.sync()
             return .placed
         }
         let error = SystemError.current
         return error.code == EEXIST ? .taken : .failed("cannot publish the copy: \(error)")
+    }
+
+    /// Whether the source file still is exactly what was copied: the same
+    /// inode under its name, with the size, modification and change times it
+    /// had before the copy (an append, a write or a rename changes them).
+    /// Checked on the descriptor held since before the copy, immediately
+    /// before the source is removed.
+    func sourceIsUnchanged() -> Bool {
+        guard sourceFD >= 0 else { return true }
+        var now = stat()
+        guard fstat(sourceFD, &now) == 0, case .success(let named) = source.status(of: name) else { return false }
+        return named.st_ino == sourceStatus.st_ino && named.st_dev == sourceStatus.st_dev
+            && now.st_size == sourceStatus.st_size
+            && now.st_mtim.tv_sec == sourceStatus.st_mtim.tv_sec && now.st_mtim.tv_nsec == sourceStatus.st_mtim.tv_nsec
+            && now.st_ctim.tv_sec == sourceStatus.st_ctim.tv_sec && now.st_ctim.tv_nsec == sourceStatus.st_ctim.tv_nsec
+    }
+
+    /// Removes a published copy of a file again (the source changed after
+    /// it was copied), only if `target` still names that copy.
+    func withdraw(_ target: FileName) -> Bool {
+        guard case .success(let info) = destination.status(of: target), info.st_ino == publishedInode else { return false }
+        return target.bytes.withCString { unlinkat(destination.fd, $0, 0) } == 0
     }
 
     /// Removes the source after the copy was published; returns what could
@@ -185,42 +217,83 @@ final class CrossDeviceCopy: Placement {
         }
     }
 
+    /// Copies the `info.st_size` bytes of `from` to `to`, data segment by
+    /// data segment (`SEEK_DATA`/`SEEK_HOLE`), so that the holes of a sparse
+    /// file stay holes; then its metadata, and syncs it. A file that grows
+    /// meanwhile is caught by the caller's unchanged check.
     private static func copyContents(from: Int32, to: Int32, _ info: stat) throws(Failure) {
-        var useRange = true
-        var buffer: [UInt8] = []
-        while true {
-            var n = -1
-            if useRange {
-                n = uti_copy_range(from, to, 1 << 30)
-                if n < 0 && [EXDEV, ENOSYS, EOPNOTSUPP, EINVAL].contains(errno) { useRange = false; continue }
-            } else {
-                if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 1 << 16) }
-                n = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
-                if n > 0 {
-                    var offset = 0
-                    while offset < n {
-                        let written = buffer.withUnsafeBytes { write(to, $0.baseAddress! + offset, n - offset) }
-                        if written < 0 {
-                            if errno == EINTR { continue }
-                            throw Failure(reason: "cannot write the copy: \(SystemError.current)")
-                        }
-                        offset += written
-                    }
-                }
+        let size = off_t(info.st_size)
+        var offset: off_t = 0
+        while offset < size {
+            var data = uti_seek_data(from, offset)
+            if data < 0 {
+                if errno == ENXIO { break }          // only a hole is left
+                data = offset                        // no hole support: all data
             }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Failure(reason: "cannot copy: \(SystemError.current)")
-            }
+            guard data < size else { break }
+            var hole = uti_seek_hole(from, data)
+            if hole < 0 || hole > size { hole = size }
+            try copyRange(from: from, to: to, start: data, end: hole)
+            offset = hole
         }
+        guard ftruncate(to, size) == 0 else { throw Failure(reason: "cannot write the copy: \(SystemError.current)") }
         do { try applyMetadata(info, toFile: to) } catch { throw Failure(reason: "cannot keep mode and time: \(error)") }
         guard fsync(to) == 0 else { throw Failure(reason: "cannot sync the copy: \(SystemError.current)") }
     }
 
-    /// Mode and access and modification times of `info`, on a file or folder.
+    /// Bytes `start..<end` of `from` to the same offsets of `to`.
+    private static func copyRange(from: Int32, to: Int32, start: off_t, end: off_t) throws(Failure) {
+        var input = start, output = start
+        var useRange = true
+        var buffer: [UInt8] = []
+        while input < end {
+            let length = Int(min(end - input, 1 << 30))
+            if useRange {
+                let n = uti_copy_range_at(from, &input, to, &output, length)
+                if n > 0 { continue }
+                if n == 0 { break }                  // the file shrank: the unchanged check says so
+                if errno == EINTR { continue }
+                guard [EXDEV, ENOSYS, EOPNOTSUPP, EINVAL].contains(errno) else {
+                    throw Failure(reason: "cannot copy: \(SystemError.current)")
+                }
+                useRange = false
+                continue
+            }
+            if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 1 << 16) }
+            let n = buffer.withUnsafeMutableBytes { pread(from, $0.baseAddress, min($0.count, length), input) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Failure(reason: "cannot copy: \(SystemError.current)")
+            }
+            if n == 0 { break }
+            var done = 0
+            while done < n {
+                let written = buffer.withUnsafeBytes { pwrite(to, $0.baseAddress! + done, n - done, output + off_t(done)) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw Failure(reason: "cannot write the copy: \(SystemError.current)")
+                }
+                done += written
+            }
+            input += off_t(n)
+            output += off_t(n)
+        }
+    }
+
+    /// Owner, mode and access and modification times of `info`, on a file
+    /// or folder. The owner and group are kept where the process may set
+    /// them (as root); a set-user-ID or set-group-ID bit is kept only when
+    /// the copy has the original's owner or group, so a copy made by root of
+    /// another user's program never becomes a set-user-ID root program (as
+    /// `cp -p` clears them).
     private static func applyMetadata(_ info: stat, toFile fd: Int32) throws(SystemError) {
-        guard fchmod(fd, mode_t(info.st_mode & 0o7777)) == 0 else { throw .current }
+        if geteuid() == 0 { _ = fchown(fd, info.st_uid, info.st_gid) }
+        var mine = stat()
+        guard fstat(fd, &mine) == 0 else { throw .current }
+        var mode = mode_t(info.st_mode & 0o7777)
+        if mine.st_uid != info.st_uid { mode &= ~mode_t(S_ISUID) }
+        if mine.st_gid != info.st_gid { mode &= ~mode_t(S_ISGID) }
+        guard fchmod(fd, mode) == 0 else { throw .current }
         var times = [info.st_atim, info.st_mtim]
         guard futimens(fd, &times) == 0 else { throw .current }
     }

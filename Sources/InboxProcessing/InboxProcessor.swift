@@ -254,6 +254,10 @@ public final class InboxProcessor {
 
     private func copyAcross(_ name: FileName, in folder: FolderDescriptor, to documents: FolderDescriptor,
                             alwaysNumber: Bool) -> Outcome {
+        // Where the counter would go is settled before the copy, so that
+        // nothing slow (such as waiting for the registry to know extensions)
+        // comes between the copy and the removal of its source.
+        _ = NumberedName(name, isKnownExtension: isKnownExtension)
         let copy = CrossDeviceCopy(source: folder, name: name, destination: documents)
         do { try copy.prepare() } catch {
             return error.sourceGone ? .gone : .failed(error.reason)
@@ -261,6 +265,12 @@ public final class InboxProcessor {
         var placement: CrossDeviceCopy = copy
         switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &placement) {
         case .placed(let target):
+            // Written to after it was copied: the copy is withdrawn and the
+            // file waits for the next run, so no appended line is lost.
+            if !copy.sourceIsUnchanged() {
+                if copy.withdraw(target) { return .waiting(.changedRecently(secondsAgo: 0)) }
+                return .failed("changed after it was copied; both the original and the copy \(target.escaped) were kept")
+            }
             if let problem = copy.removeSource() { return .failed("\(problem) (the copy is \(target.escaped))") }
             return .moved(to: target, copied: true)
         case .gone: return .gone

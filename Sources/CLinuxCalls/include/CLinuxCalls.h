@@ -37,6 +37,14 @@ int uti_executable_build_id(unsigned char *out, int capacity);
 /// copy_file_range from the current offsets, at most `length` bytes.
 ssize_t uti_copy_range(int from, int to, size_t length);
 
+/// lseek to the next data or hole at or after `offset` (SEEK_DATA and
+/// SEEK_HOLE, which glibc declares only under _GNU_SOURCE).
+off_t uti_seek_data(int fd, off_t offset);
+off_t uti_seek_hole(int fd, off_t offset);
+
+/// copy_file_range between the given offsets, which it advances.
+ssize_t uti_copy_range_at(int from, off_t *from_offset, int to, off_t *to_offset, size_t length);
+
 /// A descriptor that becomes readable when one of `signals` arrives; the
 /// signals must be blocked. -1 on failure.
 int uti_signal_descriptor(const sigset_t *signals);
