@@ -93,7 +93,9 @@ public struct NumberedName: Sendable {
         let bytes = name.bytes
         let dot = UInt8(ascii: ".")
         var starts: [Int] = []  // where each extension begins, longest first
-        for i in 1..<max(bytes.count - 1, 1) where bytes[i] == dot && bytes[i - 1] != dot && bytes[i + 1] != dot {
+        // The last dot of a run starts an extension (`a..pdf` is `a.` and
+        // `pdf`); a leading dot does not (`.profile`).
+        for i in 1..<max(bytes.count - 1, 1) where bytes[i] == dot && bytes[i + 1] != dot {
             starts.append(i + 1)
         }
         guard let last = starts.last else {

@@ -122,6 +122,9 @@ public final class InboxProcessor {
     /// One pass over the Inbox. `observe` hears of each item as it is done.
     public func run(_ observe: (Event) -> Void) throws(Failure) -> Summary {
         reserved = []
+        // Counters are remembered within a pass only: between the passes of
+        // a watch, names in Documents may have gone.
+        picker = NamePicker()
         let documents: FolderDescriptor
         do { documents = try FolderDescriptor.open(documentsPath) } catch {
             throw Failure(path: documentsPath, reason: error.code == ENOTDIR ? "is not a folder" : error.description)
@@ -183,10 +186,39 @@ public final class InboxProcessor {
             summary.inbox = .notAFolder
             return nil
         }
-        do {
-            return (try parent.openFolder(name, displayPath: inboxPath), parent, name)
-        } catch {
+        let inbox: FolderDescriptor
+        do { inbox = try parent.openFolder(name, displayPath: inboxPath) } catch {
             throw Failure(path: inboxPath, reason: "cannot be opened: \(error)")
+        }
+        try checkSeparate(inbox, documents)
+        return (inbox, parent, name)
+    }
+
+    /// Refuses an Inbox that is Documents itself (every document would be
+    /// renamed on each run) or that holds Documents (the move would put a
+    /// folder inside itself).
+    private func checkSeparate(_ inbox: FolderDescriptor, _ documents: FolderDescriptor) throws(Failure) {
+        var inboxInfo = stat(), info = stat()
+        guard fstat(inbox.fd, &inboxInfo) == 0, fstat(documents.fd, &info) == 0 else { return }
+        func same(_ a: stat, _ b: stat) -> Bool { a.st_dev == b.st_dev && a.st_ino == b.st_ino }
+        if same(inboxInfo, info) {
+            throw Failure(path: inboxPath, reason: "is the Documents folder itself; give another --inbox")
+        }
+        // Up from Documents through "..", as deep as a path can go.
+        var current = dup(documents.fd)
+        defer { close(current) }
+        for _ in 0..<Int(PATH_MAX / 2) {
+            let up = openat(current, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard up >= 0 else { return }
+            var upInfo = stat()
+            guard fstat(up, &upInfo) == 0 else { close(up); return }
+            close(current)
+            current = up
+            if same(upInfo, inboxInfo) {
+                throw Failure(path: documentsPath, reason: "is inside the Inbox \(inboxPath); a folder cannot be moved into itself")
+            }
+            if same(upInfo, info) { return }   // the root: its ".." is itself
+            info = upInfo
         }
     }
 

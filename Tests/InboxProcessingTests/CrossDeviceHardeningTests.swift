@@ -94,3 +94,54 @@ import Testing
         #expect(buffer.prefix(5) == Array("start".utf8)[...])
     }
 }
+
+/// Names and folders that made the inbox misbehave.
+@Suite struct InboxFolderAndNameTests {
+    @Test func anInboxThatIsDocumentsOrHoldsItIsRefused() throws {
+        let tree = Tree()
+        tree.write(tree.documents, "report.pdf", "a")
+        do {
+            _ = try run(processor(tree) { $0.inbox = tree.documents })
+            Issue.record("an Inbox equal to Documents was used")
+        } catch let error as InboxProcessor.Failure {
+            #expect(error.reason.contains("is the Documents folder itself"))
+        }
+        #expect(tree.textNames(tree.documents) == ["Inbox", "report.pdf"])
+        // Documents inside the Inbox.
+        mkdir(tree.inbox + "/Documents", 0o755)
+        let inner = InboxProcessor(documents: tree.inbox + "/Documents", options: {
+            var options = InboxProcessor.Options()
+            options.inbox = tree.inbox
+            options.settle = SettlePolicy(interval: 0)
+            return options
+        }(), isKnownExtension: knownExtensions)
+        do {
+            _ = try run(inner)
+            Issue.record("a Documents inside its Inbox was used")
+        } catch let error as InboxProcessor.Failure {
+            #expect(error.reason.contains("is inside the Inbox"))
+        }
+    }
+
+    @Test func theCounterGoesBeforeTheExtensionAfterADoubleDot() {
+        let split = NumberedName(FileName("a..pdf"), isKnownExtension: knownExtensions)
+        #expect(split.numbered(1) == FileName("a.-1.pdf"))
+        #expect(NumberedName(FileName(".profile"), isKnownExtension: knownExtensions).numbered(1) == FileName(".profile-1"))
+        #expect(NumberedName(FileName("x...tar.gz"), isKnownExtension: knownExtensions).numbered(2) == FileName("x..-2.tar.gz"))
+    }
+
+    /// A processor used for several passes (as `--watch` does) does not
+    /// remember counters of names that have gone since.
+    @Test func countersAreNotRememberedAcrossPasses() throws {
+        let tree = Tree()
+        tree.write(tree.documents, "report.pdf", "old")
+        let p = processor(tree) { $0.removeEmptyInbox = false }
+        tree.write(tree.inbox, "report.pdf", "first")
+        _ = try run(p)
+        #expect(tree.read(tree.documents, "report-1.pdf") == "first")
+        unlink(tree.documents + "/report-1.pdf")
+        tree.write(tree.inbox, "report.pdf", "second")
+        let (reports, _) = try run(p)
+        #expect(reports[FileName("report.pdf")]?.outcome == .moved(to: FileName("report-1.pdf"), copied: false))
+    }
+}

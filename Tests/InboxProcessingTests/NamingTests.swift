@@ -15,7 +15,7 @@ import Testing
         ("my.report.pdf", "my.report-1.pdf"),
         ("data.v2.unknownext", "data.v2-1.unknownext"),
         ("file.", "file.-1"),
-        ("a..b", "a..b-1"),
+        ("a..b", "a.-1.b"),
         ("-rf.txt", "-rf-1.txt"),
         ("Report.PDF", "Report-1.PDF"),
     ])
