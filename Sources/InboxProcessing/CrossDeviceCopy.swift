@@ -28,8 +28,9 @@ final class CrossDeviceCopy: Placement {
     /// Keeps the source file locked so that two processors do not both copy it.
     private var sourceFD: Int32 = -1
     private var sourceStatus = stat()
-    /// The inode of the published copy.
+    /// The inode and name of the published copy.
     private var publishedInode: ino_t = 0
+    private var published: FileName?
 
     struct Failure: Error { var reason: String; var sourceGone = false }
 
@@ -68,6 +69,12 @@ final class CrossDeviceCopy: Placement {
                 try Self.copyFolder(from: from, to: to, record: &tree, depth: 0)
                 try Self.applyMetadata(info, toFile: to.fd)
                 to.sync()
+                // Published only when whole: an entry added, removed or
+                // changed while the copy was made leaves the folder for the
+                // next run rather than splitting it in two.
+                guard tree.matches(from) else {
+                    throw Failure(reason: "changed while it was being copied; left for the next run")
+                }
             } catch let error as SystemError {
                 throw Failure(reason: error.description)
             } catch let error as Failure {
@@ -105,6 +112,7 @@ final class CrossDeviceCopy: Placement {
             default:
                 if case .success(let placed) = destination.status(of: target) { publishedInode = placed.st_ino }
             }
+            published = target
             self.prepared = nil
             destination.sync()
             return .placed
@@ -143,15 +151,18 @@ final class CrossDeviceCopy: Placement {
             return "copied, but the original was replaced meanwhile and was kept"
         }
         if (now.st_mode & S_IFMT) == S_IFDIR {
-            guard let tree = copied else { return "copied, but the original folder was kept" }
-            do {
-                let folder = try source.openFolder(name, displayPath: name.escaped)
-                if let problem = tree.remove(from: folder) { return "copied, but \(problem)" }
-            } catch {
-                return "copied, but the original could not be opened to remove it: \(error)"
+            guard let tree = copied, let target = published else { return "copied, but the original folder was kept" }
+            let hidden: FileName
+            do { hidden = try FolderMoveJournal.begin(name, in: source, copy: target) } catch {
+                return "copied, but the original folder could not be set aside for removal: \(error)"
             }
-            let removed = name.bytes.withCString { unlinkat(source.fd, $0, AT_REMOVEDIR) }
-            return removed == 0 || errno == ENOENT ? nil : "copied, but the original folder was kept: \(SystemError.current)"
+            do {
+                let folder = try source.openFolder(hidden, displayPath: hidden.escaped)
+                if let problem = tree.remove(from: folder) { return "copied, but \(problem) (a later run finishes it)" }
+            } catch {
+                return "copied, but the original could not be opened to remove it: \(error) (a later run finishes it)"
+            }
+            return FolderMoveJournal.finish(hidden, in: source, originalName: name).map { "copied, but \($0)" }
         }
         let removed = name.bytes.withCString { unlinkat(source.fd, $0, 0) }
         return removed == 0 || errno == ENOENT ? nil : "copied, but the original was kept: \(SystemError.current)"
@@ -323,7 +334,12 @@ final class CrossDeviceCopy: Placement {
 
     private static func copyFolder(from: FolderDescriptor, to: FolderDescriptor, record: inout CopiedTree, depth: Int) throws {
         guard depth < maximumDepth else { throw Failure(reason: "nested deeper than \(maximumDepth) folders") }
-        for entry in try from.names() {
+        // What cannot be removed from the Inbox afterwards is not copied:
+        // every later run would publish another copy of it.
+        guard faccessat(from.fd, ".", W_OK | X_OK, AT_EACCESS) == 0 else {
+            throw Failure(reason: "\(from.path) could not be emptied afterwards (\(SystemError.current)); not copied")
+        }
+        for entry in try from.names() where entry != FolderMoveJournal.journalName {
             guard case .success(let info) = from.status(of: entry) else { throw SystemError.current }
             switch info.st_mode & S_IFMT {
             case S_IFREG:
@@ -389,6 +405,22 @@ struct FileIdentity: Equatable {
 struct CopiedTree {
     var files: [(FileName, FileIdentity)] = []
     var folders: [(FileName, FileIdentity, CopiedTree)] = []
+
+    /// Whether `folder` holds exactly these entries, in the states copied
+    /// (the journal file aside).
+    func matches(_ folder: FolderDescriptor) -> Bool {
+        guard let names = try? folder.names() else { return false }
+        let present = Set(names.filter { $0 != FolderMoveJournal.journalName })
+        guard present == Set(files.map(\.0) + folders.map(\.0)) else { return false }
+        for (name, identity) in files {
+            guard case .success(let info) = folder.status(of: name), FileIdentity(info) == identity else { return false }
+        }
+        for (name, identity, tree) in folders {
+            guard case .success(let info) = folder.status(of: name), info.st_ino == identity.inode,
+                  let inner = try? folder.openFolder(name, displayPath: name.escaped), tree.matches(inner) else { return false }
+        }
+        return true
+    }
 
     func remove(from folder: FolderDescriptor) -> String? {
         for (name, identity) in files {

@@ -88,8 +88,11 @@ public final class InboxProcessor {
         public var gone = 0
         public var failed = 0
         public var inbox: InboxState = .absent
+        /// What a run killed midway left that this one could not finish
+        /// (a folder given back because entries were added, one without its journal).
+        public var recoveryProblems: [String] = []
         /// Something was left behind or failed.
-        public var isComplete: Bool { waiting == 0 && leftInPlace == 0 && failed == 0 }
+        public var isComplete: Bool { waiting == 0 && leftInPlace == 0 && failed == 0 && recoveryProblems.isEmpty }
     }
 
     /// A problem that stops the run: Documents or the Inbox cannot be used.
@@ -133,8 +136,14 @@ public final class InboxProcessor {
         guard let (inbox, parent, inboxName) = try openInbox(documents, &summary, observe) else {
             return summary
         }
+        // What runs killed midway left: removals to finish, partial copies to clear.
+        if !options.dryRun {
+            summary.recoveryProblems = FolderMoveJournal.recover(inbox: inbox, documents: documents)
+        }
         let entries: [(name: FileName, type: UInt8)]
-        do { entries = try inbox.entries().sorted { $0.name < $1.name } } catch {
+        do {
+            entries = try inbox.entries().filter { !FolderMoveJournal.isInternal($0.name) }.sorted { $0.name < $1.name }
+        } catch {
             throw Failure(path: inboxPath, reason: "cannot be read: \(error)")
         }
         observe(.started(itemCount: entries.count))

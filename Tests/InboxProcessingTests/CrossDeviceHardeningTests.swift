@@ -145,3 +145,71 @@ import Testing
         #expect(reports[FileName("report.pdf")]?.outcome == .moved(to: FileName("report-1.pdf"), copied: false))
     }
 }
+
+/// What a run killed in the middle of a cross-device folder move leaves is
+/// finished by the next run, never published again in part.
+@Suite struct InterruptedFolderMoveTests {
+    /// A process number no process has (above the kernel's limit).
+    static let deadPID = "99999999"
+
+    @Test func partialCopiesOfDeadRunsAreRemoved() throws {
+        let tree = Tree()
+        let stale = tree.documents + "/.uti-inbox-\(Self.deadPID)-7-0.partial"
+        mkdir(stale, 0o700)
+        tree.write(stale, "half.txt", "half")
+        let mine = tree.documents + "/.uti-inbox-\(getpid())-7-0.partial"   // a running process's copy
+        mkdir(mine, 0o700)
+        tree.write(tree.inbox, "a.txt", "a")
+        let (_, summary) = try run(processor(tree))
+        #expect(summary.moved == 1)
+        #expect(!tree.exists(stale))
+        #expect(tree.exists(mine))
+    }
+
+    @Test func anInterruptedRemovalIsFinishedNotPublishedAgain() throws {
+        let tree = Tree()
+        // The published copy, and what the killed run had not removed yet.
+        mkdir(tree.documents + "/Pack.app", 0o755)
+        mkdir(tree.documents + "/Pack.app/Contents", 0o755)
+        tree.write(tree.documents + "/Pack.app/Contents", "Info.plist", "info")
+        let hidden = tree.inbox + "/.uti-inbox-removing-\(Self.deadPID)-1-0"
+        mkdir(hidden, 0o755)
+        mkdir(hidden + "/Contents", 0o755)
+        tree.write(hidden + "/Contents", "Info.plist", "info")
+        var copied = tree.status(tree.documents + "/Pack.app/Contents/Info.plist")
+        var times = [copied.st_atim, copied.st_mtim]
+        utimensat(AT_FDCWD, hidden + "/Contents/Info.plist", &times, 0)
+        tree.write(hidden, ".uti-inbox-journal", "Pack.app\u{0}Pack.app")
+        let (reports, summary) = try run(processor(tree))
+        #expect(reports.isEmpty, "\(reports)")
+        #expect(summary.recoveryProblems == [])
+        #expect(!tree.exists(hidden))
+        #expect(tree.textNames(tree.documents) == ["Pack.app"])   // the emptied Inbox went too
+        copied = tree.status(tree.documents + "/Pack.app/Contents/Info.plist")
+        #expect(copied.st_size == 4)
+    }
+
+    @Test func aFolderWithoutItsJournalIsKeptAndReported() throws {
+        let tree = Tree()
+        let hidden = tree.inbox + "/.uti-inbox-removing-\(Self.deadPID)-2-0"
+        mkdir(hidden, 0o755)
+        tree.write(hidden, "data.txt", "keep me")
+        let (reports, summary) = try run(processor(tree))
+        #expect(reports.isEmpty)
+        #expect(summary.recoveryProblems.count == 1 && summary.recoveryProblems[0].contains("without its journal"))
+        #expect(!summary.isComplete)
+        #expect(tree.read(hidden, "data.txt") == "keep me")
+    }
+
+    @Test func aFolderChangedAfterItsCopyNoLongerMatches() throws {
+        let tree = Tree()
+        mkdir(tree.inbox + "/Pack.app", 0o755)
+        tree.write(tree.inbox + "/Pack.app", "one.txt", "1")
+        let folder = try FolderDescriptor.open(tree.inbox + "/Pack.app")
+        var record = CopiedTree()
+        record.files = [(FileName("one.txt"), FileIdentity(tree.status(tree.inbox + "/Pack.app/one.txt")))]
+        #expect(record.matches(folder))
+        tree.write(tree.inbox + "/Pack.app", "two.txt", "2")
+        #expect(!record.matches(folder))
+    }
+}

@@ -154,6 +154,52 @@ func startUTI(_ arguments: [String]) throws -> Process {
         #expect(killed == [], "killed by signals \(killed)")
     }
 
+    /// A package moved across file systems by runs killed at random
+    /// moments (copying, publishing, removing the source) ends up in
+    /// Documents exactly once and whole, with nothing left over.
+    @Test func killedCrossDeviceFolderMovesEndWhole() throws {
+        var shm = stat(), tmp = stat()
+        guard stat("/dev/shm", &shm) == 0, stat(NSTemporaryDirectory(), &tmp) == 0, shm.st_dev != tmp.st_dev else { return }
+        let files = 2_000
+        func package(_ remote: InboxTree, _ name: String) throws {
+            try FileManager.default.createDirectory(atPath: remote.inbox + "/\(name)/Contents/Resources", withIntermediateDirectories: true)
+            for i in 0..<files { remote.write(remote.inbox + "/\(name)/Contents/Resources", "f\(i).txt", "\(name) \(i)") }
+        }
+        // How long one whole move takes here.
+        let calibration = try InboxTree(), calibrationRemote = try InboxTree(base: "/dev/shm")
+        try package(calibrationRemote, "C.app")
+        let started = Date()
+        _ = try Run("inbox", calibration.documents, "--inbox", calibrationRemote.inbox, "--settle", "0", "--no-system")
+        let whole = Date().timeIntervalSince(started)
+        for round in 0..<6 {
+            let tree = try InboxTree(), remote = try InboxTree(base: "/dev/shm")
+            try package(remote, "P.app")
+            let process = try startUTI(["inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--no-system"])
+            if round % 2 == 0 {
+                usleep(UInt32(Double.random(in: 0.05...1.1) * whole * 1_000_000))
+            } else {
+                // Killed once the source has begun to go: the copy is published and the removal under way.
+                let deadline = Date().addingTimeInterval(20)
+                while Date() < deadline {
+                    let sources = ((try? FileManager.default.contentsOfDirectory(atPath: remote.inbox)) ?? [])
+                        .map { remote.inbox + "/" + $0 + "/Contents/Resources" }
+                    let left = sources.map { (try? FileManager.default.contentsOfDirectory(atPath: $0).count) ?? files }.min() ?? files
+                    if left < files - 50 { break }
+                    usleep(200)
+                }
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let last = try Run("inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--no-system")
+            #expect(last.status == 0, "round \(round): \(last.stdout) \(last.stderr)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: tree.documents).filter { $0 != "Inbox" }
+            #expect(names == ["P.app"], "round \(round): \(names)")
+            let copied = try FileManager.default.contentsOfDirectory(atPath: tree.documents + "/P.app/Contents/Resources")
+            #expect(copied.count == files, "round \(round): \(copied.count) of \(files) files")
+            #expect(!FileManager.default.fileExists(atPath: remote.inbox), "round \(round): the Inbox is left")
+        }
+    }
+
     @Test func badArgumentsAndUnusableFoldersExitWithStatus2() throws {
         let tree = try InboxTree()
         let missing = try Run("inbox", tree.root + "/nope")

@@ -238,6 +238,7 @@ struct InboxPrinter {
 
     mutating func finishPass(_ summary: InboxProcessor.Summary) {
         endProgress()
+        for problem in summary.recoveryProblems { Console.error("uti: \(problem)") }
         if json { return }
         let total = summary.moved + summary.waiting + summary.leftInPlace + summary.gone + summary.failed
         if total > 0 { print(Self.summaryLine(summary, dryRun: dryRun)) }
@@ -253,6 +254,7 @@ struct InboxPrinter {
 
     mutating func finish(_ summary: InboxProcessor.Summary, inboxPath: String) {
         endProgress()
+        for problem in summary.recoveryProblems { Console.error("uti: \(problem)") }
         if json {
             print(JSON.object([
                 ("documents", .string(documents)),
