@@ -7,7 +7,8 @@
 #
 # Work lives in .build-fuzz/: seeds/DRIVER (made once from this machine's
 # files by tools/fuzz/make-seeds.py), corpus/DRIVER (what libFuzzer keeps),
-# crashes/DRIVER (crashing, leaking, slow and out-of-memory inputs),
+# crashes/DRIVER (crashing, leaking, slow and out-of-memory inputs: every run
+# stops an input past 10 s or 512 MB, low enough to catch amplification),
 # logs/, and runs.tsv (one line per run: start, driver, seconds, executions,
 # status). Exits with libFuzzer's status: 0 when the run ended with no
 # finding.
@@ -67,7 +68,7 @@ export SWIFT_BACKTRACE=enable=no
 log=$work/logs/$driver-$(date +%Y%m%d-%H%M%S).log
 start=$(date +%s)
 set +e
-"$binary" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+"$binary" -timeout=10 -rss_limit_mb=512 -malloc_limit_mb=512 -print_final_stats=1 \
   -artifact_prefix="$work/crashes/$driver/" "$@" "$work/corpus/$driver" "$seeds" 2>&1 | tee "$log" | grep -E '^(#[0-9]+ +(INITED|DONE|pulse))|ERROR|SUMMARY|Test unit written|^Done' 
 status=${PIPESTATUS[0]}
 set -e
