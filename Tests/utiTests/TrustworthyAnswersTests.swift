@@ -215,3 +215,45 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         }
     }
 }
+
+/// Inputs built to make the work explode, through the command line, with
+/// time and memory bounds.
+@Suite struct AmplificationBoundsTests {
+    @Test func aMillionReferencesAndATwentyThousandTypeChainStayBounded() throws {
+        let dir = NSTemporaryDirectory() + "uti-amplify-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir + "/uti/types", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // A 1 MB binary plist whose array names one 100 KB string a million times.
+        var plist = Array("bplist00".utf8)
+        plist += [0xAF, 0x12] + withUnsafeBytes(of: UInt32(1_000_000).bigEndian, Array.init) + [UInt8](repeating: 1, count: 1_000_000)
+        let stringAt = plist.count
+        plist += [0x5F, 0x12] + withUnsafeBytes(of: UInt32(100_000).bigEndian, Array.init) + [UInt8](repeating: 0x78, count: 100_000)
+        let tableAt = plist.count
+        plist += withUnsafeBytes(of: UInt32(8).bigEndian, Array.init) + withUnsafeBytes(of: UInt32(stringAt).bigEndian, Array.init)
+        plist += [0, 0, 0, 0, 0, 0, 4, 1] + withUnsafeBytes(of: UInt64(2).bigEndian, Array.init)
+        plist += withUnsafeBytes(of: UInt64(0).bigEndian, Array.init) + withUnsafeBytes(of: UInt64(tableAt).bigEndian, Array.init)
+        FileManager.default.createFile(atPath: dir + "/uti/types/amplified.plist", contents: Data(plist))
+        // 20,000 declarations, each conforming to the one before.
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict><key>UTExportedTypeDeclarations</key><array>"
+        for i in 0..<20_000 {
+            let parent = i == 0 ? "public.data" : "com.example.chain.t\(i - 1)"
+            xml += "<dict><key>UTTypeIdentifier</key><string>com.example.chain.t\(i)</string><key>UTTypeConformsTo</key><string>\(parent)</string><key>UTTypeTagSpecification</key><dict><key>public.filename-extension</key><string>ch\(i)</string></dict></dict>"
+        }
+        xml += "</array></dict></plist>\n"
+        try xml.write(toFile: dir + "/chain.plist", atomically: false, encoding: .utf8)
+
+        let started = Date()
+        // Found in a uti/types folder: skipped with its error; the lookup answers.
+        let skipped = try Run(["jpg", "-b"], environment: ["XDG_DATA_HOME": dir, "UTI_CACHE_DIR": dir + "/cache"])
+        let validate = try Run("validate", dir + "/uti/types/amplified.plist")
+        let conforms = try Run(["conforms", "--declarations", dir + "/chain.plist", "ch19999", "com.example.chain.t0"], environment: ["UTI_CACHE_DIR": dir + "/cache"])
+        #expect(Date().timeIntervalSince(started) < 60)
+        #expect(validate.status == 1 && validate.stdout.contains("expand past 67108864 bytes"))
+        #expect(skipped.stdout == "public.jpeg\n" && skipped.stderr.contains("the file is skipped"))
+        #expect(conforms.status == 0, "\(conforms.stderr)")
+        // No child of this test process (these among them) held 512 MB.
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+        #expect(usage.ru_maxrss < 512 * 1024, "a child reached \(usage.ru_maxrss) KB")
+    }
+}
