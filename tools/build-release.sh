@@ -7,8 +7,10 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 if ! pkg-config --exists libxml-2.0 2>/dev/null || [ ! -e "$(pkg-config --variable=libdir libxml-2.0)/libxml2.a" ]; then
-    if [ "$(id -u)" = 0 ]; then apt-get install -y -qq libxml2-dev >/dev/null
-    else sudo apt-get install -y -qq libxml2-dev >/dev/null; fi
+    # A new machine's package lists are empty: update them first.
+    if [ "$(id -u)" = 0 ]; then apt-get update -qq >/dev/null && apt-get install -y -qq libxml2-dev >/dev/null
+    else sudo apt-get update -qq >/dev/null && sudo apt-get install -y -qq libxml2-dev >/dev/null; fi \
+    || { echo "build-release.sh: cannot install libxml2-dev (apt-get failed); nothing was built" >&2; exit 1; }
 fi
 command -v swift >/dev/null 2>&1 || PATH=/opt/swift/usr/bin:$PATH
 # libxml2's own dependencies, in the order a static link needs them.
