@@ -48,6 +48,12 @@ def main():
         }],
     }
     write("cookbook-binary-Info.plist", plistlib.dumps(cookbook, fmt=plistlib.FMT_BINARY))
+    # The facts of Data/CoreTypes.plist as one real-sized bplist00: plistlib
+    # writes each repeated string once and names it from every place it
+    # occurs, as Apple's writer does for CoreTypes' own Info.plist.
+    with open(os.path.join(ROOT, "Data/CoreTypes.plist"), "rb") as f:
+        coretypes = plistlib.load(f)
+    write("coretypes.bplist", plistlib.dumps(coretypes, fmt=plistlib.FMT_BINARY, sort_keys=False))
     # An array that contains itself.
     write("cyclic.bplist", assemble([b"\xa1\x00"]))
     # A dictionary referenced twice from an array.

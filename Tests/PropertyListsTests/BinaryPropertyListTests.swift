@@ -57,14 +57,25 @@ private func fixture(_ name: String) throws -> [UInt8] {
         }
     }
 
-    @Test func readsApplesOwnCoreTypes() throws {
-        // The reference CoreTypes Info.plist is a real Apple bplist00 with shared strings.
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../shared/reference/coretypes-macos12.plist").standardized.path
-        try #require(FileManager.default.fileExists(atPath: path))
-        let value = try PropertyList.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
-        #expect(value["UTExportedTypeDeclarations"]?.arrayValue?.count == 667)
+    /// A real-sized bplist00 in which repeated strings are stored once and
+    /// named from every place they occur (the facts of Data/CoreTypes.plist,
+    /// written by tools/make-plist-fixtures.py as Apple's writer lays out
+    /// CoreTypes' own Info.plist).
+    @Test func readsARealSizedFileWithSharedStrings() throws {
+        let bytes = try fixture("coretypes.bplist")
+        #expect(bytes.count > 100_000)
+        let value = try PropertyList.parse(bytes)
+        let exported = try #require(value["UTExportedTypeDeclarations"]?.arrayValue)
+        #expect(exported.count == 667)
         #expect(value["UTImportedTypeDeclarations"]?.arrayValue?.count == 206)
+        // "public.data" is one object in the file and a parent of many types.
+        let dataChildren = exported.filter { declaration in
+            declaration["UTTypeConformsTo"].map { conforms in
+                conforms.arrayValue?.contains { $0.value == .string("public.data") } ?? (conforms.value == .string("public.data"))
+            } ?? false
+        }
+        #expect(dataChildren.count == 81)
+        #expect(bytes.count(of: Array("public.data".utf8)) < 5)
     }
 }
 
@@ -105,5 +116,13 @@ private func fixture(_ name: String) throws -> [UInt8] {
         let small = try PropertyList.parse(Self.amplified(references: 100, length: 1_000))
         guard case .array(let items) = small.value else { Issue.record("not an array"); return }
         #expect(items.count == 100)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// How many times `needle` occurs.
+    func count(of needle: [UInt8]) -> Int {
+        guard !needle.isEmpty, needle.count <= count else { return 0 }
+        return (0...(count - needle.count)).filter { self[$0..<($0 + needle.count)].elementsEqual(needle) }.count
     }
 }
