@@ -179,7 +179,7 @@ def main():
     args = parser.parse_args()
     for tool in ["gio"] + ([] if args.machine_only else ["update-desktop-database"]):
         if shutil.which(tool) is None:
-            sys.exit(f"{tool} is missing (apt-get install libglib2.0-bin desktop-file-utils)")
+            sys.exit(f"{tool} is missing (apt-get update && apt-get install libglib2.0-bin desktop-file-utils)")
     uti = args.uti
     if uti is None:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

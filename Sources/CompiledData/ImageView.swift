@@ -31,8 +31,8 @@ final class ImageStorage: @unchecked Sendable {
     /// a short read (an error) here, where a mapping would kill the process
     /// with SIGBUS on the next touch of a page past the new end.
     init(reading fd: Int32, count: Int) throws(ImageError) {
-        // Anonymous memory populated in one call: cheaper than faulting in
-        // a fresh allocation page by page while the bytes are copied.
+        // Anonymous memory, populated in one call rather than faulted in
+        // page by page while the bytes are copied.
         let length = max(count, 1)
         guard let memory = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0),
               memory != MAP_FAILED else {

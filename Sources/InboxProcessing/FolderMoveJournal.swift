@@ -23,8 +23,12 @@ enum FolderMoveJournal {
 
     /// Whether `name` is one of the processor's own hidden entries, never a document.
     static func isInternal(_ name: FileName) -> Bool {
-        name.bytes.starts(with: removingPrefix) || name == journalName
-            || (name.bytes.starts(with: partialPrefix) && name.bytes.reversed().starts(with: Array(".partial".utf8).reversed()))
+        name.bytes.starts(with: removingPrefix) || name == journalName || isPartialCopy(name)
+    }
+
+    /// Whether `name` is an unpublished copy (`.uti-inbox-PID-N.partial`).
+    static func isPartialCopy(_ name: FileName) -> Bool {
+        name.bytes.starts(with: partialPrefix) && name.bytes.reversed().starts(with: Array(".partial".utf8).reversed())
     }
 
     /// Marks `name` in `inbox` (a published copy's source) as being removed:
@@ -72,8 +76,7 @@ enum FolderMoveJournal {
     /// for each entry it could not finish.
     static func recover(inbox: FolderDescriptor, documents: FolderDescriptor) -> [String] {
         var problems: [String] = []
-        for name in (try? documents.names()) ?? [] where name.bytes.starts(with: partialPrefix)
-            && name.bytes.reversed().starts(with: Array(".partial".utf8).reversed()) && !ownerIsRunning(name, prefix: partialPrefix) {
+        for name in (try? documents.names()) ?? [] where isPartialCopy(name) && !ownerIsRunning(name, prefix: partialPrefix) {
             CrossDeviceCopy.removeTree(in: documents.fd, name)
         }
         for name in (try? inbox.names()) ?? [] where name.bytes.starts(with: removingPrefix) && !ownerIsRunning(name, prefix: removingPrefix) {

@@ -23,24 +23,20 @@ struct OpenFileScan: Sendable {
     /// Reads every process of `/proc`.
     static func scan(procRoot: String = "/proc") -> OpenFileScan {
         var result = OpenFileScan()
-        guard let proc = opendir(procRoot) else { result.complete = false; return result }
-        defer { closedir(proc) }
-        while let entry = readdir(proc) {
-            let pid = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard !pid.isEmpty, pid.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { continue }
-            let fdPath = "\(procRoot)/\(pid)/fd"
-            guard let fds = opendir(fdPath) else {
+        guard let processes = try? FolderDescriptor.open(procRoot).names() else { result.complete = false; return result }
+        for pid in processes where !pid.bytes.isEmpty && pid.bytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+            let fdPath = "\(procRoot)/\(pid.escaped)/fd"
+            let descriptors: [FileName]
+            do { descriptors = try FolderDescriptor.open(fdPath).names() } catch {
                 // A process that ended meanwhile hides nothing.
-                if errno != ENOENT { result.complete = false }
+                if error.code != ENOENT { result.complete = false }
                 continue
             }
-            defer { closedir(fds) }
-            while let fdEntry = readdir(fds) {
-                let fd = withUnsafeBytes(of: fdEntry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                guard !fd.isEmpty, fd.first != "." else { continue }
+            for fd in descriptors {
                 var info = stat()
-                guard stat(fdPath + "/" + fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-                      let flags = openFlags("\(procRoot)/\(pid)/fdinfo/\(fd)"), flags & O_ACCMODE != O_RDONLY else { continue }
+                guard stat(fdPath + "/" + fd.escaped, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+                      let flags = openFlags("\(procRoot)/\(pid.escaped)/fdinfo/\(fd.escaped)"),
+                      flags & O_ACCMODE != O_RDONLY else { continue }
                 result.writers.insert(Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
             }
         }

@@ -11,9 +11,9 @@ import CLinuxCalls
 /// (checked with a read lease, which the kernel refuses while the file is
 /// open for writing; where a lease cannot be taken, through the open files
 /// of the processes under /proc; when neither can tell, the file waits
-/// until unchanged for `writerWindow`). A file unchanged for longer is taken even when a program
-/// holds it open, so that one that keeps files open without writing them
-/// cannot hold them back forever.
+/// until unchanged for `writerWindow`). A file unchanged for longer is
+/// taken even when a program holds it open, so that one that keeps files
+/// open without writing them cannot hold them back forever.
 public struct SettlePolicy: Sendable {
     public var interval: Double
     public var checkWriters: Bool

@@ -177,12 +177,6 @@ public struct FileTyping: Sendable {
         return data.withUnsafeBytes { guess(name: name, data: $0) }
     }
 
-    /// Whether something (a file, folder, link, …) is at `path`.
-    public static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return !path.isEmpty && lstat(path, &info) == 0
-    }
-
     /// The type of what is at `path`, as `type(forPath:options:)` gives it,
     /// refusing a path where nothing is (rather than typing its name).
     public func type(ofExistingPath path: String, options: Options = Options()) throws(Failure) -> Result {

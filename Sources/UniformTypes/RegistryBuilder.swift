@@ -360,7 +360,8 @@ public struct RegistryBuilder {
         // types of Apple's tree their media type and generic icon name
         // (`SystemTypePlacement`) unless a parent already leads there, and
         // `public.data` (`inode/*`: `public.item`) when nothing else.
-        guard let data = slotOf["public.data"].map({ winners[$0].identifier }) else { return }
+        guard let dataSlot = slotOf["public.data"] else { return }
+        let itemSlot = slotOf["public.item"] ?? dataSlot
         var roots: [Int: [Int]] = [:]
         for (slot, record) in created {
             var parents: [String] = []
@@ -392,8 +393,6 @@ public struct RegistryBuilder {
             }
             return false
         }
-        let item = slotOf["public.item"].map { winners[$0].identifier } ?? data
-        let dataSlot = slotOf["public.data"]!, itemSlot = slotOf["public.item"] ?? dataSlot
         for (slot, record) in created {
             var parents = winners[slot].conformsTo
             let parentSlots = parents.compactMap { slotOf[$0.lowercased()] }
@@ -408,7 +407,7 @@ public struct RegistryBuilder {
             let media = TagClass.mimeType.normalize(record.mimeType).split(separator: "/").first ?? ""
             let base = media == "inode" ? itemSlot : dataSlot
             let reachesBase = implied(base) || added.contains { leads($0, to: base, deciding: slot) }
-            if parents.isEmpty || (media != "inode" && !reachesBase) { parents.append(media == "inode" ? item : data) }
+            if parents.isEmpty || (media != "inode" && !reachesBase) { parents.append(winners[base].identifier) }
             winners[slot].conformsTo = parents
             roots[slot] = nil
         }

@@ -167,26 +167,23 @@ public struct RegistryCache: Sendable {
     /// files of interrupted saves. Only this folder's regular files named
     /// `registry-*.img` (and `registry-*.img.XXXXXX`) are touched.
     func removeStale(keeping current: String) {
-        guard let dir = opendir(directory) else { return }
-        defer { closedir(dir) }
-        var images: [(name: String, modified: Int)] = []
+        var images: [(path: String, modified: Int)] = []
         let now = time(nil)
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name.hasPrefix("registry-"), directory + "/" + name != current else { continue }
+        for raw in DirectoryListing.names(in: directory) ?? [] {
+            guard let name = String(validating: raw, as: UTF8.self), name.hasPrefix("registry-") else { continue }
+            let path = directory + "/" + name
             var info = stat()
-            guard fstatat(dirfd(dir), name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+            guard path != current, lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
                   info.st_uid == geteuid() else { continue }
-            let age = now - info.st_mtim.tv_sec
             if name.hasSuffix(".img") {
-                images.append((name, info.st_mtim.tv_sec))
-            } else if name.contains(".img."), age > Self.staleTemporaryAge {
-                unlinkat(dirfd(dir), name, 0)
+                images.append((path, info.st_mtim.tv_sec))
+            } else if name.contains(".img."), now - info.st_mtim.tv_sec > Self.staleTemporaryAge {
+                unlink(path)
             }
         }
         images.sort { $0.modified > $1.modified }
         for (index, image) in images.enumerated() where index >= Self.keptImages - 1 || now - image.modified > Self.staleAge {
-            unlinkat(dirfd(dir), image.name, 0)
+            unlink(image.path)
         }
     }
 

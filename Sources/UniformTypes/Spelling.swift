@@ -80,17 +80,4 @@ extension TypeRegistry {
         return scored.sorted { ($0.score, $0.rank, $0.identifier.count, $0.identifier) < ($1.score, $1.rank, $1.identifier.count, $1.identifier) }
             .prefix(limit).map(\.identifier)
     }
-
-    /// The classes of the tags the registry holds, in the order first seen.
-    public var tagClasses: [TagClass] {
-        (0..<tagClassCount).compactMap { image.string(at: tagClassesStart + $0 * 3).map { TagClass($0) } }
-    }
-
-    /// Whether any declared type claims `tag` (an extension when it is not
-    /// MIME syntax, else a MIME type), system data included.
-    public func claims(tag: String) -> Bool {
-        let tagClass: TagClass = tag.contains("/") ? .mimeType : .filenameExtension
-        let normalized = tagClass.normalize(tag)
-        return !normalized.isEmpty && claimantCount(normalized, tagClass) > 0
-    }
 }

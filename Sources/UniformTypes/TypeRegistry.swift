@@ -255,6 +255,19 @@ public final class TypeRegistry: Sendable {
         return (min(Int(word & ~RegistryImage.systemOnlyTag), count), Int(at) + 1, word & RegistryImage.systemOnlyTag != 0)
     }
 
+    /// The classes of the tags the registry holds, in the order first seen.
+    public var tagClasses: [TagClass] {
+        (0..<tagClassCount).compactMap { image.string(at: tagClassesStart + $0 * 3).map { TagClass($0) } }
+    }
+
+    /// Whether any declared type claims `tag` (an extension when it is not
+    /// MIME syntax, else a MIME type), system data included.
+    public func claims(tag: String) -> Bool {
+        let tagClass: TagClass = tag.contains("/") ? .mimeType : .filenameExtension
+        let normalized = tagClass.normalize(tag)
+        return !normalized.isEmpty && claimantCount(normalized, tagClass) > 0
+    }
+
     /// Whether some type declares `tag` itself (not only system data).
     public func declaresTag(_ tag: String, tagClass: TagClass) -> Bool {
         let list = claimantList(tagClass.normalize(tag), tagClass)

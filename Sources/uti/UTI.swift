@@ -19,8 +19,8 @@ struct UTI: ParsableCommand {
           uti image/png --json             the same for a MIME type, as JSON
           uti file report.pdf notes.md     the type of paths, by name
           uti conforms jpg public.image    exit 0 when jpg is an image
-          uti conforms --file a.dat public.image   the same for a file, by name and content
-          find . -type f | uti filter public.image   the paths that are images
+          uti conforms --file a.dat public.image   the same for a file
+          find . -type f | uti filter public.image   the paths of images
           uti tags public.image --class extension --descendants
           uti graph public.image > image.dot
           uti validate MyApp/Info.plist

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PropertyLists
 import UniformTypes
 
 struct Conforms: ParsableCommand {
@@ -38,7 +39,7 @@ struct Conforms: ParsableCommand {
                         file: Bool = false, follow: Bool = false) throws -> Int32 {
         let b = try QueryResolver(registry: resolver.registry).declaredArgument(supertype, "SUPERTYPE")
         let a: UTType
-        if file || (!resolver.knows(type) && FileTyping.exists(type)) {
+        if file || (!resolver.knows(type) && FileStatus.exists(type)) {
             let typing = FileTyping(registry: resolver.registry)
             do {
                 a = try typing.type(ofExistingPath: type, options: FileTyping.Options(followSymbolicLinks: follow)).type
