@@ -43,6 +43,8 @@ public struct FileTyping: Sendable {
         public var sniffPriority: Int?
         /// For a folder checked with `treeMagic`: the `x-content/*` types it matches.
         public var contentTypes: [String] = []
+        /// False when nothing is at the path, so only its name was typed.
+        public var exists = true
     }
 
     public struct Options: Sendable {
@@ -65,6 +67,10 @@ public struct FileTyping: Sendable {
         public var path: String
         public var reason: String
         public var description: String { "\(path): \(reason)" }
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
     }
 
     public let registry: TypeRegistry
@@ -144,7 +150,11 @@ public struct FileTyping: Sendable {
         let found = options.followSymbolicLinks ? stat(path, &info) : lstat(path, &info)
         let name = Self.fileName(of: path)
         guard found == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return type(forName: name) }
+            if errno == ENOENT || errno == ENOTDIR {
+                var result = type(forName: name)
+                result.exists = false
+                return result
+            }
             throw Failure(path: path, reason: String(cString: strerror(errno)))
         }
         switch info.st_mode & S_IFMT {
@@ -185,6 +195,25 @@ public struct FileTyping: Sendable {
             throw Failure(path: path, reason: path.isEmpty ? "empty path" : String(cString: strerror(errno)))
         }
         return try type(forPath: path, options: options)
+    }
+
+    /// The type of unnamed content (standard input, `uti file -`): its
+    /// first bytes alone, as GIO guesses data without a name; nothing at all
+    /// is `application/x-zerosize`.
+    public func type(ofContent data: [UInt8]) -> Result {
+        guard !data.isEmpty else {
+            return Result(type: type(ofMIME: Self.emptyMIMEType), mimeType: Self.emptyMIMEType, basis: .fileSystem,
+                          certain: true)
+        }
+        return data.withUnsafeBytes { guess(name: "", data: $0) }
+    }
+
+    /// The character set `file -i` would name for the first `limit` bytes
+    /// of the regular file at `path` (see `TextCharset`).
+    public static func charset(ofFileAt path: String, limit: Int = TextCharset.defaultLimit,
+                               follow: Bool = false) throws(Failure) -> String {
+        let bytes = try readPrefix(path, count: limit, follow: follow)
+        return TextCharset.name(of: bytes, truncated: bytes.count == limit)
     }
 
     /// A type only a declared extension gave (no glob knows the name) stands
@@ -311,13 +340,19 @@ public struct FileTyping: Sendable {
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             throw Failure(path: path, reason: "is no longer a regular file")
         }
+        return try readPrefix(of: fd, count: count, label: path)
+    }
+
+    /// Up to `count` bytes read from `fd` until end of file (standard input
+    /// for `uti file -`); `label` names it in the error.
+    public static func readPrefix(of fd: Int32, count: Int, label: String) throws(Failure) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw Failure(path: path, reason: "cannot read: \(String(cString: strerror(errno)))")
+                throw Failure(path: label, reason: "cannot read: \(String(cString: strerror(errno)))")
             }
             if n == 0 { break }
             filled += n

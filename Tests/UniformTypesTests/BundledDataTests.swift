@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PropertyLists
 @testable import UniformTypes
 
 @Suite struct BundledDataTests {
@@ -7,12 +8,12 @@ import Testing
 
     @Test func carriesEveryCoreTypesDeclarationAndTheAdditions() {
         let all = BundledDeclarations.all
-        #expect(all.count == 898)
+        #expect(all.count == 900)
         let core = all.filter { $0.origin.file == "Data/CoreTypes.plist" }
         #expect(core.filter { $0.kind == .exported }.count == 667)
         #expect(core.filter { $0.kind == .imported }.count == 206)
-        #expect(all.filter { $0.origin.file == "Data/Additions.plist" }.count == 25)
-        #expect(registry.count == 898)
+        #expect(all.filter { $0.origin.file == "Data/Additions.plist" }.count == 27)
+        #expect(registry.count == 900)
         let extensions = Set(all.flatMap { $0.tags(.filenameExtension) }.map { $0.lowercased() })
         let mimeTypes = Set(all.flatMap { $0.tags(.mimeType) }.map { $0.lowercased() })
         #expect(extensions.count > 450)
@@ -23,8 +24,25 @@ import Testing
         #expect(registry.diagnostics.filter { $0.severity == .error }.isEmpty)
     }
 
+    /// Every bundled type describes itself: its own description, or the one
+    /// `Data/Descriptions.plist` gives it.
+    @Test func everyBundledTypeHasADescription() {
+        let undescribed = BundledDeclarations.all.filter { ($0.description ?? "").isEmpty }.map(\.identifier)
+        #expect(undescribed.isEmpty)
+        #expect(registry.declaredType("public.plain-text")?.localizedDescription == "plain text document")
+        #expect(registry.declaredType("com.apple.macbookair-2020-gold")?.localizedDescription == "MacBook Air (2020, gold)")
+        #expect(registry.declaredType("public.jpeg")?.localizedDescription == "JPEG image")
+    }
+
     /// The compiled literal and the `Data/` files say the same thing.
     @Test func compiledDeclarationsMatchTheDataFiles() throws {
+        let descriptionsFile = Fixtures.repositoryRoot.appendingPathComponent("Data/Descriptions.plist")
+        let table = try PropertyList.parse(Array(Data(contentsOf: descriptionsFile)))
+        var extraDescriptions: [String: String] = [:]
+        for entry in table.dictionaryValue ?? [] {
+            extraDescriptions[entry.key] = entry.value["UTTypeDescription"]?.stringValue
+        }
+        #expect(extraDescriptions.count == 163)
         var fromXML: [TypeDeclaration] = []
         for file in BundledDeclarations.files {
             let path = Fixtures.repositoryRoot.appendingPathComponent(file).path
@@ -34,6 +52,7 @@ import Testing
                 var d = $0
                 d.origin.file = file
                 d.iconName = nil
+                if d.description == nil { d.description = extraDescriptions[d.identifier] }
                 return d
             }
         }

@@ -179,8 +179,8 @@ func fixture(_ name: String) -> String {
     @Test func fileByName() throws {
         let run = try Run("file", "photo.JPG", "a.tar.gz", "/")
         #expect(run.lines == [
-            "photo.JPG: public.jpeg (image/jpeg, JPEG image) by name",
-            "a.tar.gz: org.gnu.gnu-zip-archive (application/x-gzip, GZip archive) by name",
+            "photo.JPG: public.jpeg (image/jpeg, JPEG image) by name; no such file",
+            "a.tar.gz: org.gnu.gnu-zip-archive (application/x-gzip, GZip archive) by name; no such file",
             "/: public.folder (folder) by file-system",
         ])
         let json = try #require(try Run("file", "--json", "x.md").json() as? [[String: Any]])

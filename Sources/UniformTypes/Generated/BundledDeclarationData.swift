@@ -3,7 +3,7 @@
 enum BundledDeclarationData {
     static let files: [String] = ["Data/CoreTypes.plist", "Data/Additions.plist"]
 
-    static let count = 898
+    static let count = 900
 
     static let records = """
 E\t0\t7\tpublic.item\t\t\titem\t\t
@@ -11,17 +11,17 @@ E\t0\t13\tpublic.data\tpublic.item\tcom.apple.ostype\u{1E}sbFl\u{1D}public.mime-
 E\t0\t34\tpublic.directory\tpublic.item\t\tdirectory\t\t
 E\t0\t44\tpublic.content\t\t\tcontent\t\t
 E\t0\t50\tpublic.composite-content\tpublic.content\t\tcontent\t\t
-E\t0\t60\tpublic.named-pipe\tpublic.item\t\t\t\t
-E\t0\t68\tpublic.character-special\tpublic.item\t\t\t\t
-E\t0\t76\tpublic.block-special\tpublic.item\t\t\t\t
-E\t0\t84\tpublic.socket\tpublic.item\t\t\t\t
+E\t0\t60\tpublic.named-pipe\tpublic.item\t\tpipe\t\t
+E\t0\t68\tpublic.character-special\tpublic.item\t\tcharacter device\t\t
+E\t0\t76\tpublic.block-special\tpublic.item\t\tblock device\t\t
+E\t0\t84\tpublic.socket\tpublic.item\t\tsocket\t\t
 E\t0\t92\tpublic.executable\t\t\texecutable\t\t
 E\t0\t98\tpublic.unix-executable\tpublic.data\u{1F}public.executable\tcom.apple.ostype\u{1E}xTol\tUnix executable\t\t
 E\t0\t116\tcom.apple.application\tpublic.executable\t\tapplication\t\t
 E\t0\t126\tpublic.archive\t\t\tfile archive\t\t
 E\t0\t132\tpublic.bookmark\t\tcom.apple.ostype\u{1E}bmrk\tBookmark\t\t
 E\t0\t145\tpublic.database\t\t\tdatabase\t\t
-E\t0\t151\tcom.apple.csstore\tpublic.data\u{1F}public.database\tpublic.filename-extension\u{1E}csstore\t\t\t
+E\t0\t151\tcom.apple.csstore\tpublic.data\u{1F}public.database\tpublic.filename-extension\u{1E}csstore\tLaunch Services database\t\t
 E\t0\t167\tpublic.presentation\tpublic.composite-content\t\tpresentation\t\t
 E\t0\t177\tpublic.spreadsheet\tpublic.content\t\tSpreadsheet\t\t
 E\t0\t187\tcom.apple.iCloud\tpublic.item\tcom.apple.ostype\u{1E}sbIC\tiCloud\t\t
@@ -46,14 +46,14 @@ E\t0\t470\tpublic.vcard\tpublic.text\u{1F}public.contact\tcom.apple.ostype\u{1E}
 E\t0\t505\tcom.apple.shazamsignature\tpublic.data\tpublic.filename-extension\u{1E}shazamsignature\tShazam Signature Data\t\t
 E\t0\t522\tcom.apple.shazamcatalog\tpublic.data\tpublic.filename-extension\u{1E}shazamcatalog\tShazam Catalog\t\t
 E\t0\t539\tpublic.text\tpublic.data\u{1F}public.content\t\ttext\t\t
-E\t0\t550\tpublic.plain-text\tpublic.text\tpublic.mime-type\u{1E}text/plain\u{1D}public.filename-extension\u{1E}txt\u{1F}text\t\t\t
-E\t0\t570\tpublic.utf8-plain-text\tpublic.plain-text\tcom.apple.nspboard-type\u{1E}NSStringPboardType\u{1D}com.apple.ostype\u{1E}utf8\u{1D}public.mime-type\u{1E}text/plain;charset=utf-8\u{1F}text/plain;charset=\"utf-8\"\t\t\t
-E\t0\t594\tpublic.utf16-external-plain-text\tpublic.plain-text\tcom.apple.ostype\u{1E}ut16\t\t\t
-E\t0\t609\tpublic.utf16-plain-text\tpublic.plain-text\tcom.apple.ostype\u{1E}utxt\u{1D}public.mime-type\u{1E}text/plain;charset=utf-16\u{1F}text/plain;charset=\"utf-16\"\t\t\t
-E\t0\t629\tcom.apple.traditional-mac-plain-text\tpublic.plain-text\tcom.apple.ostype\u{1E}TEXT\u{1F}ttro\t\t\t
-E\t0\t645\tpublic.case-insensitive-text\tpublic.text\t\t\t\t
+E\t0\t550\tpublic.plain-text\tpublic.text\tpublic.mime-type\u{1E}text/plain\u{1D}public.filename-extension\u{1E}txt\u{1F}text\tplain text document\t\t
+E\t0\t570\tpublic.utf8-plain-text\tpublic.plain-text\tcom.apple.nspboard-type\u{1E}NSStringPboardType\u{1D}com.apple.ostype\u{1E}utf8\u{1D}public.mime-type\u{1E}text/plain;charset=utf-8\u{1F}text/plain;charset=\"utf-8\"\tUTF-8 plain text\t\t
+E\t0\t594\tpublic.utf16-external-plain-text\tpublic.plain-text\tcom.apple.ostype\u{1E}ut16\tUTF-16 plain text (external byte order)\t\t
+E\t0\t609\tpublic.utf16-plain-text\tpublic.plain-text\tcom.apple.ostype\u{1E}utxt\u{1D}public.mime-type\u{1E}text/plain;charset=utf-16\u{1F}text/plain;charset=\"utf-16\"\tUTF-16 plain text\t\t
+E\t0\t629\tcom.apple.traditional-mac-plain-text\tpublic.plain-text\tcom.apple.ostype\u{1E}TEXT\u{1F}ttro\ttraditional Mac plain text\t\t
+E\t0\t645\tpublic.case-insensitive-text\tpublic.text\t\tcase-insensitive text\t\t
 E\t0\t653\tpublic.log\tpublic.item\t\tLog file\t\t
-E\t0\t663\tcom.apple.log\tpublic.plain-text\u{1F}public.log\tpublic.filename-extension\u{1E}log\t\t\t
+E\t0\t663\tcom.apple.log\tpublic.plain-text\u{1F}public.log\tpublic.filename-extension\u{1E}log\tlog file\t\t
 E\t0\t679\tcom.apple.shutdownStall\tpublic.utf8-plain-text\u{1F}public.log\tpublic.filename-extension\u{1E}shutdownStall\tShutdown Stall\t\t
 E\t0\t697\tcom.apple.gpuRestart\tpublic.utf8-plain-text\u{1F}public.log\tpublic.filename-extension\u{1E}gpuRestart\tGPU Restart\t\t
 E\t0\t715\tcom.apple.crashreport\tpublic.utf8-plain-text\u{1F}public.log\tpublic.filename-extension\u{1E}crash\tCrash Report\t\t
@@ -131,7 +131,7 @@ E\t0\t1867\tcom.apple.encrypted-archive\tpublic.data\u{1F}public.archive\tpublic
 E\t0\t1885\tpublic.url\tpublic.data\tcom.apple.ostype\u{1E}url \u{1F}gurl\tURL\t\t
 E\t0\t1903\tpublic.file-url\tpublic.url\tcom.apple.ostype\u{1E}furl\tfile URL\t\t
 E\t0\t1920\tpublic.url-name\tpublic.data\tcom.apple.ostype\u{1E}urln\tURL name\t\t
-E\t0\t1937\tpublic.stored-url\t\t\t\t\t
+E\t0\t1937\tpublic.stored-url\t\t\tstored URL\t\t
 E\t0\t1941\tcom.apple.internet-location\tpublic.stored-url\u{1F}public.data\t\tinternet location\t\t
 E\t0\t1952\tcom.apple.web-internet-location\tcom.apple.internet-location\tcom.apple.ostype\u{1E}ilht\u{1D}public.filename-extension\u{1E}webloc\tweb internet location\t\t
 E\t0\t1973\tcom.apple.vnc-internet-location\tcom.apple.internet-location\tcom.apple.ostype\u{1E}ilvn\u{1D}public.filename-extension\u{1E}vncloc\tVNC Internet Location\t\t
@@ -146,7 +146,7 @@ E\t0\t2138\tcom.apple.itunes.store-url\tpublic.url\tpublic.filename-extension\u{
 E\t0\t2155\tpublic.delimited-values-text\tpublic.text\t\tdelimited text values\t\t
 E\t0\t2165\tpublic.comma-separated-values-text\tpublic.plain-text\u{1F}public.delimited-values-text\tpublic.mime-type\u{1E}text/csv\u{1F}text/comma-separated-values\u{1D}public.filename-extension\u{1E}csv\tcomma-separated values\thttp://www.ietf.org/rfc/rfc4180.txt\t
 E\t0\t2190\tpublic.tab-separated-values-text\tpublic.plain-text\u{1F}public.delimited-values-text\tpublic.mime-type\u{1E}text/tab-separated-values\u{1D}public.filename-extension\u{1E}tsv\ttab-separated values\t\t
-E\t0\t2212\tpublic.utf8-tab-separated-values-text\tpublic.tab-separated-values-text\u{1F}public.utf8-plain-text\tcom.apple.nspboard-type\u{1E}NeXT tabular text pasteboard type\t\t\t
+E\t0\t2212\tpublic.utf8-tab-separated-values-text\tpublic.tab-separated-values-text\u{1F}public.utf8-plain-text\tcom.apple.nspboard-type\u{1E}NeXT tabular text pasteboard type\tUTF-8 tab-separated values\t\t
 E\t0\t2228\tpublic.rtf\tpublic.text\tcom.apple.ostype\u{1E}RTF \u{1D}public.mime-type\u{1E}text/rtf\u{1D}com.apple.nspboard-type\u{1E}NeXT Rich Text Format v1.0 pasteboard type\u{1F}NSRTFPboardType\u{1D}public.filename-extension\u{1E}rtf\trich text (RTF)\t\t
 E\t0\t2258\tpublic.html\tpublic.text\tcom.apple.ostype\u{1E}HTML\u{1D}public.mime-type\u{1E}text/html\u{1D}com.apple.nspboard-type\u{1E}Apple HTML pasteboard type\u{1D}public.filename-extension\u{1E}html\u{1F}htm\u{1F}shtml\u{1F}shtm\tHTML text\t\t
 E\t0\t2290\tpublic.xml\tpublic.text\tpublic.mime-type\u{1E}application/xml\u{1F}text/xml\u{1D}public.filename-extension\u{1E}xml\tXML text\t\t
@@ -191,14 +191,14 @@ E\t0\t2975\tpublic.yacc-source\tpublic.source-code\tpublic.filename-extension\u{
 E\t0\t2997\tpublic.mig-source\tpublic.source-code\tpublic.filename-extension\u{1E}defs\u{1F}mig\tMig definition source code\t\t
 E\t0\t3015\tcom.apple.symbol-export\tpublic.source-code\tpublic.filename-extension\u{1E}exp\tsymbol export list\t\t
 E\t0\t3032\tpublic.fortran-source\tpublic.source-code\tpublic.filename-extension\u{1E}f\u{1F}for\tFortran source code\t\t
-E\t0\t3050\tpublic.fortran-77-source\tpublic.fortran-source\tpublic.filename-extension\u{1E}f77\t\t\t
-E\t0\t3065\tpublic.fortran-90-source\tpublic.fortran-source\tpublic.filename-extension\u{1E}f90\t\t\t
-E\t0\t3080\tpublic.fortran-95-source\tpublic.fortran-source\tpublic.filename-extension\u{1E}f95\t\t\t
+E\t0\t3050\tpublic.fortran-77-source\tpublic.fortran-source\tpublic.filename-extension\u{1E}f77\tFortran 77 source code\t\t
+E\t0\t3065\tpublic.fortran-90-source\tpublic.fortran-source\tpublic.filename-extension\u{1E}f90\tFortran 90 source code\t\t
+E\t0\t3080\tpublic.fortran-95-source\tpublic.fortran-source\tpublic.filename-extension\u{1E}f95\tFortran 95 source code\t\t
 E\t0\t3095\tpublic.pascal-source\tpublic.source-code\tpublic.filename-extension\u{1E}pas\tPascal source code\t\t
 E\t0\t3112\tpublic.ada-source\tpublic.source-code\tpublic.filename-extension\u{1E}ada\u{1F}adb\u{1F}ads\tAda source code\t\t
 E\t0\t3131\tpublic.dylan-source\tpublic.source-code\tpublic.filename-extension\u{1E}dlyan\u{1F}lid\tDylan source code\t\t
 E\t0\t3149\tcom.netscape.javascript-source\tpublic.script\u{1F}public.executable\tpublic.mime-type\u{1E}text/javascript\u{1D}public.filename-extension\u{1E}js\u{1F}jscript\u{1F}javascript\u{1F}mjs\tJavaScript\t\t
-E\t0\t3174\tcom.apple.xcode.dsym\tcom.apple.package\tpublic.filename-extension\u{1E}dsym\t\thttp://developer.apple.com/tools/xcode/\t
+E\t0\t3174\tcom.apple.xcode.dsym\tcom.apple.package\tpublic.filename-extension\u{1E}dsym\tXcode debug symbols (dSYM)\thttp://developer.apple.com/tools/xcode/\t
 E\t0\t3191\tpublic.shell-script\tpublic.script\tpublic.filename-extension\u{1E}sh\tshell script\t\t
 E\t0\t3208\tpublic.bash-script\tpublic.shell-script\tpublic.filename-extension\u{1E}bash\tBourne-Again Shell script\t\t
 E\t0\t3225\tpublic.csh-script\tpublic.shell-script\tpublic.filename-extension\u{1E}csh\tC Shell script\t\t
@@ -213,7 +213,7 @@ E\t0\t3386\tcom.sun.java-web-start\tpublic.xml\tpublic.mime-type\u{1E}applicatio
 E\t0\t3408\tpublic.make-source\tpublic.script\tpublic.filename-extension\u{1E}make\u{1F}mak\u{1F}gmk\u{1F}mk\tMakefile\t\t
 E\t0\t3428\tpublic.image\tpublic.data\u{1F}public.content\t\timage\t\t
 E\t0\t3439\tcom.apple.live-photo\t\t\tLive Photo\t\t
-E\t0\t3445\tcom.apple.private.live-photo-bundle\tcom.apple.live-photo\u{1F}com.apple.bundle\u{1F}com.apple.package\tpublic.filename-extension\u{1E}pvt\t\t\t
+E\t0\t3445\tcom.apple.private.live-photo-bundle\tcom.apple.live-photo\u{1F}com.apple.bundle\u{1F}com.apple.package\tpublic.filename-extension\u{1E}pvt\tLive Photo bundle\t\t
 E\t0\t3462\tpublic.fax\tpublic.image\u{1F}public.message\t\tfax\t\t
 E\t0\t3473\tpublic.camera-raw-image\tpublic.image\t\tcamera raw image\t\t
 E\t0\t3483\tpublic.jpeg\tpublic.image\tcom.apple.ostype\u{1E}JPEG\u{1D}public.mime-type\u{1E}image/jpeg\u{1F}image/jpg\u{1D}public.filename-extension\u{1E}jpeg\u{1F}jpg\u{1F}jpe\tJPEG image\t\t
@@ -293,16 +293,16 @@ E\t0\t5065\tcom.apple.applescript.script\tpublic.data\u{1F}public.script\tcom.ap
 E\t0\t5087\tcom.apple.applescript.script-bundle\tcom.apple.bundle\u{1F}com.apple.package\tpublic.filename-extension\u{1E}scptd\tScript bundle\t\t
 E\t0\t5105\tcom.apple.scripting-definition\tpublic.xml\tpublic.filename-extension\u{1E}sdef\tScripting Definition\t\t
 E\t0\t5122\tpublic.folder\tpublic.directory\tcom.apple.ostype\u{1E}fold\u{1F}fldr\u{1F}adcL\u{1F}sbFd\tfolder\t\t
-E\t0\t5142\tcom.apple.drop-folder\tpublic.folder\tcom.apple.ostype\u{1E}dbox\u{1F}sbDB\t\t\t
-E\t0\t5158\tcom.apple.applications-folder\tpublic.folder\tcom.apple.ostype\u{1E}apps\u{1F}tAps\u{1F}sbAp\t\t\t
-E\t0\t5175\tcom.apple.server-applications-folder\tpublic.folder\tcom.apple.ostype\u{1E}sapp\t\t\t
-E\t0\t5190\tcom.apple.library-folder\tpublic.folder\tcom.apple.ostype\u{1E}ƒlib\u{1F}extn\u{1F}tLib\t\t\t
+E\t0\t5142\tcom.apple.drop-folder\tpublic.folder\tcom.apple.ostype\u{1E}dbox\u{1F}sbDB\tdrop box folder\t\t
+E\t0\t5158\tcom.apple.applications-folder\tpublic.folder\tcom.apple.ostype\u{1E}apps\u{1F}tAps\u{1F}sbAp\tApplications folder\t\t
+E\t0\t5175\tcom.apple.server-applications-folder\tpublic.folder\tcom.apple.ostype\u{1E}sapp\tserver Applications folder\t\t
+E\t0\t5190\tcom.apple.library-folder\tpublic.folder\tcom.apple.ostype\u{1E}ƒlib\u{1F}extn\u{1F}tLib\tLibrary folder\t\t
 E\t0\t5207\tcom.apple.document-type.system-folder\tpublic.folder\tcom.apple.ostype\u{1E}macs\tSystem Folder\t\t
 E\t0\t5224\tcom.apple.trash-empty\tpublic.folder\tcom.apple.ostype\u{1E}trsh\u{1F}sbTr\tTrash\t\t
 E\t0\t5242\tcom.apple.trash-full\tpublic.folder\tcom.apple.ostype\u{1E}ftrh\tFull Trash\t\t
 E\t0\t5259\tcom.apple.sites-folder\tpublic.folder\tcom.apple.ostype\u{1E}issf\u{1F}tSts\tSites Folder\t\t
 E\t0\t5277\tcom.apple.groups-folder\tpublic.folder\tcom.apple.ostype\u{1E}gfld\tGroups Folder\t\t
-E\t0\t5294\tcom.apple.servers-folder\tpublic.folder\tcom.apple.ostype\u{1E}shpt\t\t\t
+E\t0\t5294\tcom.apple.servers-folder\tpublic.folder\tcom.apple.ostype\u{1E}shpt\tServers folder\t\t
 E\t0\t5309\tcom.apple.desktop-folder\tpublic.folder\tcom.apple.ostype\u{1E}desk\u{1F}tDsk\u{1F}sbDt\tDesktop Folder\t\t
 E\t0\t5328\tcom.apple.documents-folder\tpublic.folder\tcom.apple.ostype\u{1E}docs\u{1F}tDoc\u{1F}sbDc\tDocuments Folder\t\t
 E\t0\t5347\tcom.apple.downloads-folder\tpublic.folder\tcom.apple.ostype\u{1E}dwnf\u{1F}tDwn\u{1F}sbDl\tDownloads Folder\t\t
@@ -327,19 +327,19 @@ E\t0\t5633\tcom.apple.systempreference.prefpane\tcom.apple.package\u{1F}com.appl
 E\t0\t5651\tcom.apple.systempreference.screen-saver\tcom.apple.package\u{1F}com.apple.bundle\tpublic.filename-extension\u{1E}saver\tScreen Saver\t\t
 E\t0\t5669\tcom.apple.systempreference.screen-slide-saver\tcom.apple.package\u{1F}com.apple.bundle\tpublic.filename-extension\u{1E}slideSaver\tScreen Slide Saver\t\t
 E\t0\t5687\tcom.apple.menu-extra\tcom.apple.package\u{1F}com.apple.bundle\tpublic.filename-extension\u{1E}menu\tSystem Menu Extra\t\t
-E\t0\t5705\tcom.apple.localizable-name-bundle\tcom.apple.bundle\t\t\t\t
+E\t0\t5705\tcom.apple.localizable-name-bundle\tcom.apple.bundle\t\tbundle with a localized name\t\t
 E\t0\t5713\tcom.apple.framework\tcom.apple.bundle\tcom.apple.ostype\u{1E}FMWK\u{1D}public.filename-extension\u{1E}framework\tframework\t\t
-E\t0\t5734\tcom.apple.application-bundle\tcom.apple.application\u{1F}com.apple.localizable-name-bundle\u{1F}com.apple.package\tcom.apple.ostype\u{1E}APPL\u{1D}public.filename-extension\u{1E}app\t\t\t
-E\t0\t5755\tcom.apple.application-file\tcom.apple.application\u{1F}public.data\tcom.apple.ostype\u{1E}APPL\u{1D}public.filename-extension\u{1E}app\t\t\t
-E\t0\t5775\tcom.apple.deprecated-application-file\tcom.apple.application-file\tcom.apple.ostype\u{1E}APPC\u{1F}APPD\u{1F}APPE\u{1F}appe\u{1F}CDEV\u{1F}cdev\u{1F}dfil\t\t\t
+E\t0\t5734\tcom.apple.application-bundle\tcom.apple.application\u{1F}com.apple.localizable-name-bundle\u{1F}com.apple.package\tcom.apple.ostype\u{1E}APPL\u{1D}public.filename-extension\u{1E}app\tapplication bundle\t\t
+E\t0\t5755\tcom.apple.application-file\tcom.apple.application\u{1F}public.data\tcom.apple.ostype\u{1E}APPL\u{1D}public.filename-extension\u{1E}app\tapplication file\t\t
+E\t0\t5775\tcom.apple.deprecated-application-file\tcom.apple.application-file\tcom.apple.ostype\u{1E}APPC\u{1F}APPD\u{1F}APPE\u{1F}appe\u{1F}CDEV\u{1F}cdev\u{1F}dfil\tapplication file (old format)\t\t
 E\t0\t5796\tcom.apple.flat-rtfd\tpublic.data\u{1F}public.composite-content\tcom.apple.nspboard-type\u{1E}NeXT RTFD pasteboard type\u{1F}NSRTFDPboardType\u{1D}com.apple.ostype\u{1E}rtfd\trich text with attachments (RTFD) data\t\t
 E\t0\t5819\tcom.apple.installer-package\tcom.apple.bundle\u{1F}com.apple.package\tcom.apple.ostype\u{1E}pkg1\u{1D}public.filename-extension\u{1E}pkg\tInstaller package\t\t
 E\t0\t5841\tcom.apple.installer-distribution-package\tcom.apple.bundle\u{1F}com.apple.package\tcom.apple.ostype\u{1E}dist\u{1D}public.filename-extension\u{1E}dist\u{1F}distz\tInstaller distribution\t\t
 E\t0\t5864\tcom.apple.installer-meta-package\tcom.apple.bundle\u{1F}com.apple.package\tcom.apple.ostype\u{1E}mpkg\u{1D}public.filename-extension\u{1E}mpkg\tInstaller package\t\t
 E\t0\t5886\tcom.apple.intelligentsuggestions.assets\tcom.apple.bundle\u{1F}com.apple.package\tpublic.filename-extension\u{1E}suggestionsassets\tIntelligent Suggestions assets\t\t
 E\t0\t5904\tcom.apple.rtfd\tcom.apple.package\u{1F}public.composite-content\tpublic.filename-extension\u{1E}rtfd\trich text with attachments (RTFD)\t\t
-E\t0\t5922\tcom.apple.application-placeholder\tcom.apple.application-bundle\tpublic.filename-extension\u{1E}placeholder\t\t\t
-E\t0\t5937\tcom.apple.service-application\tcom.apple.application-bundle\tpublic.filename-extension\u{1E}service\t\t\t
+E\t0\t5922\tcom.apple.application-placeholder\tcom.apple.application-bundle\tpublic.filename-extension\u{1E}placeholder\tapplication placeholder\t\t
+E\t0\t5937\tcom.apple.service-application\tcom.apple.application-bundle\tpublic.filename-extension\u{1E}service\tservice application\t\t
 E\t0\t5952\tcom.apple.plugin\tcom.apple.bundle\u{1F}com.apple.package\tcom.apple.ostype\u{1E}plug\u{1D}public.filename-extension\u{1E}plugin\tplug-in\t\t
 E\t0\t5974\tcom.apple.xpc-service\tcom.apple.bundle\u{1F}com.apple.package\tpublic.filename-extension\u{1E}xpc\tXPC Service\t\t
 E\t0\t5992\tcom.apple.kernel-extension\tcom.apple.bundle\u{1F}com.apple.package\tpublic.filename-extension\u{1E}kext\tKernel Extension\t\t
@@ -353,7 +353,7 @@ E\t0\t6114\tcom.apple.driver-extension\tcom.apple.localizable-name-bundle\u{1F}c
 E\t0\t6132\tcom.apple.system-extension\tcom.apple.localizable-name-bundle\u{1F}com.apple.package\tpublic.filename-extension\u{1E}systemextension\tSystem Extension\t\t
 E\t0\t6150\tcom.apple.ppp-plug-in\tcom.apple.plugin\tpublic.filename-extension\u{1E}ppp\tPPP Plug-in\t\t
 E\t0\t6167\tcom.apple.file-system-plug-in\tcom.apple.plugin\tpublic.filename-extension\u{1E}fs\tFile System Plug-in\t\t
-E\t0\t6184\tcom.apple.data-container\tpublic.folder\u{1F}com.apple.localizable-name-bundle\t\t\t\t
+E\t0\t6184\tcom.apple.data-container\tpublic.folder\u{1F}com.apple.localizable-name-bundle\t\tapp data container\t\t
 E\t0\t6193\torg.openxmlformats.openxml\tpublic.data\t\tOffice Open XML\t\t
 E\t0\t6203\torg.oasis-open.opendocument\tpublic.data\t\tOpen Document\t\t
 E\t0\t6213\tcom.rsa.pkcs-12\tpublic.data\tpublic.mime-type\u{1E}application/x-pkcs12\u{1D}public.filename-extension\u{1E}p12\u{1F}pfx\tpersonal information exchange (PKCS#12)\t\t
@@ -397,36 +397,36 @@ E\t0\t6838\tpublic.generic-pc\tpublic.computer\tcom.apple.ostype\u{1E}gnpc\u{1F}
 E\t0\t6866\tcom.apple.device\tpublic.device\t\tApple device\t\t
 E\t0\t6876\tcom.apple.mac\tpublic.computer\u{1F}com.apple.device\tcom.apple.ostype\u{1E}gmac\u{1F}root\u{1D}com.apple.device-model-code\u{1E}Macintosh\tMac\t\t
 E\t0\t6899\tcom.apple.mac.laptop\tcom.apple.mac\tcom.apple.ostype\u{1E}sbLt\u{1D}com.apple.device-model-code\u{1E}Laptop\tLaptop\t\t
-E\t0\t6920\tcom.apple.macbookpro-13-retina-usbc\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro13,1\t\t\t
-E\t0\t6935\tcom.apple.macbookpro-13-retina-usbc-silver\tcom.apple.macbookpro-13-retina-usbc\tcom.apple.device-model-code\u{1E}MacBookPro13,1@ECOLOR=225,225,223\t\t\t
-E\t0\t6950\tcom.apple.macbookpro-13-retina-usbc-space-gray\tcom.apple.macbookpro-13-retina-usbc\tcom.apple.device-model-code\u{1E}MacBookPro13,1@ECOLOR=157,157,160\t\t\t
-E\t0\t6965\tcom.apple.macbookpro-13-retina-usbc-2017\tcom.apple.macbookpro-13-retina-usbc\tcom.apple.device-model-code\u{1E}MacBookPro14,1\t\t\t
-E\t0\t6980\tcom.apple.macbookpro-13-retina-usbc-silver-2017\tcom.apple.macbookpro-13-retina-usbc-silver\tcom.apple.device-model-code\u{1E}MacBookPro14,1@ECOLOR=225,225,223\t\t\t
-E\t0\t6995\tcom.apple.macbookpro-13-retina-usbc-space-gray-2017\tcom.apple.macbookpro-13-retina-usbc-space-gray\tcom.apple.device-model-code\u{1E}MacBookPro14,1@ECOLOR=157,157,160\t\t\t
-E\t0\t7010\tcom.apple.macbookpro-13-retina-touchid\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro13,2\t\t\t
-E\t0\t7025\tcom.apple.macbookpro-13-retina-touchid-silver\tcom.apple.macbookpro-13-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro13,2@ECOLOR=225,225,223\t\t\t
-E\t0\t7040\tcom.apple.macbookpro-13-retina-touchid-space-gray\tcom.apple.macbookpro-13-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro13,2@ECOLOR=157,157,160\t\t\t
-E\t0\t7055\tcom.apple.macbookpro-13-retina-touchid-2017\tcom.apple.macbookpro-13-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro14,2\t\t\t
-E\t0\t7070\tcom.apple.macbookpro-13-retina-touchid-silver-2017\tcom.apple.macbookpro-13-retina-touchid-silver\tcom.apple.device-model-code\u{1E}MacBookPro14,2@ECOLOR=225,225,223\t\t\t
-E\t0\t7085\tcom.apple.macbookpro-13-retina-touchid-space-gray-2017\tcom.apple.macbookpro-13-retina-touchid-space-gray\tcom.apple.device-model-code\u{1E}MacBookPro14,2@ECOLOR=157,157,160\t\t\t
-E\t0\t7100\tcom.apple.macbookpro-13-retina-touchid-2018\tcom.apple.macbookpro-13-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro15,2\t\t\t
-E\t0\t7115\tcom.apple.macbookpro-13-retina-touchid-silver-2018\tcom.apple.macbookpro-13-retina-touchid-silver\u{1F}com.apple.macbookpro-13-retina-touchid-2018\tcom.apple.device-model-code\u{1E}MacBookPro15,2@ECOLOR=225,225,223\t\t\t
-E\t0\t7131\tcom.apple.macbookpro-13-retina-touchid-space-gray-2018\tcom.apple.macbookpro-13-retina-touchid-space-gray\u{1F}com.apple.macbookpro-13-retina-touchid-2018\tcom.apple.device-model-code\u{1E}MacBookPro15,2@ECOLOR=157,157,160\t\t\t
-E\t0\t7147\tcom.apple.macbookpro-13-retina-usbc-2019\tcom.apple.macbookpro-13-retina-usbc\tcom.apple.device-model-code\u{1E}MacBookPro15,4\t\t\t
-E\t0\t7162\tcom.apple.macbookpro-13-retina-usbc-silver-2019\tcom.apple.macbookpro-13-retina-usbc-silver\u{1F}com.apple.macbookpro-13-retina-usbc-2019\tcom.apple.device-model-code\u{1E}MacBookPro15,4@ECOLOR=225,225,223\t\t\t
-E\t0\t7178\tcom.apple.macbookpro-13-retina-usbc-space-gray-2019\tcom.apple.macbookpro-13-retina-usbc-space-gray\u{1F}com.apple.macbookpro-13-retina-usbc-2019\tcom.apple.device-model-code\u{1E}MacBookPro15,4@ECOLOR=157,157,160\t\t\t
-E\t0\t7194\tcom.apple.macbookpro-15-retina-touchid\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro13,3\t\t\t
-E\t0\t7209\tcom.apple.macbookpro-15-retina-touchid-silver\tcom.apple.macbookpro-15-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro13,3@ECOLOR=225,225,223\t\t\t
-E\t0\t7224\tcom.apple.macbookpro-15-retina-touchid-space-gray\tcom.apple.macbookpro-15-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro13,3@ECOLOR=157,157,160\t\t\t
-E\t0\t7239\tcom.apple.macbookpro-15-retina-touchid-2017\tcom.apple.macbookpro-15-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro14,3\t\t\t
-E\t0\t7254\tcom.apple.macbookpro-15-retina-touchid-silver-2017\tcom.apple.macbookpro-15-retina-touchid-silver\tcom.apple.device-model-code\u{1E}MacBookPro14,3@ECOLOR=225,225,223\t\t\t
-E\t0\t7269\tcom.apple.macbookpro-15-retina-touchid-space-gray-2017\tcom.apple.macbookpro-15-retina-touchid-space-gray\tcom.apple.device-model-code\u{1E}MacBookPro14,3@ECOLOR=157,157,160\t\t\t
-E\t0\t7284\tcom.apple.macbookpro-15-retina-touchid-2018\tcom.apple.macbookpro-15-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro15,1\t\t\t
-E\t0\t7299\tcom.apple.macbookpro-15-retina-touchid-silver-2018\tcom.apple.macbookpro-15-retina-touchid-silver\u{1F}com.apple.macbookpro-15-retina-touchid-2018\tcom.apple.device-model-code\u{1E}MacBookPro15,1@ECOLOR=225,225,223\t\t\t
-E\t0\t7315\tcom.apple.macbookpro-15-retina-touchid-space-gray-2018\tcom.apple.macbookpro-15-retina-touchid-space-gray\u{1F}com.apple.macbookpro-15-retina-touchid-2018\tcom.apple.device-model-code\u{1E}MacBookPro15,1@ECOLOR=157,157,160\t\t\t
-E\t0\t7331\tcom.apple.macbookpro-15-late-2018\tcom.apple.macbookpro-15-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro15,3\t\t\t
-E\t0\t7346\tcom.apple.macbookpro-15-silver-late-2018\tcom.apple.macbookpro-15-retina-touchid-silver\u{1F}com.apple.macbookpro-15-late-2018\tcom.apple.device-model-code\u{1E}MacBookPro15,3@ECOLOR=225,225,223\t\t\t
-E\t0\t7362\tcom.apple.macbookpro-15-space-gray-late-2018\tcom.apple.macbookpro-15-retina-touchid-space-gray\u{1F}com.apple.macbookpro-15-late-2018\tcom.apple.device-model-code\u{1E}MacBookPro15,3@ECOLOR=157,157,160\t\t\t
+E\t0\t6920\tcom.apple.macbookpro-13-retina-usbc\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro13,1\tMacBook Pro (13-inch, Retina, USB-C)\t\t
+E\t0\t6935\tcom.apple.macbookpro-13-retina-usbc-silver\tcom.apple.macbookpro-13-retina-usbc\tcom.apple.device-model-code\u{1E}MacBookPro13,1@ECOLOR=225,225,223\tMacBook Pro (13-inch, Retina, USB-C, silver)\t\t
+E\t0\t6950\tcom.apple.macbookpro-13-retina-usbc-space-gray\tcom.apple.macbookpro-13-retina-usbc\tcom.apple.device-model-code\u{1E}MacBookPro13,1@ECOLOR=157,157,160\tMacBook Pro (13-inch, Retina, USB-C, space gray)\t\t
+E\t0\t6965\tcom.apple.macbookpro-13-retina-usbc-2017\tcom.apple.macbookpro-13-retina-usbc\tcom.apple.device-model-code\u{1E}MacBookPro14,1\tMacBook Pro (13-inch, Retina, USB-C, 2017)\t\t
+E\t0\t6980\tcom.apple.macbookpro-13-retina-usbc-silver-2017\tcom.apple.macbookpro-13-retina-usbc-silver\tcom.apple.device-model-code\u{1E}MacBookPro14,1@ECOLOR=225,225,223\tMacBook Pro (13-inch, Retina, USB-C, silver, 2017)\t\t
+E\t0\t6995\tcom.apple.macbookpro-13-retina-usbc-space-gray-2017\tcom.apple.macbookpro-13-retina-usbc-space-gray\tcom.apple.device-model-code\u{1E}MacBookPro14,1@ECOLOR=157,157,160\tMacBook Pro (13-inch, Retina, USB-C, space gray, 2017)\t\t
+E\t0\t7010\tcom.apple.macbookpro-13-retina-touchid\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro13,2\tMacBook Pro (13-inch, Retina, Touch ID)\t\t
+E\t0\t7025\tcom.apple.macbookpro-13-retina-touchid-silver\tcom.apple.macbookpro-13-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro13,2@ECOLOR=225,225,223\tMacBook Pro (13-inch, Retina, Touch ID, silver)\t\t
+E\t0\t7040\tcom.apple.macbookpro-13-retina-touchid-space-gray\tcom.apple.macbookpro-13-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro13,2@ECOLOR=157,157,160\tMacBook Pro (13-inch, Retina, Touch ID, space gray)\t\t
+E\t0\t7055\tcom.apple.macbookpro-13-retina-touchid-2017\tcom.apple.macbookpro-13-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro14,2\tMacBook Pro (13-inch, Retina, Touch ID, 2017)\t\t
+E\t0\t7070\tcom.apple.macbookpro-13-retina-touchid-silver-2017\tcom.apple.macbookpro-13-retina-touchid-silver\tcom.apple.device-model-code\u{1E}MacBookPro14,2@ECOLOR=225,225,223\tMacBook Pro (13-inch, Retina, Touch ID, silver, 2017)\t\t
+E\t0\t7085\tcom.apple.macbookpro-13-retina-touchid-space-gray-2017\tcom.apple.macbookpro-13-retina-touchid-space-gray\tcom.apple.device-model-code\u{1E}MacBookPro14,2@ECOLOR=157,157,160\tMacBook Pro (13-inch, Retina, Touch ID, space gray, 2017)\t\t
+E\t0\t7100\tcom.apple.macbookpro-13-retina-touchid-2018\tcom.apple.macbookpro-13-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro15,2\tMacBook Pro (13-inch, Retina, Touch ID, 2018)\t\t
+E\t0\t7115\tcom.apple.macbookpro-13-retina-touchid-silver-2018\tcom.apple.macbookpro-13-retina-touchid-silver\u{1F}com.apple.macbookpro-13-retina-touchid-2018\tcom.apple.device-model-code\u{1E}MacBookPro15,2@ECOLOR=225,225,223\tMacBook Pro (13-inch, Retina, Touch ID, silver, 2018)\t\t
+E\t0\t7131\tcom.apple.macbookpro-13-retina-touchid-space-gray-2018\tcom.apple.macbookpro-13-retina-touchid-space-gray\u{1F}com.apple.macbookpro-13-retina-touchid-2018\tcom.apple.device-model-code\u{1E}MacBookPro15,2@ECOLOR=157,157,160\tMacBook Pro (13-inch, Retina, Touch ID, space gray, 2018)\t\t
+E\t0\t7147\tcom.apple.macbookpro-13-retina-usbc-2019\tcom.apple.macbookpro-13-retina-usbc\tcom.apple.device-model-code\u{1E}MacBookPro15,4\tMacBook Pro (13-inch, Retina, USB-C, 2019)\t\t
+E\t0\t7162\tcom.apple.macbookpro-13-retina-usbc-silver-2019\tcom.apple.macbookpro-13-retina-usbc-silver\u{1F}com.apple.macbookpro-13-retina-usbc-2019\tcom.apple.device-model-code\u{1E}MacBookPro15,4@ECOLOR=225,225,223\tMacBook Pro (13-inch, Retina, USB-C, silver, 2019)\t\t
+E\t0\t7178\tcom.apple.macbookpro-13-retina-usbc-space-gray-2019\tcom.apple.macbookpro-13-retina-usbc-space-gray\u{1F}com.apple.macbookpro-13-retina-usbc-2019\tcom.apple.device-model-code\u{1E}MacBookPro15,4@ECOLOR=157,157,160\tMacBook Pro (13-inch, Retina, USB-C, space gray, 2019)\t\t
+E\t0\t7194\tcom.apple.macbookpro-15-retina-touchid\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro13,3\tMacBook Pro (15-inch, Retina, Touch ID)\t\t
+E\t0\t7209\tcom.apple.macbookpro-15-retina-touchid-silver\tcom.apple.macbookpro-15-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro13,3@ECOLOR=225,225,223\tMacBook Pro (15-inch, Retina, Touch ID, silver)\t\t
+E\t0\t7224\tcom.apple.macbookpro-15-retina-touchid-space-gray\tcom.apple.macbookpro-15-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro13,3@ECOLOR=157,157,160\tMacBook Pro (15-inch, Retina, Touch ID, space gray)\t\t
+E\t0\t7239\tcom.apple.macbookpro-15-retina-touchid-2017\tcom.apple.macbookpro-15-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro14,3\tMacBook Pro (15-inch, Retina, Touch ID, 2017)\t\t
+E\t0\t7254\tcom.apple.macbookpro-15-retina-touchid-silver-2017\tcom.apple.macbookpro-15-retina-touchid-silver\tcom.apple.device-model-code\u{1E}MacBookPro14,3@ECOLOR=225,225,223\tMacBook Pro (15-inch, Retina, Touch ID, silver, 2017)\t\t
+E\t0\t7269\tcom.apple.macbookpro-15-retina-touchid-space-gray-2017\tcom.apple.macbookpro-15-retina-touchid-space-gray\tcom.apple.device-model-code\u{1E}MacBookPro14,3@ECOLOR=157,157,160\tMacBook Pro (15-inch, Retina, Touch ID, space gray, 2017)\t\t
+E\t0\t7284\tcom.apple.macbookpro-15-retina-touchid-2018\tcom.apple.macbookpro-15-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro15,1\tMacBook Pro (15-inch, Retina, Touch ID, 2018)\t\t
+E\t0\t7299\tcom.apple.macbookpro-15-retina-touchid-silver-2018\tcom.apple.macbookpro-15-retina-touchid-silver\u{1F}com.apple.macbookpro-15-retina-touchid-2018\tcom.apple.device-model-code\u{1E}MacBookPro15,1@ECOLOR=225,225,223\tMacBook Pro (15-inch, Retina, Touch ID, silver, 2018)\t\t
+E\t0\t7315\tcom.apple.macbookpro-15-retina-touchid-space-gray-2018\tcom.apple.macbookpro-15-retina-touchid-space-gray\u{1F}com.apple.macbookpro-15-retina-touchid-2018\tcom.apple.device-model-code\u{1E}MacBookPro15,1@ECOLOR=157,157,160\tMacBook Pro (15-inch, Retina, Touch ID, space gray, 2018)\t\t
+E\t0\t7331\tcom.apple.macbookpro-15-late-2018\tcom.apple.macbookpro-15-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro15,3\tMacBook Pro (15-inch, late 2018)\t\t
+E\t0\t7346\tcom.apple.macbookpro-15-silver-late-2018\tcom.apple.macbookpro-15-retina-touchid-silver\u{1F}com.apple.macbookpro-15-late-2018\tcom.apple.device-model-code\u{1E}MacBookPro15,3@ECOLOR=225,225,223\tMacBook Pro (15-inch, silver, late 2018)\t\t
+E\t0\t7362\tcom.apple.macbookpro-15-space-gray-late-2018\tcom.apple.macbookpro-15-retina-touchid-space-gray\u{1F}com.apple.macbookpro-15-late-2018\tcom.apple.device-model-code\u{1E}MacBookPro15,3@ECOLOR=157,157,160\tMacBook Pro (15-inch, space gray, late 2018)\t\t
 E\t0\t7378\tcom.apple.mac.tower\tcom.apple.mac\tcom.apple.device-model-code\u{1E}Tower\tTower\t\t
 E\t0\t7395\tcom.apple.mac.rackmount\tcom.apple.mac\tcom.apple.ostype\u{1E}sbXs\u{1D}com.apple.device-model-code\u{1E}RackMount\tRack Mount\t\t
 E\t0\t7416\tcom.apple.powerbook\tcom.apple.mac.laptop\tcom.apple.device-model-code\u{1E}PowerBook\tPowerBook\t\t
@@ -440,113 +440,113 @@ E\t0\t7550\tcom.apple.powermac-g4-quicksilver\tcom.apple.powermac\tcom.apple.dev
 E\t0\t7567\tcom.apple.powermac-g4-mirrored-drive-doors\tcom.apple.powermac\tcom.apple.device-model-code\u{1E}PowerMac3,6\tPower Mac G4\t\t
 E\t0\t7584\tcom.apple.powermac-g5\tcom.apple.powermac\tcom.apple.device-model-code\u{1E}PowerMac7,2\u{1F}PowerMac7,3\u{1F}PowerMac9,1\u{1F}PowerMac11,2\u{1F}PowerMac11,2,Quad\tPower Mac G5\t\t
 E\t0\t7605\tcom.apple.xserve\tcom.apple.mac.rackmount\tcom.apple.device-model-code\u{1E}RackMac\u{1F}Xserve\tXserve\t\t
-E\t0\t7623\tcom.apple.xserve-g4\tcom.apple.xserve\tcom.apple.device-model-code\u{1E}RackMac1,1\u{1F}RackMac1,2\t\t\t
+E\t0\t7623\tcom.apple.xserve-g4\tcom.apple.xserve\tcom.apple.device-model-code\u{1E}RackMac1,1\u{1F}RackMac1,2\tXserve G4\t\t
 E\t0\t7639\tcom.apple.xserve-g5\tcom.apple.xserve\tcom.apple.device-model-code\u{1E}RackMac3,1\tXserve G5\t\t
-E\t0\t7656\tcom.apple.xserve-xeon\tcom.apple.xserve\tcom.apple.device-model-code\u{1E}Xserve1,1\u{1F}Xserve2,1\u{1F}Xserve3,1\t\t\t
+E\t0\t7656\tcom.apple.xserve-xeon\tcom.apple.xserve\tcom.apple.device-model-code\u{1E}Xserve1,1\u{1F}Xserve2,1\u{1F}Xserve3,1\tXserve (Xeon)\t\t
 E\t0\t7673\tcom.apple.macmini\tcom.apple.mac\tcom.apple.ostype\u{1E}sbMM\tMac mini\t\t
-E\t0\t7690\tcom.apple.macmini-g4\tcom.apple.macmini\tcom.apple.device-model-code\u{1E}PowerMac10,1\u{1F}PowerMac10,2\t\t\t
-E\t0\t7706\tcom.apple.macmini-core-duo\tcom.apple.macmini\tcom.apple.device-model-code\u{1E}Macmini1,1\u{1F}Macmini2,1\u{1F}Macmini3,1\t\t\t
-E\t0\t7723\tcom.apple.macmini-unibody\tcom.apple.macmini\tcom.apple.device-model-code\u{1E}Macmini4,1\t\t\t
-E\t0\t7738\tcom.apple.macmini-unibody-no-optical\tcom.apple.macmini\tcom.apple.device-model-code\u{1E}Macmini5\u{1F}Macmini6\u{1F}Macmini7\t\t\t
-E\t0\t7755\tcom.apple.macmini-2018\tcom.apple.macmini\tcom.apple.device-model-code\u{1E}Macmini\u{1F}Macmini8,1\t\t\t
+E\t0\t7690\tcom.apple.macmini-g4\tcom.apple.macmini\tcom.apple.device-model-code\u{1E}PowerMac10,1\u{1F}PowerMac10,2\tMac mini G4\t\t
+E\t0\t7706\tcom.apple.macmini-core-duo\tcom.apple.macmini\tcom.apple.device-model-code\u{1E}Macmini1,1\u{1F}Macmini2,1\u{1F}Macmini3,1\tMac mini (Core Duo)\t\t
+E\t0\t7723\tcom.apple.macmini-unibody\tcom.apple.macmini\tcom.apple.device-model-code\u{1E}Macmini4,1\tMac mini (unibody)\t\t
+E\t0\t7738\tcom.apple.macmini-unibody-no-optical\tcom.apple.macmini\tcom.apple.device-model-code\u{1E}Macmini5\u{1F}Macmini6\u{1F}Macmini7\tMac mini (unibody, no optical drive)\t\t
+E\t0\t7755\tcom.apple.macmini-2018\tcom.apple.macmini\tcom.apple.device-model-code\u{1E}Macmini\u{1F}Macmini8,1\tMac mini (2018)\t\t
 E\t0\t7771\tcom.apple.emac\tcom.apple.mac\tcom.apple.device-model-code\u{1E}PowerMac4,4\u{1F}PowerMac6,4\teMac\t\t
 E\t0\t7789\tcom.apple.imac\tcom.apple.mac\tcom.apple.ostype\u{1E}sbIM\u{1D}com.apple.device-model-code\u{1E}iMac\tiMac\t\t
-E\t0\t7810\tcom.apple.imac-g4-15\tcom.apple.imac\tcom.apple.device-model-code\u{1E}PowerMac4,2\t\t\t
-E\t0\t7825\tcom.apple.imac-g4-17\tcom.apple.imac\tcom.apple.device-model-code\u{1E}PowerMac4,5\u{1F}PowerMac6,1\t\t\t
-E\t0\t7841\tcom.apple.imac-g4-20\tcom.apple.imac\tcom.apple.device-model-code\u{1E}PowerMac6,3\t\t\t
+E\t0\t7810\tcom.apple.imac-g4-15\tcom.apple.imac\tcom.apple.device-model-code\u{1E}PowerMac4,2\tiMac G4 (15-inch)\t\t
+E\t0\t7825\tcom.apple.imac-g4-17\tcom.apple.imac\tcom.apple.device-model-code\u{1E}PowerMac4,5\u{1F}PowerMac6,1\tiMac G4 (17-inch)\t\t
+E\t0\t7841\tcom.apple.imac-g4-20\tcom.apple.imac\tcom.apple.device-model-code\u{1E}PowerMac6,3\tiMac G4 (20-inch)\t\t
 E\t0\t7856\tcom.apple.imac-g5\tcom.apple.imac\tcom.apple.device-model-code\u{1E}PowerMac8,1\u{1F}PowerMac8,2\tiMac G5\t\t
-E\t0\t7874\tcom.apple.imac-g5-isight\tcom.apple.imac\tcom.apple.device-model-code\u{1E}PowerMac12,1\t\t\t
-E\t0\t7889\tcom.apple.imac-core-duo\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac4,1\u{1F}iMac4,2\t\t\t
-E\t0\t7905\tcom.apple.imac-core-2-duo\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac5,1\u{1F}iMac5,2\t\t\t
-E\t0\t7921\tcom.apple.imac-iSight-24\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac6,1\t\t\t
-E\t0\t7936\tcom.apple.imac-aluminum-20\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac7,1\u{1F}iMac8,1\t\t\t
-E\t0\t7952\tcom.apple.imac-aluminum-24\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac9,1\t\t\t
-E\t0\t7967\tcom.apple.imac-unibody-21\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac11,2\u{1F}iMac12,1\t\t\t
-E\t0\t7983\tcom.apple.imac-unibody\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac10,1\u{1F}iMac11,1\u{1F}iMac11,3\u{1F}iMac12,2\t\t\t
-E\t0\t8001\tcom.apple.imac-unibody-21-no-optical\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac13,1\u{1F}iMac13,3\u{1F}iMac14,3\u{1F}iMac14,4\t\t\t
-E\t0\t8019\tcom.apple.imac-unibody-27-no-optical\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac13,2\u{1F}iMac14,1\u{1F}iMac14,2\t\t\t
-E\t0\t8036\tcom.apple.imac-15-1\tcom.apple.imac-unibody-27-no-optical\tcom.apple.device-model-code\u{1E}iMac15,1\t\t\t
-E\t0\t8051\tcom.apple.imac-unibody-21-no-optical.mid-2015\tcom.apple.imac-unibody-21-no-optical\tcom.apple.device-model-code\u{1E}iMac16,1\u{1F}iMac16,2\t\t\t
-E\t0\t8067\tcom.apple.imac-unibody-27-no-optical-late-2015\tcom.apple.imac-unibody-27-no-optical\tcom.apple.device-model-code\u{1E}iMac17,1\t\t\t
-E\t0\t8082\tcom.apple.imac-unibody-21-no-optical-2017\tcom.apple.imac-unibody-21-no-optical\tcom.apple.device-model-code\u{1E}iMac18,1\u{1F}iMac18,2\t\t\t
-E\t0\t8098\tcom.apple.imac-unibody-27-no-optical-2017\tcom.apple.imac-unibody-27-no-optical\tcom.apple.device-model-code\u{1E}iMac18,3\t\t\t
-E\t0\t8113\tcom.apple.imac-unibody-21-no-optical-2019\tcom.apple.imac-unibody-21-no-optical\tcom.apple.device-model-code\u{1E}iMac19,2\t\t\t
-E\t0\t8128\tcom.apple.imac-unibody-27-no-optical-2019\tcom.apple.imac-unibody-27-no-optical\tcom.apple.device-model-code\u{1E}iMac19,1\t\t\t
-E\t0\t8143\tcom.apple.imac-unibody-27-no-optical-2020\tcom.apple.imac-unibody-27-no-optical\tcom.apple.device-model-code\u{1E}iMac20,1\u{1F}iMac20,2\t\t\t
+E\t0\t7874\tcom.apple.imac-g5-isight\tcom.apple.imac\tcom.apple.device-model-code\u{1E}PowerMac12,1\tiMac G5 (iSight)\t\t
+E\t0\t7889\tcom.apple.imac-core-duo\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac4,1\u{1F}iMac4,2\tiMac (Core Duo)\t\t
+E\t0\t7905\tcom.apple.imac-core-2-duo\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac5,1\u{1F}iMac5,2\tiMac (Core 2 Duo)\t\t
+E\t0\t7921\tcom.apple.imac-iSight-24\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac6,1\tiMac (iSight, 24-inch)\t\t
+E\t0\t7936\tcom.apple.imac-aluminum-20\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac7,1\u{1F}iMac8,1\tiMac (aluminum, 20-inch)\t\t
+E\t0\t7952\tcom.apple.imac-aluminum-24\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac9,1\tiMac (aluminum, 24-inch)\t\t
+E\t0\t7967\tcom.apple.imac-unibody-21\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac11,2\u{1F}iMac12,1\tiMac (unibody, 21.5-inch)\t\t
+E\t0\t7983\tcom.apple.imac-unibody\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac10,1\u{1F}iMac11,1\u{1F}iMac11,3\u{1F}iMac12,2\tiMac (unibody)\t\t
+E\t0\t8001\tcom.apple.imac-unibody-21-no-optical\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac13,1\u{1F}iMac13,3\u{1F}iMac14,3\u{1F}iMac14,4\tiMac (unibody, 21.5-inch, no optical drive)\t\t
+E\t0\t8019\tcom.apple.imac-unibody-27-no-optical\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac13,2\u{1F}iMac14,1\u{1F}iMac14,2\tiMac (unibody, 27-inch, no optical drive)\t\t
+E\t0\t8036\tcom.apple.imac-15-1\tcom.apple.imac-unibody-27-no-optical\tcom.apple.device-model-code\u{1E}iMac15,1\tiMac (Retina 5K, 27-inch, late 2014)\t\t
+E\t0\t8051\tcom.apple.imac-unibody-21-no-optical.mid-2015\tcom.apple.imac-unibody-21-no-optical\tcom.apple.device-model-code\u{1E}iMac16,1\u{1F}iMac16,2\tiMac (unibody, 21.5-inch, no optical drive, mid 2015)\t\t
+E\t0\t8067\tcom.apple.imac-unibody-27-no-optical-late-2015\tcom.apple.imac-unibody-27-no-optical\tcom.apple.device-model-code\u{1E}iMac17,1\tiMac (unibody, 27-inch, no optical drive, late 2015)\t\t
+E\t0\t8082\tcom.apple.imac-unibody-21-no-optical-2017\tcom.apple.imac-unibody-21-no-optical\tcom.apple.device-model-code\u{1E}iMac18,1\u{1F}iMac18,2\tiMac (unibody, 21.5-inch, no optical drive, 2017)\t\t
+E\t0\t8098\tcom.apple.imac-unibody-27-no-optical-2017\tcom.apple.imac-unibody-27-no-optical\tcom.apple.device-model-code\u{1E}iMac18,3\tiMac (unibody, 27-inch, no optical drive, 2017)\t\t
+E\t0\t8113\tcom.apple.imac-unibody-21-no-optical-2019\tcom.apple.imac-unibody-21-no-optical\tcom.apple.device-model-code\u{1E}iMac19,2\tiMac (unibody, 21.5-inch, no optical drive, 2019)\t\t
+E\t0\t8128\tcom.apple.imac-unibody-27-no-optical-2019\tcom.apple.imac-unibody-27-no-optical\tcom.apple.device-model-code\u{1E}iMac19,1\tiMac (unibody, 27-inch, no optical drive, 2019)\t\t
+E\t0\t8143\tcom.apple.imac-unibody-27-no-optical-2020\tcom.apple.imac-unibody-27-no-optical\tcom.apple.device-model-code\u{1E}iMac20,1\u{1F}iMac20,2\tiMac (unibody, 27-inch, no optical drive, 2020)\t\t
 E\t0\t8159\tcom.apple.imacpro-2017\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMacPro1,1\tiMac Pro\t\t
 E\t0\t8176\tcom.apple.macbook\tcom.apple.mac.laptop\tcom.apple.device-model-code\u{1E}MacBook\tMacBook\t\t
-E\t0\t8193\tcom.apple.macbook-white\tcom.apple.macbook\tcom.apple.device-model-code\u{1E}MacBook1,1\u{1F}MacBook2,1\u{1F}MacBook3,1\u{1F}MacBook4,1\u{1F}MacBook5,2\u{1F}MacBook1,1,White\u{1F}MacBook2,1,White\u{1F}MacBook3,1,White\u{1F}MacBook4,1,White\t\t\t
-E\t0\t8216\tcom.apple.macbook-black\tcom.apple.macbook\tcom.apple.device-model-code\u{1E}MacBook1,1,Black\u{1F}MacBook2,1,Black\u{1F}MacBook3,1,Black\u{1F}MacBook4,1,Black\t\t\t
-E\t0\t8234\tcom.apple.macbook-unibody\tcom.apple.macbook\tcom.apple.device-model-code\u{1E}MacBook5,1\t\t\t
-E\t0\t8249\tcom.apple.macbook-unibody-plastic\tcom.apple.macbook\tcom.apple.device-model-code\u{1E}MacBook6,1\u{1F}MacBook7,1\t\t\t
-E\t0\t8265\tcom.apple.macbook-retina\tcom.apple.macbook\tcom.apple.device-model-code\u{1E}MacBook8,1\u{1F}MacBook9,1\t\t\t
-E\t0\t8281\tcom.apple.macbook-retina-silver\tcom.apple.macbook-retina\tcom.apple.device-model-code\u{1E}MacBook8,1@ECOLOR=225,225,223\u{1F}MacBook9,1@ECOLOR=225,225,223\t\t\t
-E\t0\t8297\tcom.apple.macbook-retina-gold\tcom.apple.macbook-retina\tcom.apple.device-model-code\u{1E}MacBook8,1@ECOLOR=235,215,191\u{1F}MacBook9,1@ECOLOR=235,215,191\t\t\t
-E\t0\t8313\tcom.apple.macbook-retina-space-gray\tcom.apple.macbook-retina\tcom.apple.device-model-code\u{1E}MacBook8,1@ECOLOR=155,158,159\u{1F}MacBook8,1@ECOLOR=157,157,160\u{1F}MacBook9,1@ECOLOR=157,157,160\t\t\t
-E\t0\t8330\tcom.apple.macbook-retina-rose-gold\tcom.apple.macbook-retina\tcom.apple.device-model-code\u{1E}MacBook9,1@ECOLOR=232,201,195\t\t\t
-E\t0\t8345\tcom.apple.macbook-retina-silver-2017\tcom.apple.macbook-retina-silver\tcom.apple.device-model-code\u{1E}MacBook10,1@ECOLOR=225,225,223\t\t\t
-E\t0\t8360\tcom.apple.macbook-retina-gold-2017\tcom.apple.macbook-retina-gold\tcom.apple.device-model-code\u{1E}MacBook10,1@ECOLOR=235,215,191\t\t\t
-E\t0\t8375\tcom.apple.macbook-retina-space-gray-2017\tcom.apple.macbook-retina-space-gray\tcom.apple.device-model-code\u{1E}MacBook10,1@ECOLOR=157,157,160\t\t\t
-E\t0\t8390\tcom.apple.macbook-retina-rose-gold-2017\tcom.apple.macbook-retina-rose-gold\tcom.apple.device-model-code\u{1E}MacBook10,1@ECOLOR=232,201,195\t\t\t
-E\t0\t8405\tcom.apple.macbook-retina-gold-2018\tcom.apple.macbook-retina\tcom.apple.device-model-code\u{1E}MacBook10,1@ECOLOR=217,180,154\t\t\t
-E\t0\t8420\tcom.apple.macbookpro-13-unibody\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro5,5\u{1F}MacBookPro7,1\u{1F}MacBookPro8,1\u{1F}MacBookPro9,2\t\t\t
-E\t0\t8438\tcom.apple.macbookpro-13-retina-display\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro10,2\u{1F}MacBookPro11,1\u{1F}MacBookPro12,1\t\t\t
+E\t0\t8193\tcom.apple.macbook-white\tcom.apple.macbook\tcom.apple.device-model-code\u{1E}MacBook1,1\u{1F}MacBook2,1\u{1F}MacBook3,1\u{1F}MacBook4,1\u{1F}MacBook5,2\u{1F}MacBook1,1,White\u{1F}MacBook2,1,White\u{1F}MacBook3,1,White\u{1F}MacBook4,1,White\tMacBook (white)\t\t
+E\t0\t8216\tcom.apple.macbook-black\tcom.apple.macbook\tcom.apple.device-model-code\u{1E}MacBook1,1,Black\u{1F}MacBook2,1,Black\u{1F}MacBook3,1,Black\u{1F}MacBook4,1,Black\tMacBook (black)\t\t
+E\t0\t8234\tcom.apple.macbook-unibody\tcom.apple.macbook\tcom.apple.device-model-code\u{1E}MacBook5,1\tMacBook (unibody)\t\t
+E\t0\t8249\tcom.apple.macbook-unibody-plastic\tcom.apple.macbook\tcom.apple.device-model-code\u{1E}MacBook6,1\u{1F}MacBook7,1\tMacBook (unibody, polycarbonate)\t\t
+E\t0\t8265\tcom.apple.macbook-retina\tcom.apple.macbook\tcom.apple.device-model-code\u{1E}MacBook8,1\u{1F}MacBook9,1\tMacBook (Retina)\t\t
+E\t0\t8281\tcom.apple.macbook-retina-silver\tcom.apple.macbook-retina\tcom.apple.device-model-code\u{1E}MacBook8,1@ECOLOR=225,225,223\u{1F}MacBook9,1@ECOLOR=225,225,223\tMacBook (Retina, silver)\t\t
+E\t0\t8297\tcom.apple.macbook-retina-gold\tcom.apple.macbook-retina\tcom.apple.device-model-code\u{1E}MacBook8,1@ECOLOR=235,215,191\u{1F}MacBook9,1@ECOLOR=235,215,191\tMacBook (Retina, gold)\t\t
+E\t0\t8313\tcom.apple.macbook-retina-space-gray\tcom.apple.macbook-retina\tcom.apple.device-model-code\u{1E}MacBook8,1@ECOLOR=155,158,159\u{1F}MacBook8,1@ECOLOR=157,157,160\u{1F}MacBook9,1@ECOLOR=157,157,160\tMacBook (Retina, space gray)\t\t
+E\t0\t8330\tcom.apple.macbook-retina-rose-gold\tcom.apple.macbook-retina\tcom.apple.device-model-code\u{1E}MacBook9,1@ECOLOR=232,201,195\tMacBook (Retina, rose gold)\t\t
+E\t0\t8345\tcom.apple.macbook-retina-silver-2017\tcom.apple.macbook-retina-silver\tcom.apple.device-model-code\u{1E}MacBook10,1@ECOLOR=225,225,223\tMacBook (Retina, silver, 2017)\t\t
+E\t0\t8360\tcom.apple.macbook-retina-gold-2017\tcom.apple.macbook-retina-gold\tcom.apple.device-model-code\u{1E}MacBook10,1@ECOLOR=235,215,191\tMacBook (Retina, gold, 2017)\t\t
+E\t0\t8375\tcom.apple.macbook-retina-space-gray-2017\tcom.apple.macbook-retina-space-gray\tcom.apple.device-model-code\u{1E}MacBook10,1@ECOLOR=157,157,160\tMacBook (Retina, space gray, 2017)\t\t
+E\t0\t8390\tcom.apple.macbook-retina-rose-gold-2017\tcom.apple.macbook-retina-rose-gold\tcom.apple.device-model-code\u{1E}MacBook10,1@ECOLOR=232,201,195\tMacBook (Retina, rose gold, 2017)\t\t
+E\t0\t8405\tcom.apple.macbook-retina-gold-2018\tcom.apple.macbook-retina\tcom.apple.device-model-code\u{1E}MacBook10,1@ECOLOR=217,180,154\tMacBook (Retina, gold, 2018)\t\t
+E\t0\t8420\tcom.apple.macbookpro-13-unibody\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro5,5\u{1F}MacBookPro7,1\u{1F}MacBookPro8,1\u{1F}MacBookPro9,2\tMacBook Pro (13-inch, unibody)\t\t
+E\t0\t8438\tcom.apple.macbookpro-13-retina-display\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro10,2\u{1F}MacBookPro11,1\u{1F}MacBookPro12,1\tMacBook Pro (13-inch, Retina display)\t\t
 E\t0\t8455\tcom.apple.macbookpro\tcom.apple.mac.laptop\tcom.apple.device-model-code\u{1E}MacBookPro\tMacBook Pro\t\t
-E\t0\t8472\tcom.apple.macbookpro-15\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro1,1\u{1F}MacBookPro2,2\u{1F}MacBookPro3,1\u{1F}MacBookPro4,1\t\t\t
-E\t0\t8490\tcom.apple.macbookpro-15-unibody\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro5,1\u{1F}MacBookPro5,3\u{1F}MacBookPro5,4\u{1F}MacBookPro6,2\u{1F}MacBookPro8,2\u{1F}MacBookPro9,1\t\t\t
-E\t0\t8510\tcom.apple.macbookpro-15-retina-display\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro10,1\u{1F}MacBookPro11,2\u{1F}MacBookPro11,3\u{1F}MacBookPro11,4\u{1F}MacBookPro11,5\t\t\t
-E\t0\t8529\tcom.apple.macbookpro-17-unibody\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro5,2\u{1F}MacBookPro6,1\u{1F}MacBookPro8,3\t\t\t
-E\t0\t8546\tcom.apple.macbookpro-17\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro1,2\u{1F}MacBookPro2,1\t\t\t
-E\t0\t8562\tcom.apple.macbookpro-16\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro16,1\t\t\t
-E\t0\t8577\tcom.apple.macbookpro-16-silver\tcom.apple.macbookpro-16\tcom.apple.device-model-code\u{1E}MacBookPro16,1@ECOLOR=225,225,223\t\t\t
-E\t0\t8592\tcom.apple.macbookpro-16-space-gray\tcom.apple.macbookpro-16\tcom.apple.device-model-code\u{1E}MacBookPro16,1@ECOLOR=157,157,160\t\t\t
-E\t0\t8607\tcom.apple.macbookpro-13-retina-four-usb-ports-2020\tcom.apple.macbookpro-13-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro16,2\t\t\t
-E\t0\t8622\tcom.apple.macbookpro-13-retina-four-usb-ports-silver-2020\tcom.apple.macbookpro-13-retina-touchid-silver\u{1F}com.apple.macbookpro-13-retina-four-usb-ports-2020\tcom.apple.device-model-code\u{1E}MacBookPro16,2@ECOLOR=225,225,223\t\t\t
-E\t0\t8638\tcom.apple.macbookpro-13-retina-four-usb-ports-space-gray-2020\tcom.apple.macbookpro-13-retina-touchid-space-gray\u{1F}com.apple.macbookpro-13-retina-four-usb-ports-2020\tcom.apple.device-model-code\u{1E}MacBookPro16,2@ECOLOR=157,157,160\t\t\t
-E\t0\t8654\tcom.apple.macbookpro-13-retina-touchid-2020\tcom.apple.macbookpro-13-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro16,3\t\t\t
-E\t0\t8669\tcom.apple.macbookpro-13-retina-touchid-silver-2020\tcom.apple.macbookpro-13-retina-touchid-silver\u{1F}com.apple.macbookpro-13-retina-touchid-2020\tcom.apple.device-model-code\u{1E}MacBookPro16,3@ECOLOR=225,225,223\t\t\t
-E\t0\t8685\tcom.apple.macbookpro-13-retina-touchid-space-gray-2020\tcom.apple.macbookpro-13-retina-touchid-space-gray\u{1F}com.apple.macbookpro-13-retina-touchid-2020\tcom.apple.device-model-code\u{1E}MacBookPro16,3@ECOLOR=157,157,160\t\t\t
-E\t0\t8701\tcom.apple.macbookpro-16-mid-2020\tcom.apple.macbookpro-16\tcom.apple.device-model-code\u{1E}MacBookPro16,4\t\t\t
-E\t0\t8716\tcom.apple.macbookpro-16-silver-mid-2020\tcom.apple.macbookpro-16-silver\u{1F}com.apple.macbookpro-16-mid-2020\tcom.apple.device-model-code\u{1E}MacBookPro16,4@ECOLOR=225,225,223\t\t\t
-E\t0\t8732\tcom.apple.macbookpro-16-space-gray-mid-2020\tcom.apple.macbookpro-16-space-gray\u{1F}com.apple.macbookpro-16-mid-2020\tcom.apple.device-model-code\u{1E}MacBookPro16,4@ECOLOR=157,157,160\t\t\t
+E\t0\t8472\tcom.apple.macbookpro-15\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro1,1\u{1F}MacBookPro2,2\u{1F}MacBookPro3,1\u{1F}MacBookPro4,1\tMacBook Pro (15-inch)\t\t
+E\t0\t8490\tcom.apple.macbookpro-15-unibody\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro5,1\u{1F}MacBookPro5,3\u{1F}MacBookPro5,4\u{1F}MacBookPro6,2\u{1F}MacBookPro8,2\u{1F}MacBookPro9,1\tMacBook Pro (15-inch, unibody)\t\t
+E\t0\t8510\tcom.apple.macbookpro-15-retina-display\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro10,1\u{1F}MacBookPro11,2\u{1F}MacBookPro11,3\u{1F}MacBookPro11,4\u{1F}MacBookPro11,5\tMacBook Pro (15-inch, Retina display)\t\t
+E\t0\t8529\tcom.apple.macbookpro-17-unibody\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro5,2\u{1F}MacBookPro6,1\u{1F}MacBookPro8,3\tMacBook Pro (17-inch, unibody)\t\t
+E\t0\t8546\tcom.apple.macbookpro-17\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro1,2\u{1F}MacBookPro2,1\tMacBook Pro (17-inch)\t\t
+E\t0\t8562\tcom.apple.macbookpro-16\tcom.apple.macbookpro\tcom.apple.device-model-code\u{1E}MacBookPro16,1\tMacBook Pro (16-inch)\t\t
+E\t0\t8577\tcom.apple.macbookpro-16-silver\tcom.apple.macbookpro-16\tcom.apple.device-model-code\u{1E}MacBookPro16,1@ECOLOR=225,225,223\tMacBook Pro (16-inch, silver)\t\t
+E\t0\t8592\tcom.apple.macbookpro-16-space-gray\tcom.apple.macbookpro-16\tcom.apple.device-model-code\u{1E}MacBookPro16,1@ECOLOR=157,157,160\tMacBook Pro (16-inch, space gray)\t\t
+E\t0\t8607\tcom.apple.macbookpro-13-retina-four-usb-ports-2020\tcom.apple.macbookpro-13-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro16,2\tMacBook Pro (13-inch, Retina, four USB ports, 2020)\t\t
+E\t0\t8622\tcom.apple.macbookpro-13-retina-four-usb-ports-silver-2020\tcom.apple.macbookpro-13-retina-touchid-silver\u{1F}com.apple.macbookpro-13-retina-four-usb-ports-2020\tcom.apple.device-model-code\u{1E}MacBookPro16,2@ECOLOR=225,225,223\tMacBook Pro (13-inch, Retina, four USB ports, silver, 2020)\t\t
+E\t0\t8638\tcom.apple.macbookpro-13-retina-four-usb-ports-space-gray-2020\tcom.apple.macbookpro-13-retina-touchid-space-gray\u{1F}com.apple.macbookpro-13-retina-four-usb-ports-2020\tcom.apple.device-model-code\u{1E}MacBookPro16,2@ECOLOR=157,157,160\tMacBook Pro (13-inch, Retina, four USB ports, space gray, 2020)\t\t
+E\t0\t8654\tcom.apple.macbookpro-13-retina-touchid-2020\tcom.apple.macbookpro-13-retina-touchid\tcom.apple.device-model-code\u{1E}MacBookPro16,3\tMacBook Pro (13-inch, Retina, Touch ID, 2020)\t\t
+E\t0\t8669\tcom.apple.macbookpro-13-retina-touchid-silver-2020\tcom.apple.macbookpro-13-retina-touchid-silver\u{1F}com.apple.macbookpro-13-retina-touchid-2020\tcom.apple.device-model-code\u{1E}MacBookPro16,3@ECOLOR=225,225,223\tMacBook Pro (13-inch, Retina, Touch ID, silver, 2020)\t\t
+E\t0\t8685\tcom.apple.macbookpro-13-retina-touchid-space-gray-2020\tcom.apple.macbookpro-13-retina-touchid-space-gray\u{1F}com.apple.macbookpro-13-retina-touchid-2020\tcom.apple.device-model-code\u{1E}MacBookPro16,3@ECOLOR=157,157,160\tMacBook Pro (13-inch, Retina, Touch ID, space gray, 2020)\t\t
+E\t0\t8701\tcom.apple.macbookpro-16-mid-2020\tcom.apple.macbookpro-16\tcom.apple.device-model-code\u{1E}MacBookPro16,4\tMacBook Pro (16-inch, mid 2020)\t\t
+E\t0\t8716\tcom.apple.macbookpro-16-silver-mid-2020\tcom.apple.macbookpro-16-silver\u{1F}com.apple.macbookpro-16-mid-2020\tcom.apple.device-model-code\u{1E}MacBookPro16,4@ECOLOR=225,225,223\tMacBook Pro (16-inch, silver, mid 2020)\t\t
+E\t0\t8732\tcom.apple.macbookpro-16-space-gray-mid-2020\tcom.apple.macbookpro-16-space-gray\u{1F}com.apple.macbookpro-16-mid-2020\tcom.apple.device-model-code\u{1E}MacBookPro16,4@ECOLOR=157,157,160\tMacBook Pro (16-inch, space gray, mid 2020)\t\t
 E\t0\t8748\tcom.apple.macbookair\tcom.apple.mac.laptop\tcom.apple.device-model-code\u{1E}MacBookAir1,1\u{1F}MacBookAir2,1\tMacBook Air\t\t
-E\t0\t8766\tcom.apple.macbookair-11-unibody\tcom.apple.macbookair\tcom.apple.device-model-code\u{1E}MacBookAir3,1\u{1F}MacBookAir4,1\u{1F}MacBookAir5,1\u{1F}MacBookAir6,1\u{1F}MacBookAir7,1\t\t\t
-E\t0\t8785\tcom.apple.macbookair-13-unibody\tcom.apple.macbookair\tcom.apple.device-model-code\u{1E}MacBookAir\u{1F}MacBookAir3,2\u{1F}MacBookAir4,2\u{1F}MacBookAir5,2\u{1F}MacBookAir6,2\u{1F}MacBookAir7,2\t\t\t
-E\t0\t8805\tcom.apple.macbookair-2018\tcom.apple.macbookair\tcom.apple.device-model-code\u{1E}MacBookAir8,1\t\t\t
-E\t0\t8820\tcom.apple.macbookair-2018-silver\tcom.apple.macbookair-2018\tcom.apple.device-model-code\u{1E}MacBookAir8,1@ECOLOR=225,225,223\t\t\t
-E\t0\t8835\tcom.apple.macbookair-2018-space-gray\tcom.apple.macbookair-2018\tcom.apple.device-model-code\u{1E}MacBookAir8,1@ECOLOR=157,157,160\t\t\t
-E\t0\t8850\tcom.apple.macbookair-2018-gold\tcom.apple.macbookair-2018\tcom.apple.device-model-code\u{1E}MacBookAir8,1@ECOLOR=217,180,154\t\t\t
-E\t0\t8865\tcom.apple.macbookair-2019\tcom.apple.macbookair-2018\tcom.apple.device-model-code\u{1E}MacBookAir8,2\t\t\t
-E\t0\t8880\tcom.apple.macbookair-2019-silver\tcom.apple.macbookair-2018-silver\tcom.apple.device-model-code\u{1E}MacBookAir8,2@ECOLOR=225,225,223\t\t\t
-E\t0\t8895\tcom.apple.macbookair-2019-space-gray\tcom.apple.macbookair-2018-space-gray\tcom.apple.device-model-code\u{1E}MacBookAir8,2@ECOLOR=157,157,160\t\t\t
-E\t0\t8910\tcom.apple.macbookair-2019-gold\tcom.apple.macbookair-2018-gold\tcom.apple.device-model-code\u{1E}MacBookAir8,2@ECOLOR=217,180,154\t\t\t
-E\t0\t8925\tcom.apple.macbookair-2020\tcom.apple.macbookair-2019\tcom.apple.device-model-code\u{1E}MacBookAir9,1\t\t\t
-E\t0\t8940\tcom.apple.macbookair-2020-silver\tcom.apple.macbookair-2019-silver\tcom.apple.device-model-code\u{1E}MacBookAir9,1@ECOLOR=225,225,223\t\t\t
-E\t0\t8955\tcom.apple.macbookair-2020-space-gray\tcom.apple.macbookair-2019-space-gray\tcom.apple.device-model-code\u{1E}MacBookAir9,1@ECOLOR=157,157,160\t\t\t
-E\t0\t8970\tcom.apple.macbookair-2020-gold\tcom.apple.macbookair-2019-gold\tcom.apple.device-model-code\u{1E}MacBookAir9,1@ECOLOR=217,180,154\t\t\t
+E\t0\t8766\tcom.apple.macbookair-11-unibody\tcom.apple.macbookair\tcom.apple.device-model-code\u{1E}MacBookAir3,1\u{1F}MacBookAir4,1\u{1F}MacBookAir5,1\u{1F}MacBookAir6,1\u{1F}MacBookAir7,1\tMacBook Air (11-inch, unibody)\t\t
+E\t0\t8785\tcom.apple.macbookair-13-unibody\tcom.apple.macbookair\tcom.apple.device-model-code\u{1E}MacBookAir\u{1F}MacBookAir3,2\u{1F}MacBookAir4,2\u{1F}MacBookAir5,2\u{1F}MacBookAir6,2\u{1F}MacBookAir7,2\tMacBook Air (13-inch, unibody)\t\t
+E\t0\t8805\tcom.apple.macbookair-2018\tcom.apple.macbookair\tcom.apple.device-model-code\u{1E}MacBookAir8,1\tMacBook Air (2018)\t\t
+E\t0\t8820\tcom.apple.macbookair-2018-silver\tcom.apple.macbookair-2018\tcom.apple.device-model-code\u{1E}MacBookAir8,1@ECOLOR=225,225,223\tMacBook Air (2018, silver)\t\t
+E\t0\t8835\tcom.apple.macbookair-2018-space-gray\tcom.apple.macbookair-2018\tcom.apple.device-model-code\u{1E}MacBookAir8,1@ECOLOR=157,157,160\tMacBook Air (2018, space gray)\t\t
+E\t0\t8850\tcom.apple.macbookair-2018-gold\tcom.apple.macbookair-2018\tcom.apple.device-model-code\u{1E}MacBookAir8,1@ECOLOR=217,180,154\tMacBook Air (2018, gold)\t\t
+E\t0\t8865\tcom.apple.macbookair-2019\tcom.apple.macbookair-2018\tcom.apple.device-model-code\u{1E}MacBookAir8,2\tMacBook Air (2019)\t\t
+E\t0\t8880\tcom.apple.macbookair-2019-silver\tcom.apple.macbookair-2018-silver\tcom.apple.device-model-code\u{1E}MacBookAir8,2@ECOLOR=225,225,223\tMacBook Air (2019, silver)\t\t
+E\t0\t8895\tcom.apple.macbookair-2019-space-gray\tcom.apple.macbookair-2018-space-gray\tcom.apple.device-model-code\u{1E}MacBookAir8,2@ECOLOR=157,157,160\tMacBook Air (2019, space gray)\t\t
+E\t0\t8910\tcom.apple.macbookair-2019-gold\tcom.apple.macbookair-2018-gold\tcom.apple.device-model-code\u{1E}MacBookAir8,2@ECOLOR=217,180,154\tMacBook Air (2019, gold)\t\t
+E\t0\t8925\tcom.apple.macbookair-2020\tcom.apple.macbookair-2019\tcom.apple.device-model-code\u{1E}MacBookAir9,1\tMacBook Air (2020)\t\t
+E\t0\t8940\tcom.apple.macbookair-2020-silver\tcom.apple.macbookair-2019-silver\tcom.apple.device-model-code\u{1E}MacBookAir9,1@ECOLOR=225,225,223\tMacBook Air (2020, silver)\t\t
+E\t0\t8955\tcom.apple.macbookair-2020-space-gray\tcom.apple.macbookair-2019-space-gray\tcom.apple.device-model-code\u{1E}MacBookAir9,1@ECOLOR=157,157,160\tMacBook Air (2020, space gray)\t\t
+E\t0\t8970\tcom.apple.macbookair-2020-gold\tcom.apple.macbookair-2019-gold\tcom.apple.device-model-code\u{1E}MacBookAir9,1@ECOLOR=217,180,154\tMacBook Air (2020, gold)\t\t
 E\t0\t8985\tcom.apple.macpro\tcom.apple.mac\tcom.apple.ostype\u{1E}sbMP\u{1D}com.apple.device-model-code\u{1E}MacPro\tMac Pro\t\t
-E\t0\t9006\tcom.apple.macpro-firewire\tcom.apple.macpro\u{1F}com.apple.mac.tower\tcom.apple.device-model-code\u{1E}MacPro1,1\u{1F}MacPro2,1\u{1F}MacPro3,1\u{1F}MacPro4,1\u{1F}MacPro5,1\t\t\t
-E\t0\t9026\tcom.apple.macpro-cylinder\tcom.apple.macpro\u{1F}com.apple.mac.tower\tcom.apple.ostype\u{1E}sbMC\u{1D}com.apple.device-model-code\u{1E}MacPro6,1\t\t\t
-E\t0\t9046\tcom.apple.macpro-2019\tcom.apple.macpro\u{1F}com.apple.mac.tower\tcom.apple.device-model-code\u{1E}MacPro7,1\u{1F}MacPro7,1@ECOLOR=225,225,223\t\t\t
-E\t0\t9063\tcom.apple.macpro-2019-rackmount\tcom.apple.macpro\u{1F}com.apple.mac.rackmount\tcom.apple.device-model-code\u{1E}MacPro7,1@ECOLOR=226,226,224\t\t\t
-E\t0\t9079\tcom.apple.macmini-2020\tcom.apple.macmini\tcom.apple.device-model-code\u{1E}Macmini9,1\t\t\t
-E\t0\t9094\tcom.apple.macbookair-late-2020\tcom.apple.macbookair-2020\tcom.apple.device-model-code\u{1E}MacBookAir10,1\t\t\t
-E\t0\t9109\tcom.apple.macbookair-late-2020-silver\tcom.apple.macbookair-2020-silver\u{1F}com.apple.macbookair-late-2020\tcom.apple.device-model-code\u{1E}MacBookAir10,1@ECOLOR=1\t\t\t
-E\t0\t9125\tcom.apple.macbookair-late-2020-space-gray\tcom.apple.macbookair-2020-space-gray\u{1F}com.apple.macbookair-late-2020\tcom.apple.device-model-code\u{1E}MacBookAir10,1@ECOLOR=2\t\t\t
-E\t0\t9141\tcom.apple.macbookair-late-2020-gold\tcom.apple.macbookair-2020-gold\u{1F}com.apple.macbookair-late-2020\tcom.apple.device-model-code\u{1E}MacBookAir10,1@ECOLOR=3\t\t\t
-E\t0\t9157\tcom.apple.macbookpro-13-retina-touchid-late-2020\tcom.apple.macbookpro-13-retina-touchid-2020\tcom.apple.device-model-code\u{1E}MacBookPro17,1\t\t\t
-E\t0\t9172\tcom.apple.macbookpro-13-retina-touchid-silver-late-2020\tcom.apple.macbookpro-13-retina-touchid-silver-2020\u{1F}com.apple.macbookpro-13-retina-touchid-late-2020\tcom.apple.device-model-code\u{1E}MacBookPro17,1@ECOLOR=1\t\t\t
-E\t0\t9188\tcom.apple.macbookpro-13-retina-touchid-space-gray-late-2020\tcom.apple.macbookpro-13-retina-touchid-space-gray-2020\u{1F}com.apple.macbookpro-13-retina-touchid-late-2020\tcom.apple.device-model-code\u{1E}MacBookPro17,1@ECOLOR=2\t\t\t
-E\t0\t9204\tcom.apple.imac-2021\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac21,1\u{1F}iMac21,2\t\t\t
-E\t0\t9220\tcom.apple.imac-2021-silver\tcom.apple.imac-2021\tcom.apple.device-model-code\u{1E}iMac21,1@ECOLOR=1\u{1F}iMac21,2@ECOLOR=1\t\t\t
-E\t0\t9236\tcom.apple.imac-2021-yellow\tcom.apple.imac-2021\tcom.apple.device-model-code\u{1E}iMac21,1@ECOLOR=3\t\t\t
-E\t0\t9251\tcom.apple.imac-2021-green\tcom.apple.imac-2021\tcom.apple.device-model-code\u{1E}iMac21,1@ECOLOR=4\u{1F}iMac21,2@ECOLOR=4\t\t\t
-E\t0\t9267\tcom.apple.imac-2021-blue\tcom.apple.imac-2021\tcom.apple.device-model-code\u{1E}iMac21,1@ECOLOR=5\u{1F}iMac21,2@ECOLOR=5\t\t\t
-E\t0\t9283\tcom.apple.imac-2021-red\tcom.apple.imac-2021\tcom.apple.device-model-code\u{1E}iMac21,1@ECOLOR=6\u{1F}iMac21,2@ECOLOR=6\t\t\t
-E\t0\t9299\tcom.apple.imac-2021-purple\tcom.apple.imac-2021\tcom.apple.device-model-code\u{1E}iMac21,1@ECOLOR=7\t\t\t
-E\t0\t9314\tcom.apple.imac-2021-orange\tcom.apple.imac-2021\tcom.apple.device-model-code\u{1E}iMac21,1@ECOLOR=8\t\t\t
-E\t0\t9329\tcom.apple.developer-transition-kit-2005\tcom.apple.mac.tower\tcom.apple.device-model-code\u{1E}ADP2,1\t\t\t
-E\t0\t9344\tcom.apple.developer-transition-kit-2020\tcom.apple.mac\tcom.apple.device-model-code\u{1E}ADP3,2\t\t\t
+E\t0\t9006\tcom.apple.macpro-firewire\tcom.apple.macpro\u{1F}com.apple.mac.tower\tcom.apple.device-model-code\u{1E}MacPro1,1\u{1F}MacPro2,1\u{1F}MacPro3,1\u{1F}MacPro4,1\u{1F}MacPro5,1\tMac Pro (FireWire)\t\t
+E\t0\t9026\tcom.apple.macpro-cylinder\tcom.apple.macpro\u{1F}com.apple.mac.tower\tcom.apple.ostype\u{1E}sbMC\u{1D}com.apple.device-model-code\u{1E}MacPro6,1\tMac Pro (cylinder)\t\t
+E\t0\t9046\tcom.apple.macpro-2019\tcom.apple.macpro\u{1F}com.apple.mac.tower\tcom.apple.device-model-code\u{1E}MacPro7,1\u{1F}MacPro7,1@ECOLOR=225,225,223\tMac Pro (2019)\t\t
+E\t0\t9063\tcom.apple.macpro-2019-rackmount\tcom.apple.macpro\u{1F}com.apple.mac.rackmount\tcom.apple.device-model-code\u{1E}MacPro7,1@ECOLOR=226,226,224\tMac Pro (2019, rack mount)\t\t
+E\t0\t9079\tcom.apple.macmini-2020\tcom.apple.macmini\tcom.apple.device-model-code\u{1E}Macmini9,1\tMac mini (2020)\t\t
+E\t0\t9094\tcom.apple.macbookair-late-2020\tcom.apple.macbookair-2020\tcom.apple.device-model-code\u{1E}MacBookAir10,1\tMacBook Air (late 2020)\t\t
+E\t0\t9109\tcom.apple.macbookair-late-2020-silver\tcom.apple.macbookair-2020-silver\u{1F}com.apple.macbookair-late-2020\tcom.apple.device-model-code\u{1E}MacBookAir10,1@ECOLOR=1\tMacBook Air (late 2020, silver)\t\t
+E\t0\t9125\tcom.apple.macbookair-late-2020-space-gray\tcom.apple.macbookair-2020-space-gray\u{1F}com.apple.macbookair-late-2020\tcom.apple.device-model-code\u{1E}MacBookAir10,1@ECOLOR=2\tMacBook Air (late 2020, space gray)\t\t
+E\t0\t9141\tcom.apple.macbookair-late-2020-gold\tcom.apple.macbookair-2020-gold\u{1F}com.apple.macbookair-late-2020\tcom.apple.device-model-code\u{1E}MacBookAir10,1@ECOLOR=3\tMacBook Air (late 2020, gold)\t\t
+E\t0\t9157\tcom.apple.macbookpro-13-retina-touchid-late-2020\tcom.apple.macbookpro-13-retina-touchid-2020\tcom.apple.device-model-code\u{1E}MacBookPro17,1\tMacBook Pro (13-inch, Retina, Touch ID, late 2020)\t\t
+E\t0\t9172\tcom.apple.macbookpro-13-retina-touchid-silver-late-2020\tcom.apple.macbookpro-13-retina-touchid-silver-2020\u{1F}com.apple.macbookpro-13-retina-touchid-late-2020\tcom.apple.device-model-code\u{1E}MacBookPro17,1@ECOLOR=1\tMacBook Pro (13-inch, Retina, Touch ID, silver, late 2020)\t\t
+E\t0\t9188\tcom.apple.macbookpro-13-retina-touchid-space-gray-late-2020\tcom.apple.macbookpro-13-retina-touchid-space-gray-2020\u{1F}com.apple.macbookpro-13-retina-touchid-late-2020\tcom.apple.device-model-code\u{1E}MacBookPro17,1@ECOLOR=2\tMacBook Pro (13-inch, Retina, Touch ID, space gray, late 2020)\t\t
+E\t0\t9204\tcom.apple.imac-2021\tcom.apple.imac\tcom.apple.device-model-code\u{1E}iMac21,1\u{1F}iMac21,2\tiMac (2021)\t\t
+E\t0\t9220\tcom.apple.imac-2021-silver\tcom.apple.imac-2021\tcom.apple.device-model-code\u{1E}iMac21,1@ECOLOR=1\u{1F}iMac21,2@ECOLOR=1\tiMac (2021, silver)\t\t
+E\t0\t9236\tcom.apple.imac-2021-yellow\tcom.apple.imac-2021\tcom.apple.device-model-code\u{1E}iMac21,1@ECOLOR=3\tiMac (2021, yellow)\t\t
+E\t0\t9251\tcom.apple.imac-2021-green\tcom.apple.imac-2021\tcom.apple.device-model-code\u{1E}iMac21,1@ECOLOR=4\u{1F}iMac21,2@ECOLOR=4\tiMac (2021, green)\t\t
+E\t0\t9267\tcom.apple.imac-2021-blue\tcom.apple.imac-2021\tcom.apple.device-model-code\u{1E}iMac21,1@ECOLOR=5\u{1F}iMac21,2@ECOLOR=5\tiMac (2021, blue)\t\t
+E\t0\t9283\tcom.apple.imac-2021-red\tcom.apple.imac-2021\tcom.apple.device-model-code\u{1E}iMac21,1@ECOLOR=6\u{1F}iMac21,2@ECOLOR=6\tiMac (2021, red)\t\t
+E\t0\t9299\tcom.apple.imac-2021-purple\tcom.apple.imac-2021\tcom.apple.device-model-code\u{1E}iMac21,1@ECOLOR=7\tiMac (2021, purple)\t\t
+E\t0\t9314\tcom.apple.imac-2021-orange\tcom.apple.imac-2021\tcom.apple.device-model-code\u{1E}iMac21,1@ECOLOR=8\tiMac (2021, orange)\t\t
+E\t0\t9329\tcom.apple.developer-transition-kit-2005\tcom.apple.mac.tower\tcom.apple.device-model-code\u{1E}ADP2,1\tDeveloper Transition Kit (2005)\t\t
+E\t0\t9344\tcom.apple.developer-transition-kit-2020\tcom.apple.mac\tcom.apple.device-model-code\u{1E}ADP3,2\tDeveloper Transition Kit (2020)\t\t
 E\t0\t9359\tcom.apple.ios-device\tcom.apple.device\t\tiOS device\t\t
 E\t0\t9369\tcom.apple.apple-tv\tcom.apple.ios-device\tcom.apple.device-model-code\u{1E}AppleTV\u{1F}AppleTV1,1\tApple TV\t\t
 E\t0\t9387\tcom.apple.homepod\tcom.apple.ios-device\u{1F}public.speaker\t\tHomePod\t\t
@@ -581,8 +581,8 @@ E\t0\t9814\tcom.apple.ipod-touch-2\tcom.apple.ipod\tcom.apple.device-model-code\
 E\t0\t9832\tcom.apple.ipod-touch-3\tcom.apple.ipod\tcom.apple.device-model-code\u{1E}N18AP\u{1F}iPod3,1\tiPod touch\t\t
 E\t0\t9850\tcom.apple.ipod-touch-4\tcom.apple.ipod\tcom.apple.device-model-code\u{1E}N81AP\u{1F}iPod4,1\tiPod touch\t\t
 E\t0\t9868\tcom.apple.ipad\tcom.apple.ios-device\tcom.apple.device-model-code\u{1E}K48AP\u{1F}iPad\u{1F}iPad1,1\tiPad\t\t
-E\t0\t9887\tcom.apple.homebuttonless-ipad\tcom.apple.ipad\u{1F}com.apple.homebuttonless-device\t\t\t\t
-E\t0\t9896\tcom.apple.homebuttonless-iphone\tcom.apple.iphone\u{1F}com.apple.homebuttonless-device\t\t\t\t
+E\t0\t9887\tcom.apple.homebuttonless-ipad\tcom.apple.ipad\u{1F}com.apple.homebuttonless-device\t\tiPad without a Home button\t\t
+E\t0\t9896\tcom.apple.homebuttonless-iphone\tcom.apple.iphone\u{1F}com.apple.homebuttonless-device\t\tiPhone without a Home button\t\t
 E\t0\t9905\tcom.apple.watch\tcom.apple.ios-device\tcom.apple.device-model-code\u{1E}Watch\tApple Watch\t\t
 E\t0\t9922\tcom.apple.airport-express\tcom.apple.device\tcom.apple.ostype\u{1E}sbAE\u{1D}com.apple.device-model-code\u{1E}AirPort4\u{1F}AirPort4,102\u{1F}AirPort4,107\tAirPort Express\t\t
 E\t0\t9945\tcom.apple.airport\tcom.apple.device\tcom.apple.ostype\u{1E}sbAX\u{1D}com.apple.device-model-code\u{1E}AirPort\u{1F}AirPort5\u{1F}AirPort5,104\u{1F}AirPort5,105\u{1F}AirPort5,108\u{1F}AirPort5,114\u{1F}AirPort5,117\tAirPort Extreme\t\t
@@ -764,9 +764,9 @@ I\t0\t12951\tcom.sgi.sgi-image\tpublic.image\tcom.apple.ostype\u{1E}.SGI\u{1D}pu
 I\t0\t12976\tcom.ilm.openexr-image\tpublic.image\tpublic.filename-extension\u{1E}exr\tOpenEXR image\t\t
 I\t0\t12993\tcom.kodak.flashpix-image\tpublic.image\tpublic.mime-type\u{1E}image/fpx\u{1F}application/vnd.fpx\u{1D}public.filename-extension\u{1E}fpx\tFlashPix image\t\t
 I\t0\t13015\tpublic.heif-standard\tpublic.image\t\tHEIF Image\t\t
-I\t0\t13025\tpublic.heif\tpublic.heif-standard\tpublic.mime-type\u{1E}image/heif\u{1D}public.filename-extension\u{1E}heif\u{1F}hif\t\t\t
-I\t0\t13045\tpublic.heic\tpublic.heif-standard\tpublic.mime-type\u{1E}image/heic\u{1D}public.filename-extension\u{1E}heic\t\t\t
-I\t0\t13064\tpublic.avci\tpublic.heif-standard\tpublic.mime-type\u{1E}image/avci\u{1D}public.filename-extension\u{1E}avci\t\t\t
+I\t0\t13025\tpublic.heif\tpublic.heif-standard\tpublic.mime-type\u{1E}image/heif\u{1D}public.filename-extension\u{1E}heif\u{1F}hif\tHEIF image\t\t
+I\t0\t13045\tpublic.heic\tpublic.heif-standard\tpublic.mime-type\u{1E}image/heic\u{1D}public.filename-extension\u{1E}heic\tHEIF image\t\t
+I\t0\t13064\tpublic.avci\tpublic.heif-standard\tpublic.mime-type\u{1E}image/avci\u{1D}public.filename-extension\u{1E}avci\tHEIF image (AVC-coded)\t\t
 I\t0\t13083\tpublic.heifs\tpublic.heif-standard\tpublic.mime-type\u{1E}image/heif-sequence\u{1D}public.filename-extension\u{1E}heifs\tHEIF Image Sequence\t\t
 I\t0\t13104\tpublic.heics\tpublic.heif-standard\tpublic.mime-type\u{1E}image/heic-sequence\u{1D}public.filename-extension\u{1E}heics\tHEIF Image Sequence\t\t
 I\t0\t13125\tpublic.avcs\tpublic.heif-standard\tpublic.mime-type\u{1E}image/avcs\u{1D}public.filename-extension\u{1E}avcs\tHEIF Image Sequence\t\t
@@ -879,30 +879,32 @@ I\t0\t14971\tcom.apple.icon-overlay.unsupported-badge\tcom.apple.document-type\t
 I\t0\t14988\tcom.apple.legacy.magnifying-glass\tcom.apple.document-type\tcom.apple.ostype\u{1E}glas\tMagnifying Glass\t\t
 I\t0\t15005\tcom.apple.legacy.erasing\tcom.apple.document-type\tcom.apple.ostype\u{1E}eras\tErasing\t\t
 I\t0\t15022\tcom.apple.legacy.multiple-items\tcom.apple.document-type\tcom.apple.ostype\u{1E}mitm\tMultiple Items\t\t
-I\t1\t12\tnet.daringfireball.markdown\tpublic.plain-text\tpublic.filename-extension\u{1E}md\u{1F}markdown\u{1F}mdown\u{1F}mkd\u{1F}mkdn\u{1D}public.mime-type\u{1E}text/markdown\u{1F}text/x-markdown\tMarkdown text\thttps://daringfireball.net/projects/markdown/\t
-I\t1\t40\tio.toml\tpublic.plain-text\tpublic.filename-extension\u{1E}toml\u{1D}public.mime-type\u{1E}application/toml\tTOML document\thttps://toml.io/\t
-I\t1\t63\torg.webassembly.wasm\tpublic.data\u{1F}public.executable\tpublic.filename-extension\u{1E}wasm\u{1D}public.mime-type\u{1E}application/wasm\tWebAssembly module\thttps://webassembly.github.io/spec/\t
-I\t1\t87\torg.webassembly.wat\tpublic.source-code\tpublic.filename-extension\u{1E}wat\tWebAssembly text module\thttps://webassembly.github.io/spec/\t
-I\t1\t106\tpublic.avif\tpublic.image\tpublic.filename-extension\u{1E}avif\u{1F}avifs\u{1D}public.mime-type\u{1E}image/avif\tAVIF image\thttps://aomediacodec.github.io/av1-avif/\t
-I\t1\t130\tpublic.jpeg-xl\tpublic.image\tpublic.filename-extension\u{1E}jxl\u{1D}public.mime-type\u{1E}image/jxl\tJPEG XL image\thttps://jpeg.org/jpegxl/\t
-I\t1\t153\torg.rust-lang.rust-source\tpublic.source-code\tpublic.filename-extension\u{1E}rs\u{1D}public.mime-type\u{1E}text/rust\u{1F}text/x-rust\tRust source\thttps://www.rust-lang.org/\t
-I\t1\t177\torg.golang.go-source\tpublic.source-code\tpublic.filename-extension\u{1E}go\u{1D}public.mime-type\u{1E}text/x-go\tGo source\thttps://go.dev/ref/spec\t
-I\t1\t200\torg.kotlinlang.kotlin-source\tpublic.source-code\tpublic.filename-extension\u{1E}kt\u{1F}kts\u{1D}public.mime-type\u{1E}text/x-kotlin\tKotlin source\thttps://kotlinlang.org/\t
-I\t1\t224\tcom.microsoft.typescript\tpublic.source-code\tpublic.filename-extension\u{1E}ts\u{1F}mts\u{1F}cts\u{1F}tsx\u{1D}public.mime-type\u{1E}application/typescript\u{1F}text/typescript\tTypeScript source\thttps://www.typescriptlang.org/\t
-I\t1\t251\torg.lua.lua-source\tpublic.script\tpublic.filename-extension\u{1E}lua\u{1D}public.mime-type\u{1E}text/x-lua\tLua source\thttps://www.lua.org/\t
-I\t1\t274\torg.tug.tex\tpublic.plain-text\tpublic.filename-extension\u{1E}tex\u{1F}ltx\u{1F}latex\u{1D}public.mime-type\u{1E}text/x-tex\u{1F}application/x-tex\tTeX document\thttps://tug.org/\t
-I\t1\t300\torg.jupyter.ipynb\tpublic.json\tpublic.filename-extension\u{1E}ipynb\u{1D}public.mime-type\u{1E}application/x-ipynb+json\tJupyter notebook\thttps://nbformat.readthedocs.io/\t
-I\t1\t323\torg.geojson.geojson\tpublic.json\tpublic.filename-extension\u{1E}geojson\u{1D}public.mime-type\u{1E}application/geo+json\tGeoJSON document\thttps://www.rfc-editor.org/rfc/rfc7946\t
-I\t1\t346\tcom.google.earth.kml\tpublic.xml\tpublic.filename-extension\u{1E}kml\u{1D}public.mime-type\u{1E}application/vnd.google-earth.kml+xml\tKML document\thttps://www.ogc.org/standard/kml/\t
-I\t1\t369\tcom.topografix.gpx\tpublic.xml\tpublic.filename-extension\u{1E}gpx\u{1D}public.mime-type\u{1E}application/gpx+xml\tGPS exchange document\thttps://www.topografix.com/gpx.asp\t
-I\t1\t392\tcom.facebook.zstandard-archive\tpublic.data\u{1F}public.archive\tpublic.filename-extension\u{1E}zst\u{1F}zstd\u{1D}public.mime-type\u{1E}application/zstd\tZstandard archive\thttps://www.rfc-editor.org/rfc/rfc8878\t
-I\t1\t417\tcom.rarlab.rar-archive\tpublic.data\u{1F}public.archive\tpublic.filename-extension\u{1E}rar\u{1D}public.mime-type\u{1E}application/vnd.rar\u{1F}application/x-rar-compressed\tRAR archive\thttps://www.rarlab.com/\t
-I\t1\t442\torg.sqlite.sqlite3\tpublic.data\u{1F}public.database\tpublic.filename-extension\u{1E}sqlite\u{1F}sqlite3\u{1D}public.mime-type\u{1E}application/vnd.sqlite3\u{1F}application/x-sqlite3\tSQLite database\thttps://www.sqlite.org/fileformat.html\t
-I\t1\t468\torg.matroska.mkv\tpublic.movie\tpublic.filename-extension\u{1E}mkv\u{1F}mk3d\u{1D}public.mime-type\u{1E}video/x-matroska\u{1F}video/matroska\tMatroska video\thttps://www.matroska.org/\t
-I\t1\t493\torg.matroska.mka\tpublic.audio\tpublic.filename-extension\u{1E}mka\u{1D}public.mime-type\u{1E}audio/x-matroska\u{1F}audio/matroska\tMatroska audio\thttps://www.matroska.org/\t
-I\t1\t517\torg.xiph.ogg-audio\tpublic.audio\tpublic.filename-extension\u{1E}ogg\u{1F}oga\u{1D}public.mime-type\u{1E}audio/ogg\u{1F}audio/vorbis\tOgg audio\thttps://xiph.org/ogg/\t
-I\t1\t542\torg.xiph.opus\tpublic.audio\tpublic.filename-extension\u{1E}opus\u{1D}public.mime-type\u{1E}audio/opus\tOpus audio\thttps://opus-codec.org/\t
-I\t1\t565\torg.w3.woff\tpublic.font\tpublic.filename-extension\u{1E}woff\u{1D}public.mime-type\u{1E}font/woff\u{1F}application/font-woff\tWOFF font\thttps://www.w3.org/TR/WOFF/\t
-I\t1\t589\torg.w3.woff2\tpublic.font\tpublic.filename-extension\u{1E}woff2\u{1D}public.mime-type\u{1E}font/woff2\tWOFF2 font\thttps://www.w3.org/TR/WOFF2/\t
+I\t1\t15\tnet.daringfireball.markdown\tpublic.plain-text\tpublic.filename-extension\u{1E}md\u{1F}markdown\u{1F}mdown\u{1F}mkd\u{1F}mkdn\u{1D}public.mime-type\u{1E}text/markdown\u{1F}text/x-markdown\tMarkdown text\thttps://daringfireball.net/projects/markdown/\t
+I\t1\t43\tio.toml\tpublic.plain-text\tpublic.filename-extension\u{1E}toml\u{1D}public.mime-type\u{1E}application/toml\tTOML document\thttps://toml.io/\t
+I\t1\t66\torg.webassembly.wasm\tpublic.data\u{1F}public.executable\tpublic.filename-extension\u{1E}wasm\u{1D}public.mime-type\u{1E}application/wasm\tWebAssembly module\thttps://webassembly.github.io/spec/\t
+I\t1\t90\torg.webassembly.wat\tpublic.source-code\tpublic.filename-extension\u{1E}wat\tWebAssembly text module\thttps://webassembly.github.io/spec/\t
+I\t1\t109\tpublic.avif\tpublic.image\tpublic.filename-extension\u{1E}avif\u{1F}avifs\u{1D}public.mime-type\u{1E}image/avif\tAVIF image\thttps://aomediacodec.github.io/av1-avif/\t
+I\t1\t133\tpublic.jpeg-xl\tpublic.image\tpublic.filename-extension\u{1E}jxl\u{1D}public.mime-type\u{1E}image/jxl\tJPEG XL image\thttps://jpeg.org/jpegxl/\t
+I\t1\t156\torg.rust-lang.rust-source\tpublic.source-code\tpublic.filename-extension\u{1E}rs\u{1D}public.mime-type\u{1E}text/rust\u{1F}text/x-rust\tRust source\thttps://www.rust-lang.org/\t
+I\t1\t180\torg.golang.go-source\tpublic.source-code\tpublic.filename-extension\u{1E}go\u{1D}public.mime-type\u{1E}text/x-go\tGo source\thttps://go.dev/ref/spec\t
+I\t1\t203\torg.kotlinlang.kotlin-source\tpublic.source-code\tpublic.filename-extension\u{1E}kt\u{1F}kts\u{1D}public.mime-type\u{1E}text/x-kotlin\tKotlin source\thttps://kotlinlang.org/\t
+I\t1\t227\tcom.microsoft.typescript\tpublic.source-code\tpublic.filename-extension\u{1E}ts\u{1F}mts\u{1F}cts\u{1F}tsx\u{1D}public.mime-type\u{1E}application/typescript\u{1F}text/typescript\tTypeScript source\thttps://www.typescriptlang.org/\t
+I\t1\t254\torg.lua.lua-source\tpublic.script\tpublic.filename-extension\u{1E}lua\u{1D}public.mime-type\u{1E}text/x-lua\tLua source\thttps://www.lua.org/\t
+I\t1\t277\torg.tug.tex\tpublic.plain-text\tpublic.filename-extension\u{1E}tex\u{1F}ltx\u{1F}latex\u{1D}public.mime-type\u{1E}text/x-tex\u{1F}application/x-tex\tTeX document\thttps://tug.org/\t
+I\t1\t303\torg.jupyter.ipynb\tpublic.json\tpublic.filename-extension\u{1E}ipynb\u{1D}public.mime-type\u{1E}application/x-ipynb+json\tJupyter notebook\thttps://nbformat.readthedocs.io/\t
+I\t1\t326\tpublic.geojson\tpublic.json\tpublic.filename-extension\u{1E}geojson\u{1D}public.mime-type\u{1E}application/geo+json\tGeoJSON document\thttps://www.rfc-editor.org/rfc/rfc7946\t
+I\t1\t349\tcom.google.earth.kml\tpublic.xml\tpublic.filename-extension\u{1E}kml\u{1D}public.mime-type\u{1E}application/vnd.google-earth.kml+xml\tKML document\thttps://www.ogc.org/standard/kml/\t
+I\t1\t372\tcom.topografix.gpx\tpublic.xml\tpublic.filename-extension\u{1E}gpx\u{1D}public.mime-type\u{1E}application/gpx+xml\tGPS exchange document\thttps://www.topografix.com/gpx.asp\t
+I\t1\t395\tcom.facebook.zstandard-archive\tpublic.data\u{1F}public.archive\tpublic.filename-extension\u{1E}zst\u{1F}zstd\u{1D}public.mime-type\u{1E}application/zstd\tZstandard archive\thttps://www.rfc-editor.org/rfc/rfc8878\t
+I\t1\t420\tcom.rarlab.rar-archive\tpublic.data\u{1F}public.archive\tpublic.filename-extension\u{1E}rar\u{1D}public.mime-type\u{1E}application/vnd.rar\u{1F}application/x-rar-compressed\tRAR archive\thttps://www.rarlab.com/\t
+I\t1\t445\torg.sqlite.sqlite3\tpublic.data\u{1F}public.database\tpublic.filename-extension\u{1E}sqlite\u{1F}sqlite3\u{1D}public.mime-type\u{1E}application/vnd.sqlite3\u{1F}application/x-sqlite3\tSQLite database\thttps://www.sqlite.org/fileformat.html\t
+I\t1\t471\torg.matroska.mkv\tpublic.movie\tpublic.filename-extension\u{1E}mkv\u{1F}mk3d\u{1D}public.mime-type\u{1E}video/x-matroska\u{1F}video/matroska\tMatroska video\thttps://www.matroska.org/\t
+I\t1\t496\torg.matroska.mka\tpublic.audio\tpublic.filename-extension\u{1E}mka\u{1D}public.mime-type\u{1E}audio/x-matroska\u{1F}audio/matroska\tMatroska audio\thttps://www.matroska.org/\t
+I\t1\t520\torg.xiph.ogg-audio\tpublic.audio\tpublic.filename-extension\u{1E}ogg\u{1F}oga\u{1D}public.mime-type\u{1E}audio/ogg\u{1F}audio/vorbis\tOgg audio\thttps://xiph.org/ogg/\t
+I\t1\t545\torg.xiph.opus\tpublic.audio\tpublic.filename-extension\u{1E}opus\u{1D}public.mime-type\u{1E}audio/opus\tOpus audio\thttps://opus-codec.org/\t
+I\t1\t568\torg.w3.woff\tpublic.font\tpublic.filename-extension\u{1E}woff\u{1D}public.mime-type\u{1E}font/woff\u{1F}application/font-woff\tWOFF font\thttps://www.w3.org/TR/WOFF/\t
+I\t1\t592\torg.w3.woff2\tpublic.font\tpublic.filename-extension\u{1E}woff2\u{1D}public.mime-type\u{1E}font/woff2\tWOFF2 font\thttps://www.w3.org/TR/WOFF2/\t
+I\t1\t615\tcom.adobe.raw-image\tpublic.image\tpublic.filename-extension\u{1E}dng\u{1D}public.mime-type\u{1E}image/x-adobe-dng\tAdobe DNG raw image\thttps://helpx.adobe.com/camera-raw/digital-negative.html\t
+I\t1\t638\tcom.apple.linkpresentation.metadata\tpublic.data\t\tlink preview metadata\t\t
 """
 }

@@ -6,19 +6,25 @@ struct FileCommand: ParsableCommand {
         commandName: "file",
         abstract: "The type of each path, from its name and, when the name leaves doubt, its first bytes.",
         discussion: """
-        Names follow shared-mime-info's globs (literal names, then the longest suffix,
-        then other patterns; case-sensitive globs only match their case), then the
-        extensions declared types claim. When no glob or several match, the first
-        bytes are read and matched against the magic rules, as GIO does: a strong
-        match (priority 80 or more) wins, else the name that is a kind of the
-        content's type; when the content says nothing, the name the registry's
-        answer for the extension claims (x.ts: video/mp2t, as uti ts says); else
-        the best name (both uncertain). An
-        existing folder is public.folder or the package type its extension names;
-        symbolic links (not followed unless --follow), FIFOs, sockets and devices are
-        their own kinds and are never opened; an empty file is typed by its name when
-        the name decides (empty.jpg is public.jpeg), else it is
-        application/x-zerosize. Exit 1 when a path could not be typed.
+        Names follow shared-mime-info's globs (literal names, then the longest
+        suffix, then other patterns; case-sensitive globs only match their
+        case), then the extensions declared types claim. When no glob or
+        several match, the first bytes are read and matched against the magic
+        rules, as GIO does: a strong match (priority 80 or more) wins, else the
+        name that is a kind of the content's type; when the content says
+        nothing, the name the registry's answer for the extension claims (x.ts:
+        video/mp2t, as uti ts says); else the best name (both uncertain).
+
+        An existing folder is public.folder or the package type its extension
+        names; symbolic links (not followed unless --follow), FIFOs, sockets
+        and devices are their own kinds and are never opened; an empty file is
+        typed by its name when the name decides (empty.jpg is public.jpeg),
+        else it is application/x-zerosize. A path where nothing is gets the
+        type its name gives, marked "no such file". "-" reads standard input
+        (printed as /dev/stdin, as file(1) does; ./- is a file named "-").
+
+        Exit 1 when a path could not be typed: it cannot be read, or nothing
+        is there and its name gives no type.
         """)
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -27,9 +33,12 @@ struct FileCommand: ParsableCommand {
     var brief = false
     @Flag(name: .customLong("mime"), help: "Print only the MIME type of each path.")
     var mimeOnly = false
+    @Flag(name: [.customShort("i"), .customLong("mime-charset")],
+          help: "Print \"PATH: MIME-TYPE; charset=CHARSET\", as file -i does (the charset from the first 64 KiB).")
+    var mimeCharset = false
     @Flag(name: .customLong("no-sniff"), help: "Use the name alone; never read a file.")
     var noSniff = false
-    @Flag(name: .customLong("follow"), help: "Type what symbolic links point to.")
+    @Flag(name: [.customLong("follow"), .customShort("L")], help: "Type what symbolic links point to.")
     var follow = false
     @Flag(name: .customLong("tree"), help: "Also match folders against the tree rules (x-content/* types of volumes).")
     var tree = false
@@ -39,20 +48,26 @@ struct FileCommand: ParsableCommand {
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one path") }
         if paths.contains("") { throw ValidationError("an empty path was given") }
-        if brief && mimeOnly { throw ValidationError("--brief and --mime cannot be used together") }
+        if [brief, mimeOnly, mimeCharset, output.json].filter({ $0 }).count > 1 {
+            throw ValidationError("choose one of --brief, --mime, -i and --json")
+        }
+        if paths.filter({ $0 == "-" }).count > 1 { throw ValidationError("\"-\" (standard input) can be given once") }
     }
 
     func run() throws {
         let typing = FileTyping(registry: try registryOptions.load())
         let options = FileTyping.Options(sniff: !noSniff, followSymbolicLinks: follow, treeMagic: tree)
         let status = Self.perform(typing: typing, paths: paths, options: options,
-                                  form: output.json ? .json : brief ? .brief : mimeOnly ? .mime : .summary,
+                                  form: output.json ? .json : brief ? .brief : mimeOnly ? .mime : mimeCharset ? .mimeCharset : .summary,
                                   language: output.language)
         if status != Status.success { throw ExitCode(status) }
     }
 
     /// What to print for each path.
-    enum Form { case summary, brief, mime, json }
+    enum Form { case summary, brief, mime, mimeCharset, json }
+
+    /// How standard input is named in the output, as file(1) names it.
+    static let standardInputLabel = "/dev/stdin"
 
     /// Types each path and prints it; returns the exit status (1 when a
     /// path could not be typed).
@@ -61,22 +76,37 @@ struct FileCommand: ParsableCommand {
         var failed = false
         var out = ""
         for path in paths {
-            let result: FileTyping.Result
-            do {
-                result = try typing.type(forPath: path, options: options)
+            let label = path == "-" ? standardInputLabel : path
+            var result: FileTyping.Result
+            var content: [UInt8]?
+            do throws(FileTyping.Failure) {
+                if path == "-" {
+                    let limit = max(typing.registry.mimeDatabase?.sniffLength ?? 0, TextCharset.defaultLimit)
+                    content = try FileTyping.readPrefix(of: 0, count: limit, label: label)
+                    result = typing.type(ofContent: content ?? [])
+                } else {
+                    result = try typing.type(forPath: path, options: options)
+                }
+                if !result.exists && result.basis == .unknown {
+                    throw FileTyping.Failure(path: path, reason: "no such file, and the name gives no type")
+                }
             } catch {
                 failed = true
                 StandardOutput.write(out)
                 out = ""
                 Console.error("uti: \(error)")
-                if form == .json { results.append(.object([("path", .string(path)), ("error", .string(error.reason))])) }
+                if form == .json { results.append(.object([("path", .string(label)), ("error", .string(error.reason))])) }
                 continue
             }
             switch form {
-            case .json: results.append(Self.json(path: path, result, language: language))
+            case .json: results.append(Self.json(path: label, result, language: language))
             case .brief: out += result.type.identifier + "\n"
-            case .mime: out += (result.mimeType ?? result.type.preferredMIMEType ?? "application/octet-stream") + "\n"
-            case .summary: out += "\(Escaping.name(path)): \(Escaping.controls(Self.summary(result, language: language)))\n"
+            case .mime: out += mimeType(result) + "\n"
+            case .mimeCharset:
+                let charset = Self.charset(path: path, result, content: content, follow: options.followSymbolicLinks)
+                out += "\(Escaping.name(label)): \(Escaping.controls(mimeType(result)))"
+                    + (charset.map { "; charset=\($0)" } ?? "") + "\n"
+            case .summary: out += "\(Escaping.name(label)): \(Escaping.controls(Self.summary(result, language: language)))\n"
             }
         }
         if form == .json { out += JSON.array(results).serialized() + "\n" }
@@ -84,9 +114,26 @@ struct FileCommand: ParsableCommand {
         return failed ? Status.no : Status.success
     }
 
+    static func mimeType(_ result: FileTyping.Result) -> String {
+        result.mimeType ?? result.type.preferredMIMEType ?? "application/octet-stream"
+    }
+
+    /// The charset `file -i` would print: read from regular files whose type
+    /// is text, `binary` for everything else that exists, nil for a path
+    /// where nothing is (or that can no longer be read).
+    static func charset(path: String, _ result: FileTyping.Result, content: [UInt8]?, follow: Bool) -> String? {
+        guard result.exists else { return nil }
+        let textType = result.type.registry.declaredType("public.text")
+        let text = mimeType(result).hasPrefix("text/") || textType.map(result.type.conforms(to:)) ?? false
+        if let content { return text ? TextCharset.name(of: content, truncated: content.count == TextCharset.defaultLimit) : "binary" }
+        guard text, result.basis != .fileSystem else { return "binary" }
+        return try? FileTyping.charset(ofFileAt: path, follow: follow)
+    }
+
     static func json(path: String, _ result: FileTyping.Result, language: String? = nil) -> JSON {
         .object([
             ("path", .string(path)),
+            ("exists", .bool(result.exists)),
             ("mimeType", .optional(result.mimeType)),
             ("basis", .string(result.basis.rawValue)),
             ("certain", .bool(result.certain)),
@@ -108,6 +155,7 @@ struct FileCommand: ParsableCommand {
         var text = details.isEmpty ? type.identifier : "\(type.identifier) (\(details.joined(separator: ", ")))"
         text += " by \(result.basis.rawValue)"
         if !result.certain { text += ", uncertain" }
+        if !result.exists { text += "; no such file" }
         if !result.contentTypes.isEmpty { text += "; contents: \(result.contentTypes.joined(separator: ", "))" }
         return text
     }

@@ -27,7 +27,9 @@ struct InboxCommand: ParsableCommand {
 
     @OptionGroup var registryOptions: RegistryOptions
     @Argument(help: ArgumentHelp("The Documents folder (default: the current folder).", valueName: "documents"))
-    var documents: String = "."
+    var documentsArgument: String?
+
+    var documents: String { documentsArgument ?? "." }
     @Option(name: .customLong("inbox"),
             help: ArgumentHelp("The Inbox's name inside DOCUMENTS, or its path when it holds a \"/\".", valueName: "name"))
     var inbox = "Inbox"

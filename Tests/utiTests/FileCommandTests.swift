@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
+
+/// `uti file` as `file(1)` users expect it: `-` for standard input, `-L`,
+/// `-i` with a charset, and paths where nothing is.
+@Suite struct FileCommandConventionTests {
+    private func tree(_ body: (String) throws -> Void) throws {
+        let dir = NSTemporaryDirectory() + "uti-file-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let files: [String: [UInt8]] = [
+            "ascii.txt": Array("hello\n".utf8),
+            "utf8.txt": Array("h\u{e9}llo\n".utf8),
+            "latin1.txt": [0x68, 0xE9, 0x6C, 0x6C, 0x6F, 0x0A],
+            "utf16.txt": [0xFF, 0xFE, 0x68, 0x00, 0x69, 0x00],
+            "pic.dat": [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52],
+            "blank": [],
+        ]
+        for (name, bytes) in files { _ = FileManager.default.createFile(atPath: dir + "/" + name, contents: Data(bytes)) }
+        try FileManager.default.createSymbolicLink(atPath: dir + "/link.dat", withDestinationPath: "pic.dat")
+        try body(dir)
+    }
+
+    @Test func dashReadsStandardInput() throws {
+        let run = try Run(["file", "-"], stdin: "#!/bin/sh\necho hi\n", environment: systemData)
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("/dev/stdin: public.shell-script (application/x-shellscript"))
+        #expect(run.stdout.hasSuffix(" by content\n"))
+        let empty = try Run(["file", "-", "--mime"], stdin: "", environment: systemData)
+        #expect(empty.stdout == "application/x-zerosize\n")
+        let twice = try Run(["file", "-", "-"], stdin: "", environment: systemData)
+        #expect(twice.status == 2 && twice.stderr.contains("standard input"))
+    }
+
+    @Test func dashIPrintsTheCharsetAsFileDoes() throws {
+        try tree { dir in
+            let run = try Run(["file", "-i", "ascii.txt", "utf8.txt", "latin1.txt", "utf16.txt", "pic.dat", "blank", "."],
+                              environment: systemData, directory: dir)
+            #expect(run.status == 0)
+            #expect(run.lines == [
+                "ascii.txt: text/plain; charset=us-ascii",
+                "utf8.txt: text/plain; charset=utf-8",
+                "latin1.txt: text/plain; charset=iso-8859-1",
+                "utf16.txt: text/plain; charset=utf-16le",
+                "pic.dat: image/png; charset=binary",
+                "blank: application/x-zerosize; charset=binary",
+                ".: inode/directory; charset=binary",
+            ])
+            let stdin = try Run(["file", "-i", "-"], stdin: "caf\u{e9}\n", environment: systemData)
+            #expect(stdin.stdout == "/dev/stdin: text/plain; charset=utf-8\n")
+            #expect(try Run(["file", "-i", "--json", "x"]).status == 2)
+        }
+    }
+
+    @Test func dashLFollowsLinks() throws {
+        try tree { dir in
+            let plain = try Run(["file", "-b", "link.dat"], environment: systemData, directory: dir)
+            #expect(plain.stdout == "public.symlink\n")
+            let followed = try Run(["file", "-b", "-L", "link.dat"], environment: systemData, directory: dir)
+            #expect(followed.stdout == "public.png\n")
+        }
+    }
+
+    @Test func aPathWhereNothingIsSaysSo() throws {
+        try tree { dir in
+            let named = try Run(["file", "report.pdf"], environment: systemData, directory: dir)
+            #expect(named.status == 0)
+            #expect(named.stdout == "report.pdf: com.adobe.pdf (application/pdf, PDF document) by name; no such file\n")
+            let json = try Run(["file", "--json", "report.pdf", "ascii.txt"], environment: systemData, directory: dir)
+            let objects = try #require(try json.json() as? [[String: Any]])
+            #expect(objects.map { $0["exists"] as? Bool } == [false, true])
+            // A name that gives nothing, where nothing is, is not an answer.
+            let nothing = try Run(["file", "no-such-thing", "ascii.txt"], environment: systemData, directory: dir)
+            #expect(nothing.status == 1)
+            #expect(nothing.stderr == "uti: no-such-thing: no such file, and the name gives no type\n")
+            #expect(nothing.stdout == "ascii.txt: public.plain-text (text/plain, plain text document) by name\n")
+        }
+    }
+}
