@@ -4,6 +4,7 @@ import PackageDescription
 let package = Package(
     name: "uti",
     products: [
+        .library(name: "UniformTypeIdentifiers", targets: ["UniformTypeIdentifiers"]),
         .library(name: "UniformTypes", targets: ["UniformTypes"]),
         .library(name: "PropertyLists", targets: ["PropertyLists"]),
         .library(name: "SharedMIMEInfo", targets: ["SharedMIMEInfo"]),
@@ -30,6 +31,8 @@ let package = Package(
         // and the executable's build ID.
         .target(name: "CLinuxCalls"),
         .target(name: "UniformTypes", dependencies: ["PropertyLists", "SharedMIMEInfo", "CompiledData", "CLinuxCalls"]),
+        // Apple's UTType API over the registry, for code written for the Mac.
+        .target(name: "UniformTypeIdentifiers", dependencies: ["UniformTypes", "PropertyLists"]),
         .target(name: "InboxProcessing", dependencies: ["CLinuxCalls"]),
         .target(name: "DocumentHandlers", dependencies: ["UniformTypes", "PropertyLists"]),
         .executableTarget(
@@ -55,6 +58,13 @@ let package = Package(
             name: "UniformTypesTests",
             dependencies: ["UniformTypes"],
             resources: [.copy("Fixtures")]
+        ),
+        // Code written against Apple's framework, compiled and run unchanged;
+        // the example program is run with its Info.plist in each documented place.
+        .executableTarget(name: "uti-example-app", dependencies: ["UniformTypeIdentifiers"], path: "Tests/ExampleApp"),
+        .testTarget(
+            name: "UniformTypeIdentifiersTests",
+            dependencies: ["UniformTypeIdentifiers", "uti-example-app"]
         ),
         .testTarget(
             name: "InboxProcessingTests",

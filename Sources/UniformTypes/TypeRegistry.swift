@@ -318,6 +318,15 @@ public final class TypeRegistry: Sendable {
             identifier: identifier, conformsTo: contents.conformsTo, tags: contents.tags, isDynamic: true))
     }
 
+    /// A type that keeps `identifier` though no source declares it: no
+    /// tags, conforming to `parents` (what Apple's `init(exportedAs:)` gives
+    /// for a type the program does not declare). The declared type when
+    /// `identifier` is declared.
+    public func undeclaredType(_ identifier: String, conformingTo parents: [String] = []) -> UTType {
+        declaredType(identifier) ?? UTType(self, undeclared: UTType.Undeclared(
+            identifier: identifier, conformsTo: parents, tags: [], isDynamic: false))
+    }
+
     /// Every declared type that claims `tag` and conforms to `supertype`,
     /// best first; a dynamic type when none does.
     public func types(tag: String, tagClass: TagClass, conformingTo supertype: UTType? = nil) -> [UTType] {
@@ -430,6 +439,23 @@ public final class TypeRegistry: Sendable {
             for spec in tagSpecification(slot, budget: &budget) where spec.tagClass == tagClass { add(spec.tags) }
         }
         return result
+    }
+
+    /// The tags `type`'s own declaration gives, without those the system's
+    /// MIME data added to it (what Apple's registry, which has no such
+    /// data, would answer). A type made from system data keeps all of its
+    /// tags, since they are its declaration.
+    public func declaredTags(of type: UTType) -> [TagSpecification] {
+        let all = type.tagSpecification
+        guard let slot = slot(of: type), !origins(slot, Field.supplements).isEmpty,
+              !origin(slot).source.isSystem else { return all }
+        return all.compactMap { spec in
+            let own = spec.tags.filter { tag in
+                declaresTag(tag, tagClass: spec.tagClass)
+                    && types(tag: tag, tagClass: spec.tagClass).contains { $0.slot == slot && $0.registry === self }
+            }
+            return own.isEmpty ? nil : TagSpecification(spec.tagClass, own)
+        }
     }
 
     /// The system sources whose tags were added to this type.

@@ -1,0 +1,190 @@
+import Foundation
+import PropertyLists
+import Synchronization
+import UniformTypes
+
+/// The type declarations of the running program, and the registry `UTType`
+/// answers from.
+///
+/// On a Mac, `UTType(exportedAs:)` finds a program's own types in its
+/// bundle's `Info.plist`. Here the registry is built on first use from,
+/// lowest precedence first:
+///
+/// 1. the system's MIME data (shared-mime-info, `mime.types`) and the
+///    bundled declarations;
+/// 2. declaration files in the XDG `uti/types` folders, then the files and
+///    folders `UTI_DECLARATIONS` names (`:`-separated);
+/// 3. the program's `Info.plist`: the first of `infoPlistCandidates` that
+///    exists, beside or near the executable;
+/// 4. the files and property lists given to `add(contentsOf:)` and
+///    `add(propertyList:name:)`, in the order given.
+///
+/// `UTExportedTypeDeclarations` and `UTImportedTypeDeclarations` are read
+/// from each, in XML or binary form. Declarations must be added before the
+/// first type is looked up; the registry does not change afterwards.
+///
+/// A source that cannot be read does not stop a lookup: it is left out,
+/// listed in `problems` and reported once on standard error. Call
+/// `activate()` at start-up to have such a problem thrown instead.
+public enum ProcessTypeDeclarations {
+    /// A declaration source that could not be used, or declarations added
+    /// after the registry was built.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// One line per problem, each naming its file (and line where known).
+        public var problems: [String]
+        public var description: String { problems.joined(separator: "\n") }
+    }
+
+    private struct State {
+        var added: [DeclarationReader] = []
+        var registry: TypeRegistry?
+        var problems: [String] = []
+        var warned: Set<String> = []
+    }
+
+    private static let state = Mutex(State())
+
+    /// The places the program's `Info.plist` is looked for, given the
+    /// executable's path; the first that exists is read:
+    /// `DIR/Info.plist` (beside the executable), `DIR/../Info.plist` (the
+    /// `Contents/MacOS/` layout of a Mac bundle), and
+    /// `DIR/../share/NAME/Info.plist` (an installed program, such as
+    /// `/usr/bin/NAME` with `/usr/share/NAME/Info.plist`).
+    public static func infoPlistCandidates(executable: URL) -> [URL] {
+        let directory = executable.deletingLastPathComponent()
+        let name = executable.lastPathComponent
+        return [
+            directory.appendingPathComponent("Info.plist"),
+            directory.deletingLastPathComponent().appendingPathComponent("Info.plist"),
+            directory.deletingLastPathComponent().appendingPathComponent("share")
+                .appendingPathComponent(name).appendingPathComponent("Info.plist"),
+        ].map(\.standardizedFileURL)
+    }
+
+    /// The running program's executable, symbolic links resolved.
+    public static var executableURL: URL? {
+        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            return nil
+        }
+        return URL(fileURLWithPath: path)
+    }
+
+    /// The `Info.plist` read for the running program, if any.
+    public static var infoPlistURL: URL? {
+        guard let executable = executableURL else { return nil }
+        return infoPlistCandidates(executable: executable).first { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
+    /// Adds the declarations of a property list file (an `Info.plist` or a
+    /// declarations file, XML or binary). Throws when the file cannot be
+    /// read or parsed (naming file and line), or when the registry is
+    /// already built.
+    public static func add(contentsOf url: URL) throws(Failure) {
+        try add(DeclarationReader.read(path: url.path, source: .application), name: url.path)
+    }
+
+    /// Adds the declarations of a property list held in memory; `name`
+    /// stands for its file in messages and in each type's origin.
+    public static func add(propertyList data: Data, name: String) throws(Failure) {
+        let reader: DeclarationReader
+        do {
+            reader = DeclarationReader(try PropertyList.parse(Array(data)), file: name, source: .application)
+        } catch {
+            throw Failure(problems: ["\(name):\(error.position.line.map { "\($0):" } ?? "") malformed property list: \(error.message)"])
+        }
+        try add(reader, name: name)
+    }
+
+    private static func add(_ reader: DeclarationReader, name: String) throws(Failure) {
+        if let error = reader.fileError { throw Failure(problems: [error.description]) }
+        let built = state.withLock { state in
+            if state.registry != nil { return true }
+            state.added.append(reader)
+            return false
+        }
+        if built {
+            throw Failure(problems: ["\(name): declarations must be added before the first type is looked up"])
+        }
+    }
+
+    /// Builds the registry now and throws when a source could not be used
+    /// (an unreadable `Info.plist`, a file `UTI_DECLARATIONS` names that is
+    /// missing or malformed). The registry is kept either way.
+    public static func activate() throws(Failure) {
+        _ = registry
+        let problems = self.problems
+        if !problems.isEmpty { throw Failure(problems: problems) }
+    }
+
+    /// The sources that could not be used when the registry was built.
+    public static var problems: [String] {
+        _ = registry
+        return state.withLock { $0.problems }
+    }
+
+    /// The registry every `UTType` answers from, built on first use.
+    public static var registry: TypeRegistry {
+        if let registry = state.withLock({ $0.registry }) { return registry }
+        let added = state.withLock { $0.added }
+        let (registry, problems) = build(added: added, infoPlist: infoPlistURL)
+        let (winner, fresh) = state.withLock { state -> (TypeRegistry, Bool) in
+            if let existing = state.registry { return (existing, false) }
+            state.registry = registry
+            state.problems = problems
+            return (registry, true)
+        }
+        if fresh {
+            for problem in problems { report("uti: \(problem); left out") }
+        }
+        return winner
+    }
+
+    /// The registry of the sources listed above, with the problems of those
+    /// that could not be used.
+    static func build(added: [DeclarationReader], infoPlist: URL?,
+                      environment: [String: String] = ProcessEnvironment.current) -> (TypeRegistry, [String]) {
+        var builder = RegistryBuilder.bundled()
+        RegistryLoader.addSystemSources(to: &builder, environment: environment)
+        var problems: [String] = []
+        let search = DeclarationSearchPath.environment(environment)
+        for file in search.folderFiles() {
+            builder.add(found: DeclarationReader.read(path: file, source: .user))
+        }
+        let (named, missing) = search.namedFiles()
+        problems += missing.map { "UTI_DECLARATIONS: \($0)" }
+        for file in named {
+            let reader = DeclarationReader.read(path: file, source: .user)
+            if let error = reader.fileError { problems.append(error.description) } else { builder.add(reader) }
+        }
+        if let infoPlist {
+            let reader = DeclarationReader.read(path: infoPlist.path, source: .application)
+            if let error = reader.fileError { problems.append(error.description) } else { builder.add(reader) }
+        }
+        for reader in added { builder.add(reader) }
+        return (builder.build(), problems)
+    }
+
+    /// The language descriptions are given in: `LC_ALL`, `LC_MESSAGES` or
+    /// `LANG`, the first that is set (nil for `C` and `POSIX`).
+    static var language: String? {
+        let environment = ProcessEnvironment.current
+        for key in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+            guard let value = environment[key], !value.isEmpty else { continue }
+            return value == "C" || value == "POSIX" || value.hasPrefix("C.") ? nil : value
+        }
+        return nil
+    }
+
+    /// Writes the warning for a type the program names but no source
+    /// declares, once per identifier.
+    static func warnUndeclared(_ identifier: String, role: String) {
+        let first = state.withLock { $0.warned.insert(identifier.lowercased()).inserted }
+        guard first else { return }
+        report("uti: type \"\(identifier)\" was expected to be declared and \(role) (Info.plist beside the program, "
+               + "UTI_DECLARATIONS, or ProcessTypeDeclarations.add), but no source declares it")
+    }
+
+    private static func report(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

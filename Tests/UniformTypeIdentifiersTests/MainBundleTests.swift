@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import UniformTypeIdentifiers
+
+/// A program's own `Info.plist`, found where `ProcessTypeDeclarations`
+/// says it looks, gives `UTType(exportedAs:)` its declaration.
+@Suite struct MainBundleTests {
+    static let infoPlist = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0">
+        <dict>
+            <key>CFBundleIdentifier</key><string>com.example.notes-app</string>
+            <key>UTExportedTypeDeclarations</key>
+            <array>
+                <dict>
+                    <key>UTTypeIdentifier</key><string>com.example.notes</string>
+                    <key>UTTypeDescription</key><string>Example notes</string>
+                    <key>UTTypeConformsTo</key><array><string>public.plain-text</string></array>
+                    <key>UTTypeTagSpecification</key>
+                    <dict>
+                        <key>public.filename-extension</key><array><string>exnotes</string></array>
+                        <key>public.mime-type</key><string>application/x-example-notes</string>
+                    </dict>
+                </dict>
+            </array>
+        </dict>
+        </plist>
+        """
+
+    /// The example program built beside this test bundle.
+    static var exampleProgram: URL {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("uti-example-app").path) && dir.path != "/" {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.appendingPathComponent("uti-example-app")
+    }
+
+    /// Copies the example program to `program` (relative to a new folder),
+    /// writes `plist` to `plistPath` there, runs it and returns its output.
+    func run(program: String, plistPath: String?, plist: String = infoPlist, arguments: [String] = [],
+             environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("uti-app-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let executable = root.appendingPathComponent(program)
+        try FileManager.default.createDirectory(at: executable.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Self.exampleProgram, to: executable)
+        if let plistPath {
+            let url = root.appendingPathComponent(plistPath)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(plist.utf8).write(to: url)
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["UTI_DECLARATIONS"] = nil
+        env["XDG_DATA_HOME"] = root.appendingPathComponent("none").path
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, stdout, stderr)
+    }
+
+    @Test(arguments: [
+        ("bin/notes", "bin/Info.plist"),                       // beside the executable
+        ("Notes.app/Contents/MacOS/notes", "Notes.app/Contents/Info.plist"),   // a Mac bundle's layout
+        ("usr/bin/notes", "usr/share/notes/Info.plist"),       // an installed program
+    ])
+    func theProgramsInfoPlistDeclaresItsTypes(program: String, plistPath: String) throws {
+        let result = try run(program: program, plistPath: plistPath)
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(Array(lines.prefix(7)) == [
+            "identifier: com.example.notes",
+            "declared: true",
+            "extension: exnotes",
+            "mime: application/x-example-notes",
+            "description: Example notes",
+            "conforms to text: true",
+            "by extension: com.example.notes",
+        ])
+        #expect(lines.last?.hasSuffix("/" + plistPath) == true)
+    }
+
+    @Test func withoutADeclarationTheProgramIsWarned() throws {
+        let result = try run(program: "bin/notes", plistPath: nil)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("declared: false\n"))
+        #expect(result.stderr.contains("\"com.example.notes\" was expected to be declared and exported"))
+    }
+
+    @Test func UTI_DECLARATIONSServesAProgramWithoutAnInfoPlist() throws {
+        let file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("uti-decl-\(UUID().uuidString).plist")
+        try Data(Self.infoPlist.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try run(program: "bin/notes", plistPath: nil, environment: ["UTI_DECLARATIONS": file.path])
+        #expect(result.stdout.contains("extension: exnotes\n"))
+        #expect(result.stderr == "")
+    }
+
+    @Test func aBrokenInfoPlistIsReportedNotHidden() throws {
+        let broken = "<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n<dict>\n<key>UTExportedTypeDeclarations</key>\n<array>\n"
+        let quiet = try run(program: "bin/notes", plistPath: "bin/Info.plist", plist: broken)
+        #expect(quiet.status == 0)
+        #expect(quiet.stderr.contains("Info.plist:"))
+        #expect(quiet.stderr.contains("left out"))
+        let strict = try run(program: "bin/notes", plistPath: "bin/Info.plist", plist: broken, arguments: ["--activate"])
+        #expect(strict.status == 3)
+        #expect(strict.stdout.contains("problems: ") && strict.stdout.contains("Info.plist"))
+    }
+
+    @Test func declarationsAddedInCodeAfterFirstUseAreRefused() throws {
+        _ = UTType.jpeg
+        #expect(throws: ProcessTypeDeclarations.Failure.self) {
+            try ProcessTypeDeclarations.add(propertyList: Data(Self.infoPlist.utf8), name: "late.plist")
+        }
+        #expect(throws: ProcessTypeDeclarations.Failure.self) {
+            try ProcessTypeDeclarations.add(contentsOf: URL(fileURLWithPath: "/nonexistent/Info.plist"))
+        }
+    }
+
+    @Test func candidatesAreTheDocumentedPlaces() {
+        let candidates = ProcessTypeDeclarations.infoPlistCandidates(executable: URL(fileURLWithPath: "/opt/notes/bin/notes"))
+        #expect(candidates.map(\.path) == [
+            "/opt/notes/bin/Info.plist", "/opt/notes/Info.plist", "/opt/notes/share/notes/Info.plist",
+        ])
+    }
+}
