@@ -66,6 +66,11 @@ let package = Package(
             name: "UniformTypeIdentifiersTests",
             dependencies: ["UniformTypeIdentifiers", "uti-example-app"]
         ),
+        // The code of the DocC articles, compiled and run (tools/extract-article-code.py).
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: ["UniformTypeIdentifiers", "UniformTypes", "InboxProcessing", "DocumentHandlers"]
+        ),
         .testTarget(
             name: "InboxProcessingTests",
             dependencies: ["InboxProcessing"]
