@@ -11,12 +11,7 @@ public enum TextCharset {
         if bytes.isEmpty { return "binary" }
         if let bom = byteOrderMark(bytes) { return bom }
         if bytes.contains(0) { return "binary" }
-        var highBytes = false
-        for byte in bytes where byte >= 0x80 {
-            highBytes = true
-            break
-        }
-        if !highBytes { return hasControlBytes(bytes) ? "binary" : "us-ascii" }
+        if !bytes.contains(where: { $0 >= 0x80 }) { return hasControlBytes(bytes) ? "binary" : "us-ascii" }
         if isUTF8(bytes, truncated: truncated) { return hasControlBytes(bytes) ? "binary" : "utf-8" }
         if hasControlBytes(bytes) { return "binary" }
         // Latin-1 text: no C1 controls (0x80-0x9F), which ISO 8859-1 does not print.
