@@ -175,20 +175,44 @@ public struct ExecCommand: Sendable, Equatable {
     /// of them with `%F`/`%U`, one per file with `%f`/`%u`, and a single one
     /// without the files when the command takes none.
     public func commands(for files: [String], entry: EntryDetails = EntryDetails()) -> [[String]] {
+        // Files never meet the %f/%F refusal, which is for URLs.
+        (try? commands(opening: files.map(OpenTarget.file), entry: entry)) ?? []
+    }
+
+    /// The argument vectors that open `targets`, as `commands(for:entry:)`
+    /// does for files. `%u`/`%U` take a URL as it is and a file as its
+    /// `file://` URI; `%f`/`%F` take only files, so a URL among the
+    /// targets is refused.
+    public func commands(opening targets: [OpenTarget], entry: EntryDetails = EntryDetails()) throws(Problem) -> [[String]] {
+        switch fileArgument {
+        case .single(uri: false), .list(uri: false):
+            if case .url(let url, _)? = targets.first(where: { if case .url = $0 { true } else { false } }) {
+                let code = fileArgument == .single(uri: false) ? "%f" : "%F"
+                throw Problem(message: "its command takes local files (\(code)), so it cannot open the URL \(url)")
+            }
+        default:
+            break
+        }
         switch fileArgument {
         case .none, .list:
-            return [expand(files, entry)]
+            return [expand(targets, entry)]
         case .single:
-            return files.isEmpty ? [expand([], entry)] : files.map { expand([$0], entry) }
+            return targets.isEmpty ? [expand([], entry)] : targets.map { expand([$0], entry) }
         }
     }
 
-    private func expand(_ files: [String], _ entry: EntryDetails) -> [String] {
+    private func expand(_ targets: [OpenTarget], _ entry: EntryDetails) -> [String] {
+        func uri(_ target: OpenTarget) -> String {
+            switch target {
+            case .file(let path): Self.fileURI(path)
+            case .url(let url, _): url
+            }
+        }
         var result: [String] = []
         for argument in arguments {
             if argument == [.field("F")] || argument == [.field("U")] {
-                let uri = argument == [.field("U")]
-                result += files.map { uri ? Self.fileURI($0) : $0 }
+                let asURI = argument == [.field("U")]
+                result += targets.map { asURI ? uri($0) : $0.argument }
                 continue
             }
             if argument == [.field("i")] {
@@ -200,8 +224,8 @@ public struct ExecCommand: Sendable, Equatable {
             for piece in argument {
                 switch piece {
                 case .text(let t): text += t
-                case .field("f"): if let file = files.first { text += file } else { dropped = true }
-                case .field("u"): if let file = files.first { text += Self.fileURI(file) } else { dropped = true }
+                case .field("f"): if let target = targets.first { text += target.argument } else { dropped = true }
+                case .field("u"): if let target = targets.first { text += uri(target) } else { dropped = true }
                 case .field("c"): text += entry.name ?? ""
                 case .field("k"): text += entry.location ?? ""
                 case .field: dropped = true

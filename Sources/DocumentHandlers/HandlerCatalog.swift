@@ -21,7 +21,7 @@ public struct AssociationClaim: Sendable {
 
     /// What kind of name `typeName` is.
     public enum TypeNameKind: String, Sendable {
-        case mimeType = "MIME type", identifier, filenameExtension = "extension", osType = "OSType"
+        case mimeType = "MIME type", identifier, filenameExtension = "extension", osType = "OSType", urlScheme = "URL scheme"
     }
 
     public var kind: Kind
@@ -37,7 +37,9 @@ public struct AssociationClaim: Sendable {
     /// The source's precedence: lower is more important.
     public var precedence: Int
     public var rank: AppBundle.Rank = .default
-    /// Nil for desktop entries and lists, which do not declare roles.
+    /// The role a bundle declares, or the role a user default is for
+    /// (`[X-UTI Default Viewer]` and the like); nil for desktop entries and
+    /// for defaults that hold for every role.
     public var role: AppBundle.Role?
 
     /// `file:line`.
@@ -112,6 +114,27 @@ public struct HandlerCatalog: Sendable {
             for name in type.mimeTypes { claim(name, .mimeType, "CFBundleTypeMIMETypes") }
             for name in type.osTypes { claim(name, .osType, "CFBundleTypeOSTypes") }
         }
+        for type in bundle.urlTypes {
+            for scheme in type.schemes {
+                claims.append(AssociationClaim(kind: .declared, handlerID: bundle.identifier, typeName: scheme.name, typeNameKind: .urlScheme,
+                                               key: "CFBundleURLSchemes", file: bundle.infoPlistPath, position: type.position,
+                                               precedence: precedence, rank: type.rank, role: type.role))
+            }
+        }
+    }
+
+    /// The URL schemes some application claims (`x-scheme-handler/NAME` in
+    /// a desktop entry or list, or `CFBundleURLSchemes`), lower case.
+    public var claimedSchemes: Set<String> {
+        var schemes: Set<String> = []
+        for claim in claims where claim.kind != .removed {
+            switch claim.typeNameKind {
+            case .urlScheme: schemes.insert(claim.typeName)
+            case .mimeType: if let scheme = URLScheme(handlerMIMEType: claim.typeName) { schemes.insert(scheme.name) }
+            default: break
+            }
+        }
+        return schemes
     }
 
     // MARK: Desktop entries and lists
@@ -168,11 +191,15 @@ public struct HandlerCatalog: Sendable {
             diagnostics += file.diagnostics
             for group in file.groups {
                 let kind: AssociationClaim.Kind
+                var role: AppBundle.Role?
                 switch group.name {
-                case "Default Applications": kind = .userDefault
+                case UserDefaultsWriter.group: kind = .userDefault
                 case "Added Associations": kind = .added
                 case "Removed Associations": kind = .removed
-                default: continue
+                default:
+                    guard let groupRole = UserDefaultsWriter.role(ofGroup: group.name) else { continue }
+                    kind = .userDefault
+                    role = groupRole
                 }
                 if kind != .userDefault && !mayAddAndRemove {
                     diagnostics.append(Diagnostic(.warning, file: path, position: .line(group.line),
@@ -189,7 +216,8 @@ public struct HandlerCatalog: Sendable {
                         // A key without "/" is a type identifier (written by `uti set-default`).
                         let claim = AssociationClaim(kind: kind, handlerID: id, typeName: entry.key,
                                                      typeNameKind: entry.key.utf8.contains(UInt8(ascii: "/")) ? .mimeType : .identifier,
-                                                     key: group.name, file: path, position: .line(entry.line), precedence: index)
+                                                     key: group.name, file: path, position: .line(entry.line), precedence: index,
+                                                     role: role)
                         switch kind {
                         case .userDefault: defaults.append(claim)
                         case .added: added.append(claim)

@@ -11,7 +11,12 @@ import UniformTypes
 /// association hides an application from that source's own declarations and
 /// from every less important source, for this type and its supertypes.
 /// An application whose rank or role for a type is None is never offered
-/// for it, nor through a supertype claim after it.
+/// for it, nor through a supertype claim after it; one whose role is
+/// QLGenerator is not offered through that claim.
+///
+/// A URL scheme's type stands alone: only claims of that scheme
+/// (`x-scheme-handler/NAME`, `CFBundleURLSchemes`) count, as in GIO and
+/// Launch Services.
 public struct HandlerResolver: Sendable {
     /// Narrows candidates by what they do with the document.
     public enum RoleFilter: String, Sendable, CaseIterable {
@@ -24,6 +29,16 @@ public struct HandlerResolver: Sendable {
         case editor
         /// Only applications whose role is Shell.
         case shell
+
+        /// The role a user default for this filter is recorded under; nil for `any`.
+        public var defaultRole: AppBundle.Role? {
+            switch self {
+            case .any: nil
+            case .viewer: .viewer
+            case .editor: .editor
+            case .shell: .shell
+            }
+        }
 
         func admits(_ role: AppBundle.Role?) -> Bool {
             switch self {
@@ -52,18 +67,27 @@ public struct HandlerResolver: Sendable {
         /// The argument vectors that open `files` (absolute paths), or why
         /// there are none.
         public func commands(for files: [String]) -> Result<[[String]], ExecCommand.Problem> {
+            commands(opening: files.map(OpenTarget.file))
+        }
+
+        /// The argument vectors that open `targets` (files and URLs), or why
+        /// there are none: a command that takes only local files (`%f`,
+        /// `%F`) cannot open a URL.
+        public func commands(opening targets: [OpenTarget]) -> Result<[[String]], ExecCommand.Problem> {
             switch source {
             case .desktopEntry(let entry):
                 guard let exec = entry.exec else { return .failure(ExecCommand.Problem(message: "the entry has no usable Exec line")) }
                 let details = ExecCommand.EntryDetails(icon: entry.icon, name: entry.name, location: entry.path)
-                return .success(exec.commands(for: files, entry: details))
+                do { return .success(try exec.commands(opening: targets, entry: details)) } catch {
+                    return .failure(ExecCommand.Problem(message: "\(id): \(error.message)"))
+                }
             case .bundle(let bundle):
                 guard let program = bundle.executablePath else {
                     let what = bundle.executable.map { "its CFBundleExecutable \"\($0)\" is not an executable file in the bundle" }
                         ?? "it has no CFBundleExecutable"
                     return .failure(ExecCommand.Problem(message: "\(bundle.identifier) cannot be run: \(what)"))
                 }
-                return .success([[program] + files])
+                return .success([[program] + targets.map(\.argument)])
             }
         }
     }
@@ -176,7 +200,13 @@ public struct HandlerResolver: Sendable {
                     let what = claim.rank == .none ? "rank" : "role"
                     return exclude(id, "its \(what) for \(claim.typeName) is None", claim)
                 }
-                if !role.admits(claim.role) {
+                if claim.kind != .userDefault && claim.role == .qlGenerator {
+                    return exclude(id, "its role for \(claim.typeName) is QLGenerator: it makes previews and opens nothing", claim)
+                }
+                if claim.kind == .userDefault, let defaultRole = claim.role {
+                    // A default for one role counts only when that role is asked for.
+                    guard defaultRole == role.defaultRole else { return }
+                } else if !role.admits(claim.role) {
                     return exclude(id, "its role for \(claim.typeName) is \(claim.role?.rawValue ?? "not declared"), not \(role.rawValue)", claim)
                 }
                 offered.insert(id)
@@ -189,7 +219,11 @@ public struct HandlerResolver: Sendable {
         for (distance, matched) in chain.enumerated() {
             let here = (claimsByType[matched.identifier.lowercased()] ?? []).map { claims[$0] }
             var level: [Candidate] = []
-            for claim in here where claim.kind == .userDefault {
+            // The defaults for the role asked for come before those for every role.
+            for claim in here where claim.kind == .userDefault && claim.role != nil {
+                offer(claim, matched, distance, into: &level)
+            }
+            for claim in here where claim.kind == .userDefault && claim.role == nil {
                 offer(claim, matched, distance, into: &level)
             }
             var associations: [Candidate] = []
@@ -233,6 +267,7 @@ public struct HandlerResolver: Sendable {
     /// them, breadth first (which reach the broad types: public.image,
     /// public.plain-text, public.data).
     public func supertypeChain(of type: UTType) -> [UTType] {
+        if URLScheme.isSchemeType(type) { return [type] }
         var chain = [type]
         var seen: Set<String> = [type.identifier.lowercased()]
         func mimeParents(_ t: UTType) -> [UTType] {
@@ -260,7 +295,8 @@ public struct HandlerResolver: Sendable {
     /// The types a claim names: every declared type with that tag (a tag
     /// may be claimed by several), else the dynamic type conforming to
     /// `public.data` that a file with that tag gets. `*` (extensions)
-    /// and `****` (OSTypes) mean any data; `fold` means a folder.
+    /// and `****` (OSTypes) mean any data; `fold` means a folder. A
+    /// scheme, or the MIME type `x-scheme-handler/NAME`, names the scheme's type.
     static func types(named claim: AssociationClaim, in registry: TypeRegistry) -> [UTType] {
         let name = claim.typeName
         func tagged(_ tagClass: TagClass) -> [UTType] {
@@ -272,7 +308,10 @@ public struct HandlerResolver: Sendable {
         case .identifier:
             return registry.type(identifier: name).map { [$0] } ?? []
         case .mimeType:
+            if let scheme = URLScheme(handlerMIMEType: name) { return [scheme.type(in: registry)] }
             return tagged(.mimeType)
+        case .urlScheme:
+            return URLScheme(name).map { [$0.type(in: registry)] } ?? []
         case .filenameExtension:
             if name == "*" { return registry.declaredType("public.data").map { [$0] } ?? [] }
             return tagged(.filenameExtension)
@@ -299,5 +338,35 @@ public struct HandlerResolver: Sendable {
             return .success(Handler(id: id, name: entry.name ?? id, source: .desktopEntry(entry), location: entry.path))
         }
         return .failure(HandlerSourceError(file: entries.first?.path ?? id, message: firstReason ?? "no desktop entry"))
+    }
+}
+
+/// A type or URL scheme an application claims, and which application opens
+/// it by default.
+public struct ApplicationClaim: Sendable {
+    /// The first claim that names the type (a declaration, an added
+    /// association, or a user default).
+    public var claim: AssociationClaim
+    public var type: UTType
+    /// The application that opens the type by default, if any.
+    public var defaultHandlerID: String?
+    /// Whether the application is that default.
+    public var isDefault: Bool
+}
+
+extension HandlerResolver {
+    /// Every type and scheme the application `id` claims, in the order of
+    /// its claims (most important source first), each once, with whether
+    /// it is the default for it under `role`: what `duti -l` shows.
+    public func claims(of id: String, role: RoleFilter = .any) -> [ApplicationClaim] {
+        var seen: Set<String> = []
+        var result: [ApplicationClaim] = []
+        for claim in catalog.claims where claim.handlerID == id && claim.kind != .removed {
+            for type in Self.types(named: claim, in: registry) where seen.insert(type.identifier.lowercased()).inserted {
+                let best = resolve(type, role: role).defaultCandidate?.handler.id
+                result.append(ApplicationClaim(claim: claim, type: type, defaultHandlerID: best, isDefault: best == id))
+            }
+        }
+        return result
     }
 }

@@ -8,22 +8,63 @@ import PropertyLists
 /// xdg-utils read. Everything else in the file is kept byte for byte; the
 /// file is replaced atomically under a lock, and a symbolic link is
 /// written through.
+///
+/// A default for one role (Launch Services' `LSSetDefaultRoleHandlerForContentType`)
+/// goes into a group of its own, `[X-UTI Default Viewer]`, `[X-UTI Default
+/// Editor]` or `[X-UTI Default Shell]`, which other readers ignore.
 public enum UserDefaultsWriter {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public var message: String
         public var description: String { message }
     }
 
+    /// One change: the keys of a type or scheme (its MIME types,
+    /// `x-scheme-handler/NAME`, or its identifier), the role it is for (nil:
+    /// every role) and the application (nil removes the default).
+    public struct Change: Sendable, Equatable {
+        public var keys: [String]
+        public var role: AppBundle.Role?
+        public var handlerID: String?
+
+        public init(keys: [String], role: AppBundle.Role? = nil, handlerID: String?) {
+            self.keys = keys
+            self.role = role
+            self.handlerID = handlerID
+        }
+    }
+
     static let group = "Default Applications"
+
+    /// The group holding defaults for `role` (nil or a role that opens
+    /// nothing: every role).
+    public static func groupName(for role: AppBundle.Role?) -> String {
+        switch role {
+        case .viewer?: "X-UTI Default Viewer"
+        case .editor?: "X-UTI Default Editor"
+        case .shell?: "X-UTI Default Shell"
+        default: group
+        }
+    }
+
+    /// The role whose defaults a group holds; nil for any other group.
+    static func role(ofGroup name: String) -> AppBundle.Role? {
+        [AppBundle.Role.viewer, .editor, .shell].first { groupName(for: $0) == name }
+    }
 
     /// Sets (or with `handlerID` nil, removes) the default for each key in
     /// `types` in the file at `path`, creating the file and its folder when
     /// missing. Refuses to rewrite a file it cannot read completely.
+    public static func set(_ handlerID: String?, for types: [String], role: AppBundle.Role? = nil, in path: String) throws(Failure) {
+        try apply([Change(keys: types, role: role, handlerID: handlerID)], in: path)
+    }
+
+    /// Makes every change in one rewrite of the file at `path`: all of them
+    /// or, when the file cannot be read or written, none.
     ///
     /// Runs that edit the same file take turns: each holds an exclusive
     /// lock on the file's folder from reading the file to renaming the new
     /// one over it, so that no run's change is lost to another's.
-    public static func set(_ handlerID: String?, for types: [String], in path: String) throws(Failure) {
+    public static func apply(_ changes: [Change], in path: String) throws(Failure) {
         let target = try resolvedTarget(path)
         let folder = target.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         if !folder.isEmpty { try makeFolders(folder) }
@@ -41,7 +82,13 @@ public enum UserDefaultsWriter {
             }
             text = String(decoding: bytes, as: UTF8.self)
         }
-        let updated = edited(text, handlerID: handlerID, types: types)
+        var updated = text
+        var groups: [String] = []
+        for change in changes where !groups.contains(groupName(for: change.role)) { groups.append(groupName(for: change.role)) }
+        for name in groups {
+            let entries = changes.filter { groupName(for: $0.role) == name }.flatMap { change in change.keys.map { ($0, change.handlerID) } }
+            updated = edited(updated, group: name, entries: entries)
+        }
         try write(updated, to: target)
         // The rename is made durable before the next run may read the file.
         _ = fsync(lock)
@@ -60,17 +107,23 @@ public enum UserDefaultsWriter {
         return fd
     }
 
-    /// `text` with the `[Default Applications]` keys for `types` replaced,
-    /// added (creating the group at the end if needed) or removed. Keys for
-    /// `types` are removed from every `[Default Applications]` group (a
-    /// repeated group is merged by readers), and the new ones go at the end
-    /// of the first. Lines are split at line feeds only, so a line ending in
-    /// CR LF keeps its CR, and added lines follow the file's line ending.
-    static func edited(_ text: String, handlerID: String?, types: [String]) -> String {
+    /// `text` with the keys of `entries` in `group` replaced, added
+    /// (creating the group at the end if needed) or, for a nil value,
+    /// removed; a key given twice takes the later value. The keys are
+    /// removed from every copy of the group (a repeated group is merged by
+    /// readers), and the new ones go at the end of the first. Lines are
+    /// split at line feeds only, so a line ending in CR LF keeps its CR, and
+    /// added lines follow the file's line ending.
+    static func edited(_ text: String, group: String, entries: [(key: String, handlerID: String?)]) -> String {
         var raw = KeyFile.lines(of: text)
         if raw.last?.isEmpty == true { raw.removeLast() }
         let lineEnd = raw.first?.last == "\r" ? "\r" : ""
-        let wanted = Set(types.map { $0.lowercased() })
+        let wanted = Set(entries.map { $0.key.lowercased() })
+        var last: [String: Int] = [:]
+        for (index, entry) in entries.enumerated() { last[entry.key.lowercased()] = index }
+        let added = entries.enumerated().compactMap { index, entry in
+            entry.handlerID.flatMap { last[entry.key.lowercased()] == index ? (entry.key, $0) : nil }
+        }
         var lines: [String] = []
         var inDefaults = false
         var inFirstDefaults = false
@@ -89,14 +142,14 @@ public enum UserDefaultsWriter {
             // New entries go after the first group's last line that is not blank.
             if inFirstDefaults && line != .blank { insertAt = lines.count }
         }
-        guard let handlerID else { return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n" }
+        guard !added.isEmpty else { return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n" }
         if insertAt == nil {
-            if let last = raw.last, KeyFile.Line(last) != .blank { lines.append(lineEnd) }
+            if let last = lines.last, KeyFile.Line(Substring(last).unicodeScalars) != .blank { lines.append(lineEnd) }
             lines.append("[\(group)]" + lineEnd)
             insertAt = lines.count
         }
-        let escaped = handlerID.replacing("\\", with: "\\\\").replacing(";", with: "\\;")
-        lines.insert(contentsOf: types.map { "\($0)=\(escaped);" + lineEnd }, at: insertAt!)
+        func escaped(_ id: String) -> String { id.replacing("\\", with: "\\\\").replacing(";", with: "\\;") }
+        lines.insert(contentsOf: added.map { "\($0.0)=\(escaped($0.1));" + lineEnd }, at: insertAt!)
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -46,7 +46,8 @@ public struct DeclarationReader: Sendable {
             }
             for item in items { read(item, kind: kind) }
         }
-        if !found {
+        // An app's Info.plist need not declare types; any other file is read for them alone.
+        if !found && plist["CFBundleIdentifier"] == nil {
             report(.warning, plist.location, "declares no types (no \(Self.exportedKey) or \(Self.importedKey))")
         }
     }

@@ -8,21 +8,33 @@ import Glibc
 struct OpenIn: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open-in",
-        abstract: "Which applications open each file (or type), best first, and the command that would open it.",
+        abstract: "Which applications open each file, URL (or type), best first, and the command that would open it.",
         discussion: """
         Handlers come from app bundles (--apps, UTI_APPS, uti/apps under the XDG data
-        folders: CFBundleDocumentTypes) and desktop entries (applications/*.desktop:
-        MimeType), with the defaults and associations of the mimeapps.list files
-        (XDG config folders, then data folders; DESKTOP-mimeapps.list first).
+        folders: CFBundleDocumentTypes, CFBundleURLTypes) and desktop entries
+        (applications/*.desktop: MimeType), with the defaults and associations of the
+        mimeapps.list files (XDG config folders, then data folders;
+        DESKTOP-mimeapps.list first).
 
-        The file's type and its supertypes are tried nearest first; for each, the
-        defaults set for it, then the applications that declare it: Owner, Default,
-        Alternate (desktop entries count as Default). A rank or role of None is never
-        offered. The first candidate is the default, marked "*".
+        An argument that starts with a scheme and a colon (https://example.org,
+        mailto:me@example.org) is a URL, as GIO reads it; a file: URL is its local
+        path; write ./a:b for a file whose name looks like a URL. A URL is opened by
+        the applications that claim its scheme (x-scheme-handler/SCHEME,
+        CFBundleURLSchemes), and its type is the scheme's public.url-scheme type.
+
+        A file's type and its supertypes are tried nearest first; for each, the
+        defaults set for it (those for the --role asked for first), then the
+        applications that declare it: Owner, Default, Alternate (desktop entries count
+        as Default). A rank or role of None is never offered. The first candidate is
+        the default, marked "*".
 
         The command is printed with its arguments quoted and is never passed through
         a shell; --run starts it (one per file for %f/%u, one for all for %F/%U) and
-        waits for it.
+        waits for it. %u/%U give a URL as it is; a command with %f/%F cannot open a
+        URL and is refused.
+
+        --app ID --list prints every type and scheme the application claims, and
+        marks "*" those it is the default for.
 
         Exit status: 0 every file has an application (and with --run, every command
         exited 0); 1 some file has none (or a command failed); 2 bad arguments or
@@ -33,33 +45,43 @@ struct OpenIn: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @Option(name: .customLong("type"), help: ArgumentHelp("A type to resolve instead of a file: extension, MIME type or identifier (repeatable).", valueName: "type"))
     var types: [String] = []
-    @Option(help: ArgumentHelp("Only applications with this role: any, viewer (Viewer, Editor, desktop entries), editor, shell.", valueName: "role"))
+    @Option(help: ArgumentHelp("Only applications with this role: any (or all), viewer (Viewer, Editor, desktop entries), editor, shell.", valueName: "role"))
     var role: String = "any"
     @Option(help: ArgumentHelp("Use this application (desktop file ID or bundle identifier) for the command instead of the default.", valueName: "id"))
     var app: String?
-    @Flag(name: .customLong("run"), help: "Run the command for each file (without a shell) and wait for it.")
+    @Flag(name: .customLong("list"), help: "With --app: every type and scheme the application claims, and whether it is the default.")
+    var listClaims = false
+    @Flag(name: .customLong("run"), help: "Run the command for each file or URL (without a shell) and wait for it.")
     var runCommand = false
     @Flag(name: .customLong("no-sniff"), help: "Type files by name alone; never read them.")
     var noSniff = false
-    @Argument(help: "Files to open; they need not exist.")
+    @Argument(help: "Files or URLs to open; files need not exist.")
     var files: [String] = []
 
+    var roleFilter: HandlerResolver.RoleFilter? { role == "all" ? .any : HandlerResolver.RoleFilter(rawValue: role) }
+
     func validate() throws {
-        if files.isEmpty && types.isEmpty { throw ValidationError("give at least one file or --type") }
+        if listClaims {
+            if app == nil { throw ValidationError("--list needs --app ID: the application whose types to list") }
+            if !files.isEmpty || !types.isEmpty || runCommand { throw ValidationError("--list takes no files, --type or --run") }
+        } else if files.isEmpty && types.isEmpty {
+            throw ValidationError("give at least one file, URL or --type")
+        }
         if files.contains("") { throw ValidationError("an empty path was given") }
-        if HandlerResolver.RoleFilter(rawValue: role) == nil {
+        if roleFilter == nil {
             throw ValidationError("--role \(role): use any, viewer, editor or shell")
         }
-        if runCommand && !types.isEmpty { throw ValidationError("--run opens files; it cannot be used with --type") }
+        if runCommand && !types.isEmpty { throw ValidationError("--run opens files and URLs; it cannot be used with --type") }
         if runCommand && output.json { throw ValidationError("--run and --json cannot be used together") }
     }
 
-    /// One thing to resolve: a file or a type.
+    /// One thing to resolve: a file, a URL or a type.
     struct Subject {
         var label: String
-        var path: String?
+        var target: OpenTarget?
         var type: UTType
         var mimeType: String?
+        var scheme: URLScheme?
     }
 
     func run() throws {
@@ -69,36 +91,59 @@ struct OpenIn: ParsableCommand {
             Console.error("uti: \(diagnostic)")
         }
         let resolver = HandlerResolver(catalog: catalog, registry: registry)
-        let filter = HandlerResolver.RoleFilter(rawValue: role)!
+        let filter = roleFilter!
         var chosen: HandlerResolver.Handler?
         if let app {
             switch resolver.handler(app) {
             case .success(let handler): chosen = handler
-            case .failure(let error): throw Console.fail("--app \(app): \(error.message)")
+            case .failure(let error):
+                if !(listClaims && resolver.claims(of: app).count > 0) { throw Console.fail("--app \(app): \(error.message)") }
             }
+        }
+        if listClaims, let app {
+            return try listClaims(of: app, handler: chosen, resolver: resolver, role: filter)
         }
 
         var subjects: [Subject] = []
         var failed = false
         var results: [JSON] = []
         let typing = FileTyping(registry: registry)
-        for path in files {
-            do {
-                let result = try typing.type(forPath: path, options: FileTyping.Options(sniff: !noSniff))
-                subjects.append(Subject(label: path, path: Self.absolute(path), type: result.type, mimeType: result.mimeType))
-            } catch {
-                failed = true
-                Console.error("uti: \(error)")
-                if output.json { results.append(.object([("path", .string(path)), ("error", .string(error.reason))])) }
+        let directory = Self.currentDirectory()
+        for argument in files {
+            let target: OpenTarget
+            do { target = try OpenTarget.commandLineArgument(argument, directory: directory) } catch {
+                throw Console.fail("\(argument): \(error.description)")
+            }
+            switch target {
+            case .url(_, let scheme):
+                var info = stat()
+                if lstat(argument, &info) == 0 {
+                    Console.error("uti: \(argument) is read as a URL (scheme \(scheme.name)); for the file, write ./\(argument)")
+                }
+                let type = scheme.type(in: registry)
+                subjects.append(Subject(label: argument, target: target, type: type, mimeType: scheme.handlerMIMEType, scheme: scheme))
+            case .file(let path):
+                do {
+                    let result = try typing.type(forPath: path, options: FileTyping.Options(sniff: !noSniff))
+                    subjects.append(Subject(label: argument, target: target, type: result.type, mimeType: result.mimeType))
+                } catch {
+                    failed = true
+                    Console.error("uti: \(error)")
+                    if output.json { results.append(.object([("path", .string(argument)), ("error", .string(error.reason))])) }
+                }
             }
         }
         let query = QueryResolver(registry: registry)
         for name in types {
+            if let scheme = URLScheme(handlerMIMEType: name) {
+                subjects.append(Subject(label: name, type: scheme.type(in: registry), mimeType: scheme.handlerMIMEType, scheme: scheme))
+                continue
+            }
             let type = try query.argument(name, "--type")
-            subjects.append(Subject(label: name, path: nil, type: type, mimeType: type.preferredMIMEType))
+            subjects.append(Subject(label: name, type: type, mimeType: type.preferredMIMEType))
         }
 
-        var launches: [(handler: HandlerResolver.Handler, files: [String])] = []
+        var launches: [(handler: HandlerResolver.Handler, targets: [OpenTarget])] = []
         for subject in subjects {
             let resolution = resolver.resolve(subject.type, role: filter)
             let handler = chosen ?? resolution.defaultCandidate?.handler
@@ -106,15 +151,15 @@ struct OpenIn: ParsableCommand {
             var command: [[String]]?
             var commandProblem: String?
             if let handler {
-                switch handler.commands(for: subject.path.map { [$0] } ?? []) {
+                switch handler.commands(opening: subject.target.map { [$0] } ?? []) {
                 case .success(let argv): command = argv
                 case .failure(let problem): commandProblem = problem.message
                 }
-                if let path = subject.path {
+                if let target = subject.target {
                     if let index = launches.firstIndex(where: { $0.handler.id == handler.id }) {
-                        launches[index].files.append(path)
+                        launches[index].targets.append(target)
                     } else {
-                        launches.append((handler, [path]))
+                        launches.append((handler, [target]))
                     }
                 }
             }
@@ -131,20 +176,24 @@ struct OpenIn: ParsableCommand {
         if failed { throw ExitCode(Status.no) }
     }
 
-    static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
-        guard let cwd = getcwd(nil, 0) else { return path }
+    static func currentDirectory() -> String {
+        guard let cwd = getcwd(nil, 0) else { return "." }
         defer { free(cwd) }
-        let base = String(cString: cwd)
-        return (base == "/" ? "" : base) + "/" + path
+        return String(cString: cwd)
     }
 
     static func text(_ subject: Subject, _ resolution: HandlerResolver.Resolution,
                      handler: HandlerResolver.Handler?, command: [[String]]?, problem: String?) -> String {
         let mime = subject.mimeType ?? subject.type.preferredMIMEType
-        var lines = ["\(subject.label): \(subject.type.identifier)\(mime.map { " (\($0))" } ?? "")"]
-        if resolution.candidates.isEmpty {
-            lines.append("  no application opens \(subject.type.identifier) or its supertypes")
+        var lines: [String]
+        if let scheme = subject.scheme {
+            lines = ["\(subject.label): URL scheme \(scheme.name) (\(subject.type.identifier))"]
+            if resolution.candidates.isEmpty { lines.append("  no application opens URLs of scheme \(scheme.name)") }
+        } else {
+            lines = ["\(subject.label): \(subject.type.identifier)\(mime.map { " (\($0))" } ?? "")"]
+            if resolution.candidates.isEmpty {
+                lines.append("  no application opens \(subject.type.identifier) or its supertypes")
+            }
         }
         let width = resolution.candidates.map(\.handler.id.count).max() ?? 0
         for (index, candidate) in resolution.candidates.enumerated() {
@@ -194,9 +243,16 @@ struct OpenIn: ParsableCommand {
         let excluded: [JSON] = resolution.excluded.map { exclusion in
             .object([("id", .string(exclusion.id)), ("reason", .string(exclusion.reason))] + claimJSON(exclusion.claim))
         }
+        var subjectKey = "query"
+        switch subject.target {
+        case .file?: subjectKey = "path"
+        case .url?: subjectKey = "url"
+        case nil: break
+        }
         return .object([
-            (subject.path == nil ? "query" : "path", .string(subject.label)),
+            (subjectKey, .string(subject.label)),
             ("type", .string(subject.type.identifier)),
+            ("scheme", .optional(subject.scheme?.name)),
             ("mimeType", .optional(subject.mimeType ?? subject.type.preferredMIMEType)),
             ("default", .optional(resolution.defaultCandidate?.handler.id)),
             ("application", .optional(handler?.id)),
@@ -208,11 +264,15 @@ struct OpenIn: ParsableCommand {
     }
 
     /// Starts each command and waits for it; false when one exited non-zero.
-    static func launch(_ launches: [(handler: HandlerResolver.Handler, files: [String])]) throws -> Bool {
+    static func launch(_ launches: [(handler: HandlerResolver.Handler, targets: [OpenTarget])]) throws -> Bool {
         var allZero = true
+        // Every command is checked before any is started.
+        for launch in launches {
+            if case .failure(let problem) = launch.handler.commands(opening: launch.targets) { throw Console.fail(problem.message) }
+        }
         for launch in launches {
             let commands: [[String]]
-            switch launch.handler.commands(for: launch.files) {
+            switch launch.handler.commands(opening: launch.targets) {
             case .success(let c): commands = c
             case .failure(let problem): throw Console.fail(problem.message)
             }
@@ -245,5 +305,55 @@ enum ProcessLauncher {
         }
         if status & 0x7F == 0 { return (status >> 8) & 0xFF }
         return 128 + (status & 0x7F)
+    }
+}
+
+extension OpenIn {
+    /// `--app ID --list`: the types and schemes the application claims.
+    func listClaims(of id: String, handler: HandlerResolver.Handler?, resolver: HandlerResolver,
+                    role: HandlerResolver.RoleFilter) throws {
+        let claims = resolver.claims(of: id, role: role)
+        if output.json {
+            let items: [JSON] = claims.map { item in
+                .object([
+                    ("declares", .string(item.claim.typeName)),
+                    ("declaredAs", .string(item.claim.typeNameKind.rawValue)),
+                    ("type", .string(item.type.identifier)),
+                    ("claim", .string(item.claim.kind.rawValue)),
+                    ("key", .string(item.claim.key)),
+                    ("rank", .string(item.claim.rank.rawValue)),
+                    ("role", .optional(item.claim.role?.rawValue)),
+                    ("file", .string(item.claim.file)),
+                    ("line", item.claim.position.line.map(JSON.int) ?? .null),
+                    ("isDefault", .bool(item.isDefault)),
+                    ("default", .optional(item.defaultHandlerID)),
+                ])
+            }
+            print(JSON.object([
+                ("application", .string(id)),
+                ("name", .optional(handler?.name)),
+                ("location", .optional(handler?.location)),
+                ("claims", .array(items)),
+            ]).serialized())
+        } else {
+            print("\(id): \(handler.map { "\($0.name) (\($0.location))" } ?? "cannot be run")")
+            if claims.isEmpty { print("  claims no types or URL schemes") }
+            let rows = claims.map { item -> (String, String, String) in
+                let scheme = URLScheme.isSchemeType(item.type) ? item.type.tags(.urlScheme).first : nil
+                var how = "\(item.claim.key)"
+                if case .bundle? = handler?.source, item.claim.kind == .declared {
+                    how += ", " + item.claim.rank.rawValue + (item.claim.role.map { ", " + $0.rawValue } ?? "")
+                }
+                how += ": \(item.claim.place)"
+                if !item.isDefault { how += item.defaultHandlerID.map { "; the default is \($0)" } ?? "; no default" }
+                return ((item.isDefault ? "* " : "  ") + item.claim.typeName, scheme.map { "URL scheme \($0)" } ?? item.type.identifier, how)
+            }
+            let nameWidth = rows.map(\.0.count).max() ?? 0
+            let typeWidth = rows.map(\.1.count).max() ?? 0
+            func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
+            for row in rows {
+                print("  " + pad(row.0, nameWidth) + "  " + pad(row.1, typeWidth) + "  " + row.2)
+            }
+        }
     }
 }

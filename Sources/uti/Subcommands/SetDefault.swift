@@ -5,7 +5,7 @@ import UniformTypes
 struct SetDefault: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "set-default",
-        abstract: "Choose the application that opens a type, in the user's mimeapps.list.",
+        abstract: "Choose the application that opens a type or URL scheme, in the user's mimeapps.list.",
         discussion: """
         Writes "MIME/TYPE=ID;" for each MIME type of TYPE into [Default Applications] of
         $XDG_CONFIG_HOME/mimeapps.list (~/.config/mimeapps.list), the file GLib, KDE and
@@ -14,21 +14,56 @@ struct SetDefault: ParsableCommand {
         atomically. A default for a type beats every other application for that type
         and for its subtypes that have no default or handler of their own.
 
-        Exit status: 0 written; 2 bad arguments, an unknown application, or a file
-        that cannot be read or written.
+        A URL scheme is written as x-scheme-handler/SCHEME, as xdg-settings and
+        xdg-mime do. It is named as https:, as a URL, as x-scheme-handler/https, or as
+        a bare word that no type claims as an extension but some application claims
+        as a scheme (https). A word that is both is refused: write .rdp for the
+        extension or rdp: for the scheme.
+
+        --role viewer, editor or shell records a default for that role alone (as
+        LSSetDefaultRoleHandlerForContentType does) in [X-UTI Default Viewer] and the
+        like, which only uti reads; open-in --role uses it first. Desktop entries and
+        URL schemes have no roles: their default is for all.
+
+        --file SETTINGS sets many defaults in one write, one "TYPE-OR-SCHEME APP
+        [ROLE]" a line (# starts a comment). Every line is checked first; when one is
+        wrong, each wrong line is named and nothing is written.
+
+        Exit status: 0 written; 2 bad arguments, an unknown application, a bad line in
+        SETTINGS, or a file that cannot be read or written.
         """)
 
     @OptionGroup var registryOptions: RegistryOptions
-    @Argument(help: "The type: extension, MIME type or identifier.")
-    var type: String
+    @Argument(help: "The type (extension, MIME type or identifier) or URL scheme.")
+    var type: String?
     @Argument(help: "The application: a desktop file ID (vim.desktop) or a bundle identifier.")
     var app: String?
+    @Option(help: ArgumentHelp("The role the default is for: viewer, editor, shell or all.", valueName: "role"))
+    var role: String = "all"
+    @Option(name: .customLong("file"), help: ArgumentHelp("Set every default this file lists, all or none.", valueName: "settings"))
+    var settingsFile: String?
     @Flag(help: "Remove the user's default for TYPE instead.")
     var clear = false
 
     func validate() throws {
+        if let settingsFile {
+            if settingsFile.isEmpty { throw ValidationError("--file: an empty path was given") }
+            if type != nil || clear { throw ValidationError("--file takes no TYPE, APP or --clear: each line names them") }
+            if role != "all" { throw ValidationError("--file takes no --role: give it on each line") }
+            return
+        }
+        guard type != nil else { throw ValidationError("give the type or scheme and the application, or --file SETTINGS") }
         if clear && app != nil { throw ValidationError("give either an application or --clear") }
         if !clear && app == nil { throw ValidationError("give the application to use, or --clear") }
+        do { _ = try DefaultSettings.role(role) } catch { throw ValidationError("--role \(role): use viewer, editor, shell or all") }
+    }
+
+    /// What a TYPE-OR-SCHEME word names.
+    struct Subject {
+        var label: String
+        var keys: [String]
+        var type: UTType
+        var scheme: URLScheme?
     }
 
     func run() throws {
@@ -37,23 +72,139 @@ struct SetDefault: ParsableCommand {
         guard let file = searchPath.userAssociationsFile else {
             throw Console.fail("neither XDG_CONFIG_HOME nor HOME names a folder for mimeapps.list")
         }
-        let target = try QueryResolver(registry: registry).argument(type, "TYPE")
-        if let app {
-            let resolver = HandlerResolver(catalog: HandlerCatalog(searchPath: searchPath, bundles: bundles), registry: registry)
-            if case .failure(let error) = resolver.handler(app) {
-                throw Console.fail("\(app): \(error.message)")
+        let resolver = HandlerResolver(catalog: HandlerCatalog(searchPath: searchPath, bundles: bundles), registry: registry)
+        var requests: [(subject: String, app: String?, role: AppBundle.Role?, place: String)] = []
+        if let settingsFile {
+            let settings: DefaultSettings
+            do { settings = try DefaultSettings.read(path: settingsFile) } catch { throw Console.fail(error.description) }
+            requests = settings.lines.map { ($0.subject, $0.app, $0.role, "\(settingsFile):\($0.number)") }
+            if !settings.problems.isEmpty {
+                for problem in settings.problems { Console.error("uti: \(problem)") }
             }
+            if settings.lines.isEmpty && settings.problems.isEmpty { throw Console.fail("\(settingsFile): sets no defaults") }
+            if !settings.problems.isEmpty {
+                _ = try plan(requests, resolver: resolver)
+                throw Console.fail("\(settingsFile): nothing was written")
+            }
+        } else if let type {
+            requests = [(type, app, try DefaultSettings.role(role), "")]
         }
-        let keys = target.tags(.mimeType).isEmpty ? [target.identifier] : target.tags(.mimeType)
+        let changes = try plan(requests, resolver: resolver)
+        if settingsFile != nil && changes.contains(where: { $0.change == nil }) {
+            throw Console.fail("\(settingsFile!): nothing was written")
+        }
+        let valid = changes.compactMap { $0.change }
+        guard valid.count == changes.count else { throw ExitCode(Status.error) }
         do {
-            try UserDefaultsWriter.set(app, for: keys, in: file)
+            try UserDefaultsWriter.apply(valid.map(\.change), in: file)
         } catch {
             throw Console.fail(error.message)
         }
-        if let app {
-            print("\(target.identifier): \(app) is the default (\(keys.joined(separator: ", "))) in \(file)")
-        } else {
-            print("\(target.identifier): the default is cleared (\(keys.joined(separator: ", "))) in \(file)")
+        for (subject, change) in valid {
+            let role = change.role.map { " for the \($0.rawValue) role" } ?? ""
+            let keys = change.keys.joined(separator: ", ")
+            if let app = change.handlerID {
+                print("\(subject.label): \(app) is the default\(role) (\(keys)) in \(file)")
+            } else {
+                print("\(subject.label): the default\(role) is cleared (\(keys)) in \(file)")
+            }
         }
+    }
+
+    /// Each request checked: its subject, application and role. A request
+    /// that cannot be applied is reported (with its place) and has no change.
+    private func plan(_ requests: [(subject: String, app: String?, role: AppBundle.Role?, place: String)],
+                      resolver: HandlerResolver) throws -> [(change: (subject: Subject, change: UserDefaultsWriter.Change)?, place: String)] {
+        var result: [(change: (subject: Subject, change: UserDefaultsWriter.Change)?, place: String)] = []
+        var written: [String: String] = [:]
+        let claimedSchemes = resolver.catalog.claimedSchemes
+        for request in requests {
+            let prefix = request.place.isEmpty ? "" : request.place + ": "
+            func refuse(_ message: String) {
+                Console.error("uti: \(prefix)\(message)")
+                result.append((nil, request.place))
+            }
+            let subject: Subject
+            do {
+                subject = try Self.subject(request.subject, registry: resolver.registry, claimedSchemes: claimedSchemes)
+            } catch {
+                refuse("\(request.subject): \(error.description)")
+                continue
+            }
+            if let app = request.app {
+                let handler: HandlerResolver.Handler
+                switch resolver.handler(app) {
+                case .success(let found): handler = found
+                case .failure(let error):
+                    refuse("\(app): \(error.message)")
+                    continue
+                }
+                if let role = request.role {
+                    if subject.scheme != nil {
+                        refuse("\(request.subject): URL schemes have no roles; set the default for all roles")
+                        continue
+                    }
+                    if case .desktopEntry = handler.source {
+                        refuse("\(app) is a desktop entry, which declares no roles; its default is for all roles")
+                        continue
+                    }
+                    let filter = HandlerResolver.RoleFilter(rawValue: role.rawValue.lowercased())!
+                    if let exclusion = resolver.resolve(subject.type, role: filter).excluded.first(where: { $0.id == app }) {
+                        refuse("\(app) cannot be the \(role.rawValue) default for \(subject.label): \(exclusion.reason)")
+                        continue
+                    }
+                }
+            }
+            let group = UserDefaultsWriter.groupName(for: request.role)
+            var repeated = false
+            for key in subject.keys {
+                let slot = group + "\u{0}" + key.lowercased()
+                if let earlier = written[slot] {
+                    refuse("\(request.subject) sets \(key) again (\(earlier) set it)")
+                    repeated = true
+                    break
+                }
+                written[slot] = request.place
+            }
+            if repeated { continue }
+            result.append(((subject, UserDefaultsWriter.Change(keys: subject.keys, role: request.role, handlerID: request.app)),
+                           request.place))
+        }
+        return result
+    }
+
+    /// The type or scheme `word` names, and the keys its default is
+    /// written under.
+    static func subject(_ word: String, registry: TypeRegistry, claimedSchemes: Set<String>) throws(QueryError) -> Subject {
+        func schemeSubject(_ scheme: URLScheme) -> Subject {
+            Subject(label: "URL scheme \(scheme.name)", keys: [scheme.handlerMIMEType], type: scheme.type(in: registry), scheme: scheme)
+        }
+        func typeSubject(_ type: UTType) -> Subject {
+            let mimeTypes = type.tags(.mimeType)
+            return Subject(label: type.identifier, keys: mimeTypes.isEmpty ? [type.identifier] : mimeTypes, type: type)
+        }
+        if let scheme = URLScheme(handlerMIMEType: word) { return schemeSubject(scheme) }
+        if word.contains(":") {
+            guard let scheme = URLScheme(urlString: word) else {
+                throw QueryError(description: "is neither a type nor a URL scheme (a scheme is a letter, then letters, digits, \"+\", \"-\" or \".\")")
+            }
+            return schemeSubject(scheme)
+        }
+        let query = QueryResolver(registry: registry)
+        let type = try query.type(word)
+        guard query.kind(of: word) == .filenameExtension, !word.hasPrefix("."), let scheme = URLScheme(word) else {
+            return typeSubject(type)
+        }
+        let isScheme = claimedSchemes.contains(scheme.name)
+        if type.isDeclared && isScheme {
+            throw QueryError(description: "is both an extension (\(type.identifier)) and a URL scheme some application claims; "
+                + "write .\(word) for the extension or \(word): for the scheme")
+        }
+        if isScheme { return schemeSubject(scheme) }
+        if !type.isDeclared {
+            throw QueryError(description: "no type claims the extension \"\(word)\" and no application claims the URL scheme; "
+                + "write .\(word) for the extension or \(word): for the scheme")
+        }
+        return typeSubject(type)
     }
 }

@@ -1,13 +1,20 @@
 import ArgumentParser
+import DocumentHandlers
 import PropertyLists
 import UniformTypes
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check declaration files: syntax, identifiers, parents, cycles, duplicates, tag clashes.",
+        abstract: "Check declaration files and app bundles: syntax, identifiers, parents, cycles, duplicates, tag clashes, document and URL types.",
         discussion: """
-        Each PATH (a property list, an app Info.plist, or a folder of *.plist) is read
-        with the bundled types, so parents may be bundled types. --system checks the
+        Each PATH (a property list, an app Info.plist, an app bundle such as My.app, or
+        a folder of *.plist) is read with the bundled types, so parents may be bundled
+        types. An app's Info.plist (binary or XML) is also checked as a handler:
+        CFBundleDocumentTypes (LSHandlerRank Owner, Default, Alternate or None;
+        CFBundleTypeRole Editor, Viewer, Shell, None or QLGenerator; LSItemContentTypes
+        that no source declares, with the identifiers near them; legacy keys that
+        LSItemContentTypes makes ignored; misspelled keys) and CFBundleURLTypes
+        (CFBundleURLSchemes that are not schemes, a missing role). --system checks the
         system's MIME data instead (or as well): the shared-mime-info folders of the
         XDG data directories and the mime.types files, including tags that conflict
         with other sources (notes, shown with -v). Problems print as
@@ -31,6 +38,8 @@ struct Validate: ParsableCommand {
     }
 
     func run() throws {
+        // An app bundle is checked through its Info.plist.
+        let paths = self.paths.map { AppBundle.infoPlist(in: $0) ?? $0 }
         let (files, missing) = DeclarationSearchPath(explicitPaths: paths).resolve()
         if !missing.isEmpty {
             for m in missing { Console.error("uti: \(m)") }
@@ -44,10 +53,11 @@ struct Validate: ParsableCommand {
         func isChecked(_ file: String) -> Bool {
             checked.contains(file) || (system && !file.hasPrefix("Data/"))
         }
-        let shown = registry.diagnostics
-            .filter { isChecked($0.file) && ($0.severity != .note || verbose || output.json) }
+        let found = registry.diagnostics.filter { isChecked($0.file) } + files.flatMap { Self.handlerDiagnostics($0, registry: registry) }
+        let shown = found
+            .filter { $0.severity != .note || verbose || output.json }
             .enumerated()
-            .sorted { ($0.element.file, $0.element.position.line ?? 0, $0.offset) < ($1.element.file, $1.element.position.line ?? 0, $1.offset) }
+            .sorted { ($0.element.file, Self.order($0.element.position), $0.offset) < ($1.element.file, Self.order($1.element.position), $1.offset) }
             .map(\.element)
         let errors = shown.filter { $0.severity == .error }.count
         let warnings = shown.filter { $0.severity == .warning }.count
@@ -65,6 +75,31 @@ struct Validate: ParsableCommand {
             print("\(files.count) file\(files.count == 1 ? "" : "s"), \(types) type\(types == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
         }
         if errors > 0 || (strict && warnings > 0) { throw ExitCode(Status.no) }
+    }
+
+    /// What `file` says as an app's Info.plist: its document and URL types.
+    /// Nothing for a property list that is not an app's (it has no
+    /// CFBundleIdentifier, CFBundleDocumentTypes or CFBundleURLTypes) or
+    /// that cannot be read (the declaration reader reports that).
+    static func handlerDiagnostics(_ file: String, registry: TypeRegistry) -> [Diagnostic] {
+        guard let plist = try? AppBundle.readPropertyList(file), plist.dictionaryValue != nil,
+              ["CFBundleIdentifier", "CFBundleDocumentTypes", "CFBundleURLTypes"].contains(where: { plist[$0] != nil }) else { return [] }
+        let folder = String(file.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropLast()
+            .map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/"))
+        do {
+            let bundle = try AppBundle(path: folder, infoPlistPath: file, plist: plist)
+            return bundle.diagnostics + bundle.contentTypeDiagnostics(registry: registry)
+        } catch {
+            return [Diagnostic(.error, file: error.file, position: error.position, error.message + "; no application is read from it")]
+        }
+    }
+
+    /// A line or byte offset, for sorting a file's diagnostics.
+    static func order(_ position: SourcePosition) -> Int {
+        switch position {
+        case .line(let n), .offset(let n): n
+        case .unknown: 0
+        }
     }
 
     static func json(_ d: Diagnostic) -> JSON {

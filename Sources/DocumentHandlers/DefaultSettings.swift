@@ -1,0 +1,80 @@
+import PropertyLists
+
+/// A file of defaults to set at once (`uti set-default --file`), in the
+/// habit of duti's settings files: one `TYPE-OR-SCHEME APP [ROLE]` a line,
+/// fields separated by spaces or tabs; blank lines and lines starting with
+/// `#` are skipped.
+public struct DefaultSettings: Sendable {
+    /// One setting.
+    public struct Line: Sendable, Equatable {
+        /// A type (extension, MIME type, identifier) or a URL scheme, as written.
+        public var subject: String
+        /// A desktop file ID or a bundle identifier.
+        public var app: String
+        /// Nil for every role.
+        public var role: AppBundle.Role?
+        public var number: Int
+    }
+
+    /// A line that cannot be used.
+    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        public var file: String
+        public var line: Int
+        public var message: String
+        public var description: String { "\(file):\(line): \(message)" }
+    }
+
+    /// The largest file read: far more lines than anyone sets by hand.
+    public static let maximumBytes = 1 << 20
+
+    public var lines: [Line] = []
+    /// Every line that cannot be used; when there is one, nothing should be applied.
+    public var problems: [Problem] = []
+
+    /// Reads the file at `path`.
+    public static func read(path: String) throws(FileContents.ReadError) -> DefaultSettings {
+        DefaultSettings(bytes: try FileContents.read(path, limit: maximumBytes), file: path)
+    }
+
+    public init(bytes: [UInt8], file: String) {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            problems.append(Problem(file: file, line: 1, message: "the file is not UTF-8 text"))
+            return
+        }
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = index + 1
+            let fields = raw.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
+            guard let first = fields.first, !first.hasPrefix("#") else { continue }
+            guard fields.count == 2 || fields.count == 3 else {
+                problems.append(Problem(file: file, line: number,
+                                        message: "expected TYPE-OR-SCHEME APP [ROLE], found \(fields.count) field\(fields.count == 1 ? "" : "s")"))
+                continue
+            }
+            var role: AppBundle.Role?
+            if fields.count == 3 {
+                do { role = try Self.role(fields[2]) } catch {
+                    problems.append(Problem(file: file, line: number, message: error.message))
+                    continue
+                }
+            }
+            lines.append(Line(subject: fields[0], app: fields[1], role: role, number: number))
+        }
+    }
+
+    /// Why a role name is refused.
+    public struct RoleProblem: Error, Sendable {
+        public var message: String
+    }
+
+    /// The role a name stands for, any case: `viewer`, `editor`, `shell`,
+    /// or nil for `all` (every role).
+    public static func role(_ name: String) throws(RoleProblem) -> AppBundle.Role? {
+        switch name.lowercased() {
+        case "all", "any": return nil
+        case "viewer": return .viewer
+        case "editor": return .editor
+        case "shell": return .shell
+        default: throw RoleProblem(message: "role \"\(name)\": use viewer, editor, shell or all")
+        }
+    }
+}
