@@ -362,10 +362,12 @@ extension HandlerResolver {
         var seen: Set<String> = []
         var result: [ApplicationClaim] = []
         for claim in catalog.claims where claim.handlerID == id && claim.kind != .removed {
-            for type in Self.types(named: claim, in: registry) where seen.insert(type.identifier.lowercased()).inserted {
-                let best = resolve(type, role: role).defaultCandidate?.handler.id
-                result.append(ApplicationClaim(claim: claim, type: type, defaultHandlerID: best, isDefault: best == id))
-            }
+            // A tag several types claim is shown once, as its preferred type.
+            let types = Self.types(named: claim, in: registry)
+            guard let type = types.first, !seen.contains(type.identifier.lowercased()) else { continue }
+            seen.formUnion(types.map { $0.identifier.lowercased() })
+            let best = resolve(type, role: role).defaultCandidate?.handler.id
+            result.append(ApplicationClaim(claim: claim, type: type, defaultHandlerID: best, isDefault: best == id))
         }
         return result
     }
