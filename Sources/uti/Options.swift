@@ -25,19 +25,19 @@ struct RegistryOptions: ParsableArguments {
         RegistryLoader.readsDeclarationFiles(extraPaths: declarations) || !applicationSearchPath.explicitBundlePaths.isEmpty
     }
 
-    /// The registry and the app bundles whose declarations joined it.
+    /// The registry (the compiled one in the cache when it is current) and
+    /// the app bundles whose declarations joined it.
     func loadWithBundles() throws(RegistryLoader.Failure) -> (TypeRegistry, AppBundleSet) {
         let bundles = AppBundleSet(searchPath: applicationSearchPath)
         var problems = bundles.problems.map(\.description)
         var registry: TypeRegistry?
         do {
-            registry = try RegistryLoader.load(extraPaths: declarations, includeSystem: !noSystem,
-                                               applicationDeclarations: bundles.declarations)
+            registry = try loadCached()
         } catch {
-            problems += error.problems
+            problems += error.problems.filter { !problems.contains($0) }
         }
         guard let registry, problems.isEmpty else { throw RegistryLoader.Failure(problems: problems) }
-        return (registry.reportingSkippedSources(), bundles)
+        return (registry, bundles)
     }
 
     /// The registry for lookups: the compiled one in the cache when it is

@@ -23,10 +23,11 @@ struct UTI: ParsableCommand {
           find . -type f | uti filter public.image   the paths of images
           uti tags public.image --class extension --descendants
           uti graph public.image > image.dot
-          uti validate MyApp/Info.plist
+          uti validate MyApp.app           check an app's types, document and URL types
           printf 'a.jpg\\nb.txt\\n' | uti batch --file
           uti inbox ~/Documents            move Documents/Inbox into Documents
           uti open-in notes.md             which applications open it, best first
+          uti open-in https://example.org  which applications open a URL
           uti set-default md vim.desktop   make vim open Markdown files
 
         Exit status: 0 success (or "yes"), 1 "no" or not found, 2 error.

@@ -250,12 +250,17 @@ func startUTI(_ arguments: [String]) throws -> Process {
             expected["documents \(name)"] = 1
         }
         arrive(300)
-        // How long a whole run takes here, so that kills land before, during and after the moves.
+        // How long a run takes here with nothing to move and with one
+        // round's items, so that kills land before, during and after the moves.
         let calibration = try InboxTree()
-        for i in 0..<300 { calibration.write(calibration.inbox, "f\(i).txt", "x") }
-        let started = Date()
-        _ = try Run("inbox", calibration.documents, "--settle", "0", "--no-system")
-        let fullRun = Date().timeIntervalSince(started)
+        func timedRun() throws -> TimeInterval {
+            let started = Date()
+            _ = try Run("inbox", calibration.documents, "--settle", "0", "--no-system")
+            return Date().timeIntervalSince(started)
+        }
+        let emptyRun = try timedRun()
+        for i in 0..<20 { calibration.write(calibration.inbox, "f\(i).txt", "x") }
+        let fullRun = max(try timedRun(), emptyRun)
 
         var interrupted = 0
         for round in 0..<40 {
@@ -263,7 +268,7 @@ func startUTI(_ arguments: [String]) throws -> Process {
             arrive(20)
             let before = (try? FileManager.default.contentsOfDirectory(atPath: tree.inbox).count) ?? 0
             let process = try startUTI(["inbox", tree.documents, "--settle", "0", "--no-system"])
-            usleep(UInt32(Double.random(in: 0...(fullRun * 1.2)) * 1_000_000))
+            usleep(UInt32(Double.random(in: (emptyRun * 0.7)...(fullRun * 1.2)) * 1_000_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let after = (try? FileManager.default.contentsOfDirectory(atPath: tree.inbox).count) ?? 0
