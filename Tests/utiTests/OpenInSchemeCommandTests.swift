@@ -58,6 +58,10 @@ import Testing
         // A file: URL is its file.
         let file = try Run(["open-in", "--no-system", "file://" + tree.root + "/docs/today.note"], environment: tree.environment)
         #expect(file.stdout.hasPrefix("file://\(tree.root)/docs/today.note: com.example.note\n"))
+        // A URL built to retitle the terminal is printed escaped, in the command too.
+        let hostile = try Run(["open-in", "--no-system", "https://x/\u{1B}]0;owned\u{07}"], environment: tree.environment)
+        #expect(!hostile.stdout.contains("\u{1B}") && !hostile.stdout.contains("\u{07}"))
+        #expect(hostile.stdout.hasPrefix("https://x/\\x1b]0;owned\\x07: URL scheme https"))
         let remote = try Run(["open-in", "--no-system", "file://server/x"], environment: tree.environment)
         #expect(remote.status == 2)
         #expect(remote.stderr == "uti: file://server/x: names a file on host \"server\", not on this machine\n")

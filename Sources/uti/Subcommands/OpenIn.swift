@@ -166,7 +166,7 @@ struct OpenIn: ParsableCommand {
             if output.json {
                 results.append(Self.json(subject, resolution, handler: handler, command: command, problem: commandProblem))
             } else {
-                print(Self.text(subject, resolution, handler: handler, command: command, problem: commandProblem))
+                print(Escaping.controls(Self.text(subject, resolution, handler: handler, command: command, problem: commandProblem)))
             }
         }
         if output.json { print(JSON.array(results).serialized()) }
@@ -187,10 +187,10 @@ struct OpenIn: ParsableCommand {
         let mime = subject.mimeType ?? subject.type.preferredMIMEType
         var lines: [String]
         if let scheme = subject.scheme {
-            lines = ["\(subject.label): URL scheme \(scheme.name) (\(subject.type.identifier))"]
+            lines = ["\(Escaping.name(subject.label)): URL scheme \(scheme.name) (\(subject.type.identifier))"]
             if resolution.candidates.isEmpty { lines.append("  no application opens URLs of scheme \(scheme.name)") }
         } else {
-            lines = ["\(subject.label): \(subject.type.identifier)\(mime.map { " (\($0))" } ?? "")"]
+            lines = ["\(Escaping.name(subject.label)): \(subject.type.identifier)\(mime.map { " (\($0))" } ?? "")"]
             if resolution.candidates.isEmpty {
                 lines.append("  no application opens \(subject.type.identifier) or its supertypes")
             }
@@ -336,7 +336,7 @@ extension OpenIn {
                 ("claims", .array(items)),
             ]).serialized())
         } else {
-            print("\(id): \(handler.map { "\($0.name) (\($0.location))" } ?? "cannot be run")")
+            print(Escaping.controls("\(id): \(handler.map { "\($0.name) (\($0.location))" } ?? "cannot be run")"))
             if claims.isEmpty { print("  claims no types or URL schemes") }
             let rows = claims.map { item -> (String, String, String) in
                 let scheme = URLScheme.isSchemeType(item.type) ? item.type.tags(.urlScheme).first : nil
@@ -352,7 +352,7 @@ extension OpenIn {
             let typeWidth = rows.map(\.1.count).max() ?? 0
             func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
             for row in rows {
-                print("  " + pad(row.0, nameWidth) + "  " + pad(row.1, typeWidth) + "  " + row.2)
+                print(Escaping.controls("  " + pad(row.0, nameWidth) + "  " + pad(row.1, typeWidth) + "  " + row.2))
             }
         }
     }

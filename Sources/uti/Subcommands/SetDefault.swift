@@ -104,9 +104,9 @@ struct SetDefault: ParsableCommand {
             let role = change.role.map { " for the \($0.rawValue) role" } ?? ""
             let keys = change.keys.joined(separator: ", ")
             if let app = change.handlerID {
-                print("\(subject.label): \(app) is the default\(role) (\(keys)) in \(file)")
+                print(Escaping.controls("\(subject.label): \(app) is the default\(role) (\(keys)) in \(file)"))
             } else {
-                print("\(subject.label): the default\(role) is cleared (\(keys)) in \(file)")
+                print(Escaping.controls("\(subject.label): the default\(role) is cleared (\(keys)) in \(file)"))
             }
         }
     }
