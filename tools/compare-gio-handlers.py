@@ -31,7 +31,9 @@ import subprocess
 import sys
 import tempfile
 
-MIME_DIR = "/usr/share/mime"
+import gio_fixture
+
+MIME_DIR = gio_fixture.MIME_DIR
 
 
 def mime_types():
@@ -152,23 +154,9 @@ USER_FIXTURE = {
 
 
 def build_fixture(root):
-    data, config = os.path.join(root, "share"), os.path.join(root, "config")
-    for rel, body in FIXTURE.items():
-        path = os.path.join(data, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(body if rel.endswith(".list") else "[Desktop Entry]\nType=Application\n" + body)
-    for rel, body in USER_FIXTURE.items():
-        path = os.path.join(config, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(body)
-    os.symlink(MIME_DIR, os.path.join(data, "mime"))
-    subprocess.run(["update-desktop-database", os.path.join(data, "applications")], check=True)
-    env = dict(os.environ, XDG_DATA_DIRS=data, XDG_DATA_HOME=os.path.join(root, "none"),
-               XDG_CONFIG_HOME=config, XDG_CONFIG_DIRS=os.path.join(root, "none"), XDG_CURRENT_DESKTOP="GNOME")
-    env.pop("UTI_APPS", None)
-    return env
+    entries = {rel: body if rel.endswith(".list") else "[Desktop Entry]\nType=Application\n" + body
+               for rel, body in FIXTURE.items()}
+    return gio_fixture.build_tree(root, entries, USER_FIXTURE)
 
 
 def main():
@@ -180,12 +168,7 @@ def main():
     for tool in ["gio"] + ([] if args.machine_only else ["update-desktop-database"]):
         if shutil.which(tool) is None:
             sys.exit(f"{tool} is missing (apt-get update && apt-get install libglib2.0-bin desktop-file-utils)")
-    uti = args.uti
-    if uti is None:
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        subprocess.run(["swift", "build", "-c", "release", "--package-path", root], check=True,
-                       stdout=subprocess.DEVNULL)
-        uti = os.path.join(root, ".build", "release", "uti")
+    uti = gio_fixture.uti_binary(args.uti)
     ok = True
     if not args.fixture_only:
         ok &= compare("machine", uti, dict(os.environ))

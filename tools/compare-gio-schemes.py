@@ -33,7 +33,9 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import gio_fixture
+
+ROOT = gio_fixture.ROOT
 
 # Schemes asked about everywhere, claimed or not.
 COMMON = ["http", "https", "mailto", "ftp", "sftp", "ssh", "irc", "magnet", "tel", "gopher", "webcal"]
@@ -151,24 +153,7 @@ USER_FIXTURE = {
 
 
 def build_fixture(root):
-    data, config = os.path.join(root, "share"), os.path.join(root, "config")
-    for rel, body in FIXTURE.items():
-        path = os.path.join(data, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(body)
-    for rel, body in USER_FIXTURE.items():
-        path = os.path.join(config, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(body)
-    os.symlink("/usr/share/mime", os.path.join(data, "mime"))
-    subprocess.run(["update-desktop-database", os.path.join(data, "applications")], check=True,
-                   stderr=subprocess.DEVNULL)
-    env = dict(os.environ, XDG_DATA_DIRS=data, XDG_DATA_HOME=os.path.join(root, "none"),
-               XDG_CONFIG_HOME=config, XDG_CONFIG_DIRS=os.path.join(root, "none"), XDG_CURRENT_DESKTOP="GNOME")
-    env.pop("UTI_APPS", None)
-    return env
+    return gio_fixture.build_tree(root, FIXTURE, USER_FIXTURE)
 
 
 def main():
@@ -181,10 +166,7 @@ def main():
         sys.exit("update-desktop-database is missing (apt-get update && apt-get install desktop-file-utils)")
     helper = subprocess.run([os.path.join(ROOT, "tools/gio/build.sh")], check=True,
                             capture_output=True, text=True).stdout.strip()
-    uti = args.uti
-    if uti is None:
-        subprocess.run(["swift", "build", "-c", "release", "--package-path", ROOT], check=True, stdout=subprocess.DEVNULL)
-        uti = os.path.join(ROOT, ".build", "release", "uti")
+    uti = gio_fixture.uti_binary(args.uti)
     ok = True
     if not args.fixture_only:
         ok &= compare("machine", uti, helper, dict(os.environ))
