@@ -19,7 +19,15 @@ enum FastPath {
         }
     }
 
-    /// Every command name the parser knows (a test checks they agree).
+    /// The options each fast form accepts; any other option goes to the
+    /// parser. `FastPathTests` checks each against the parser's options of
+    /// the command, so an option added to one and not the other is seen.
+    static var options: [String: [String]] { ["lookup": lookupOptions, "file": fileOptions, "conforms": conformsOptions] }
+    static let lookupOptions = ["-b", "--brief"]
+    static let fileOptions = ["-b", "--brief", "--mime", "--no-sniff", "--follow"]
+    static let conformsOptions = ["-v", "--verbose"]
+
+    /// Every command name the parser knows (`FastPathTests` checks they agree).
     static let commandNames = [
         "lookup", "file", "tags", "conforms", "equal", "supertypes", "descendants", "decode", "graph", "validate",
         "batch", "filter", "inbox", "open-in", "set-default", "help",
@@ -56,14 +64,14 @@ enum FastPath {
     }
 
     private static func lookup(_ args: [String]) -> Int32? {
-        guard let (flags, words) = split(args, allowed: ["-b", "--brief"]), !words.isEmpty else { return nil }
+        guard let (flags, words) = split(args, allowed: lookupOptions), !words.isEmpty else { return nil }
         guard let registry = registry() else { return Status.error }
         return Lookup.perform(resolver: QueryResolver(registry: registry), queries: words, brief: !flags.isEmpty,
                               json: false, language: nil)
     }
 
     private static func file(_ args: [String]) -> Int32? {
-        guard let (flags, paths) = split(args, allowed: ["-b", "--brief", "--mime", "--no-sniff", "--follow"]),
+        guard let (flags, paths) = split(args, allowed: fileOptions),
               !paths.isEmpty else { return nil }
         let brief = flags.contains("-b") || flags.contains("--brief"), mime = flags.contains("--mime")
         guard !(brief && mime) else { return nil }
@@ -74,7 +82,7 @@ enum FastPath {
     }
 
     private static func conforms(_ args: [String]) -> Int32? {
-        guard let (flags, words) = split(args, allowed: ["-v", "--verbose"]), words.count == 2 else { return nil }
+        guard let (flags, words) = split(args, allowed: conformsOptions), words.count == 2 else { return nil }
         guard let registry = registry() else { return Status.error }
         do {
             return try Conforms.perform(resolver: QueryResolver(registry: registry), type: words[0], supertype: words[1],

@@ -262,24 +262,35 @@ func startUTI(_ arguments: [String]) throws -> Process {
         for i in 0..<20 { calibration.write(calibration.inbox, "f\(i).txt", "x") }
         let fullRun = max(try timedRun(), emptyRun)
 
+        // Half the kills land at random moments of a run; the other half
+        // home in on the moves (a kill that came before any move waits
+        // longer next time, one that came after the last waits less), so
+        // that runs are cut short in the middle however fast they start.
         var interrupted = 0
-        for round in 0..<40 {
+        var aimed = (emptyRun + fullRun) / 2
+        var rounds = 0
+        for round in 0..<100 {
+            if round >= 40 && interrupted >= 3 { break }
+            rounds += 1
             try? FileManager.default.createDirectory(atPath: tree.inbox, withIntermediateDirectories: true)
             arrive(20)
             let before = (try? FileManager.default.contentsOfDirectory(atPath: tree.inbox).count) ?? 0
             let process = try startUTI(["inbox", tree.documents, "--settle", "0", "--no-system"])
-            usleep(UInt32(Double.random(in: (emptyRun * 0.7)...(fullRun * 1.2)) * 1_000_000))
+            let delay = round % 2 == 0 ? Double.random(in: (emptyRun * 0.7)...(fullRun * 1.2)) : aimed * Double.random(in: 0.9...1.1)
+            usleep(UInt32(delay * 1_000_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let after = (try? FileManager.default.contentsOfDirectory(atPath: tree.inbox).count) ?? 0
-            if process.terminationReason == .uncaughtSignal && after > 0 && after < before { interrupted += 1 }
+            let killed = process.terminationReason == .uncaughtSignal
+            if killed && after > 0 && after < before { interrupted += 1 }
+            if round % 2 == 1 { aimed *= !killed || after == 0 ? 0.8 : after >= before ? 1.25 : 1 }
             try check(tree, expected, round: round)
         }
         // Kills must have cut runs short in the middle of their moves, or this proved nothing.
-        #expect(interrupted >= 3, "only \(interrupted) of 40 kills came during the moves")
+        #expect(interrupted >= 3, "only \(interrupted) of \(rounds) kills came during the moves")
         let last = try Run("inbox", tree.documents, "--settle", "0", "--no-system")
         #expect(last.status == 0, "\(last.stdout.split(separator: "\n").filter { !$0.contains(" -> ") })")
-        try check(tree, expected, round: 40)
+        try check(tree, expected, round: rounds)
         #expect(!FileManager.default.fileExists(atPath: tree.inbox))
         // The files that were there before kept their names and contents.
         #expect(tree.files()["Documents/report.pdf"] == "documents report.pdf")
