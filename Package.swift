@@ -44,6 +44,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What the tests share: temporary folders, running a built program.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "PropertyListsTests",
             dependencies: ["PropertyLists"],
@@ -56,7 +58,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UniformTypesTests",
-            dependencies: ["UniformTypes"],
+            dependencies: ["UniformTypes", "TestSupport"],
             resources: [.copy("Fixtures")]
         ),
         // Code written against Apple's framework, compiled and run unchanged;
@@ -64,7 +66,7 @@ let package = Package(
         .executableTarget(name: "uti-example-app", dependencies: ["UniformTypeIdentifiers"], path: "Tests/ExampleApp"),
         .testTarget(
             name: "UniformTypeIdentifiersTests",
-            dependencies: ["UniformTypeIdentifiers", "uti-example-app"]
+            dependencies: ["UniformTypeIdentifiers", "uti-example-app", "TestSupport"]
         ),
         // The code of the DocC articles, compiled and run (tools/extract-article-code.py).
         .testTarget(
@@ -73,22 +75,22 @@ let package = Package(
         ),
         .testTarget(
             name: "InboxProcessingTests",
-            dependencies: ["InboxProcessing"]
+            dependencies: ["InboxProcessing", "TestSupport"]
         ),
         .testTarget(
             name: "DocumentHandlersTests",
-            dependencies: ["DocumentHandlers"]
+            dependencies: ["DocumentHandlers", "TestSupport"]
         ),
         // Hand-made hostile files for every reader, with proof that nothing
         // outside a document is read (tools/make-hostile-corpus.py).
         .testTarget(
             name: "HostileInputTests",
-            dependencies: ["CompiledData", "PropertyLists", "SharedMIMEInfo", "UniformTypes", "DocumentHandlers"],
+            dependencies: ["CompiledData", "PropertyLists", "SharedMIMEInfo", "UniformTypes", "DocumentHandlers", "TestSupport"],
             resources: [.copy("Corpus")]
         ),
         .testTarget(
             name: "utiTests",
-            dependencies: ["uti"],
+            dependencies: ["uti", "TestSupport"],
             resources: [.copy("Fixtures")]
         ),
     ]

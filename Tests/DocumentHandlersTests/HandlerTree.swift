@@ -1,11 +1,13 @@
 import Foundation
 import DocumentHandlers
 import UniformTypes
+import TestSupport
 
 /// A temporary XDG tree (config home, a config dir, data home, two data
 /// dirs, bundle folders) to hold fixture handlers.
 final class HandlerTree {
-    let root: String
+    let folder = TemporaryFolder("uti-handlers")
+    var root: String { folder.path }
     var configHome: String { root + "/config" }
     var configDir: String { root + "/etc-xdg" }
     var dataHome: String { root + "/home-share" }
@@ -13,19 +15,14 @@ final class HandlerTree {
     var share: String { root + "/share" }
 
     init() {
-        root = NSTemporaryDirectory() + "uti-handlers-" + UUID().uuidString
         for dir in [configHome, configDir, dataHome + "/applications", localShare + "/applications", share + "/applications"] {
             try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         }
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: root) }
-
     /// Writes `text` at `path` (relative to the root), creating folders.
     func write(_ path: String, _ text: String) {
-        let full = root + "/" + path
-        try! FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try! text.write(toFile: full, atomically: false, encoding: .utf8)
+        try! folder.write(path, text)
     }
 
     /// A desktop entry with the keys given (Type, Name and Exec default to an app running /bin/true).

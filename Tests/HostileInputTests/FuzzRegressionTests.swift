@@ -106,9 +106,13 @@ import Testing
             let tags = type.tagSpecification.reduce(0) { $0 + $1.tags.count }
             #expect(tags <= view.wordCount / 2, "\(type.identifier): \(tags) tags in \(view.wordCount) words")
         }
+        // The images kept a lookup busy for minutes; the walk now takes about
+        // a second in a debug build. The bound sits between the two, far
+        // enough above the second that a machine busy with other work does
+        // not fail it.
         let clock = ContinuousClock()
         let elapsed = clock.measure { lookEverywhere(registry) }
-        #expect(elapsed < .seconds(5), "lookups took \(elapsed)")
+        #expect(elapsed < .seconds(30), "lookups took \(elapsed)")
     }
 
     /// `bytes` with the checksum in the image header made to match the body.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import TestSupport
 import Testing
 
 /// Proves that reading a document touched nothing outside it: the corpus
@@ -9,16 +10,15 @@ import Testing
 /// TCP port listened on), and after the reader ran, the canary must not have
 /// been opened and no connection may be waiting.
 final class OutsideAccessGuard {
-    let folder: String
+    private let temporary = TemporaryFolder("uti-hostile")
+    var folder: String { temporary.path }
     let canary: String
     let port: UInt16
     private let inotify: Int32
     private let listener: Int32
 
     init() throws {
-        folder = NSTemporaryDirectory() + "uti-hostile-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        canary = folder + "/canary.dtd"
+        canary = temporary.path + "/canary.dtd"
         try Data("<!ENTITY leaked \"LEAKED\">\nLEAKED\n".utf8).write(to: URL(fileURLWithPath: canary))
 
         inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -45,7 +45,6 @@ final class OutsideAccessGuard {
     deinit {
         close(inotify)
         close(listener)
-        try? FileManager.default.removeItem(atPath: folder)
     }
 
     /// The corpus file `name` with the canary path and port filled in.

@@ -6,19 +6,18 @@ import Foundation
 import PropertyLists
 @testable import SharedMIMEInfo
 import Testing
+import TestSupport
 @testable import UniformTypes
 
 /// Files one byte past each size limit README gives: each is refused with an
 /// error naming it and its size, before it is read (the files are sparse).
 @Suite final class SizeLimitTests {
-    let folder: String
+    let temporary = TemporaryFolder("uti-limits")
+    var folder: String { temporary.path }
 
     init() throws {
-        folder = NSTemporaryDirectory() + "uti-limits-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder + "/mime/packages", withIntermediateDirectories: true)
+        try temporary.makeFolder("mime/packages")
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: folder) }
 
     /// A sparse file of `size` bytes at `name` under the test folder.
     private func sparseFile(_ name: String, size: Int) throws -> String {

@@ -1,21 +1,18 @@
 import Foundation
 import Glibc
 @testable import InboxProcessing
+import TestSupport
 
 /// A Documents folder with an Inbox in a fresh temporary folder, and
 /// helpers that work on names as bytes.
 final class Tree {
-    let root: String
+    let folder: TemporaryFolder
+    var root: String { folder.path }
     var documents: String { root + "/Documents" }
     var inbox: String { documents + "/Inbox" }
 
     init(base: String = NSTemporaryDirectory(), inbox: Bool = true) {
-        var template = Array((base.hasSuffix("/") ? base : base + "/").utf8) + Array("uti-inbox-XXXXXX".utf8) + [0]
-        let made = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { mkdtemp($0.baseAddress!) }
-        }
-        precondition(made != nil, "mkdtemp failed")
-        root = String(decoding: template.dropLast(), as: UTF8.self)
+        folder = TemporaryFolder("uti-inbox", base: base)
         mkdir(documents, 0o755)
         if inbox { mkdir(self.inbox, 0o755) }
     }

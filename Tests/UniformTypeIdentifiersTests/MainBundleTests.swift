@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UniformTypeIdentifiers
+import TestSupport
 
 /// A program's own `Info.plist`, found where `ProcessTypeDeclarations`
 /// says it looks, gives `UTType(exportedAs:)` its declaration.
@@ -27,45 +28,20 @@ import UniformTypeIdentifiers
         </plist>
         """
 
-    /// The example program built beside this test bundle.
-    static var exampleProgram: URL {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("uti-example-app").path) && dir.path != "/" {
-            dir = dir.deletingLastPathComponent()
-        }
-        return dir.appendingPathComponent("uti-example-app")
-    }
-
     /// Copies the example program to `program` (relative to a new folder),
     /// writes `plist` to `plistPath` there, runs it and returns its output.
     func run(program: String, plistPath: String?, plist: String = infoPlist, arguments: [String] = [],
-             environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("uti-app-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let executable = root.appendingPathComponent(program)
-        try FileManager.default.createDirectory(at: executable.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: Self.exampleProgram, to: executable)
-        if let plistPath {
-            let url = root.appendingPathComponent(plistPath)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(plist.utf8).write(to: url)
-        }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+             environment: [String: String] = [:]) throws -> ProgramRun {
+        let folder = TemporaryFolder("uti-app")
+        let executable = folder.path(program)
+        try folder.makeFolder((program as NSString).deletingLastPathComponent)
+        try FileManager.default.copyItem(atPath: BuiltProducts.url("uti-example-app").path, toPath: executable)
+        if let plistPath { try folder.write(plistPath, plist) }
         var env = ProcessInfo.processInfo.environment
         env["UTI_DECLARATIONS"] = nil
-        env["XDG_DATA_HOME"] = root.appendingPathComponent("none").path
+        env["XDG_DATA_HOME"] = folder.path("none")
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, stdout, stderr)
+        return try ProgramRun(URL(fileURLWithPath: executable), arguments, environment: env)
     }
 
     @Test(arguments: [
@@ -98,10 +74,9 @@ import UniformTypeIdentifiers
     }
 
     @Test func UTI_DECLARATIONSServesAProgramWithoutAnInfoPlist() throws {
-        let file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("uti-decl-\(UUID().uuidString).plist")
-        try Data(Self.infoPlist.utf8).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let result = try run(program: "bin/notes", plistPath: nil, environment: ["UTI_DECLARATIONS": file.path])
+        let folder = TemporaryFolder("uti-decl")
+        try folder.write("notes.plist", Self.infoPlist)
+        let result = try run(program: "bin/notes", plistPath: nil, environment: ["UTI_DECLARATIONS": folder.path("notes.plist")])
         #expect(result.stdout.contains("extension: exnotes\n"))
         #expect(result.stderr == "")
     }

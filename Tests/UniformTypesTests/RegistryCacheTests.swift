@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import UniformTypes
 
 /// The compiled registry on disk: reused while its sources are unchanged,
@@ -8,7 +9,8 @@ import Testing
     /// A temporary tree: a MIME folder copied from the fixture, a mime.types
     /// file, a declarations folder and a cache folder.
     struct Tree {
-        let root: String
+        let folder = TemporaryFolder("uti-cache")
+        var root: String { folder.path }
         var cache: RegistryCache { RegistryCache(directory: root + "/cache") }
         var environment: [String: String] {
             ["HOME": root + "/home", "XDG_DATA_HOME": root + "/data-home", "XDG_DATA_DIRS": root + "/share",
@@ -16,7 +18,6 @@ import Testing
         }
 
         init() throws {
-            root = NSTemporaryDirectory() + "uti-cache-\(UUID().uuidString)"
             let fm = FileManager.default
             try fm.createDirectory(atPath: root + "/share", withIntermediateDirectories: true)
             try fm.copyItem(atPath: Fixtures.path("mime"), toPath: root + "/share/mime")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import uti
+import TestSupport
 
 /// Runs the built `uti` and captures what it prints and its exit status.
 struct Run {
@@ -11,42 +12,28 @@ struct Run {
     /// Compiled registries of this test run, kept out of the user's cache.
     static let cacheDirectory = NSTemporaryDirectory() + "uti-test-cache-\(getpid())"
 
-    static var binary: URL {
-        // The test bundle sits beside the products in the build folder.
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("uti").path) && dir.path != "/" {
-            dir = dir.deletingLastPathComponent()
-        }
-        return dir.appendingPathComponent("uti")
-    }
+    static var binary: URL { BuiltProducts.url("uti") }
 
-    init(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-         executable: String? = nil, directory: String? = nil) throws {
-        let process = Process()
-        process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? Run.binary
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    /// The test environment: no user or system data unless `environment`
+    /// (added last) brings some, and this run's own cache.
+    static func environment(_ additions: [String: String] = [:]) -> [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["XDG_DATA_HOME"] = "/nonexistent-uti-test"
         env["XDG_DATA_DIRS"] = "/nonexistent-uti-test"
         env["UTI_MIME_TYPES"] = ""
         env["UTI_DECLARATIONS"] = nil
         env["UTI_CACHE_DIR"] = Run.cacheDirectory
-        for (k, v) in environment { env[k] = v }
-        process.environment = env
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        status = process.terminationStatus
-        stdout = String(decoding: outData, as: UTF8.self)
-        stderr = String(decoding: errData, as: UTF8.self)
+        for (k, v) in additions { env[k] = v }
+        return env
+    }
+
+    init(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+         executable: String? = nil, directory: String? = nil) throws {
+        let run = try ProgramRun(executable.map { URL(fileURLWithPath: $0) } ?? Run.binary, arguments, stdin: stdin,
+                                 environment: Run.environment(environment), directory: directory)
+        status = run.status
+        stdout = run.stdout
+        stderr = run.stderr
     }
 
     init(_ arguments: String..., stdin: String? = nil, environment: [String: String] = [:]) throws {

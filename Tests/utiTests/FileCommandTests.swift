@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
 
@@ -7,9 +8,8 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
 /// `-i` with a charset, and paths where nothing is.
 @Suite struct FileCommandConventionTests {
     private func tree(_ body: (String) throws -> Void) throws {
-        let dir = NSTemporaryDirectory() + "uti-file-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let folder = TemporaryFolder("uti-file")
+        let dir = folder.path
         let files: [String: [UInt8]] = [
             "ascii.txt": Array("hello\n".utf8),
             "utf8.txt": Array("h\u{e9}llo\n".utf8),

@@ -1,19 +1,19 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// A temporary Documents folder with an Inbox, for runs of `uti inbox`.
 final class InboxTree {
-    let root: String
+    let folder: TemporaryFolder
+    var root: String { folder.path }
     var documents: String { root + "/Documents" }
     var inbox: String { documents + "/Inbox" }
 
     init(base: String = NSTemporaryDirectory()) throws {
-        root = (base.hasSuffix("/") ? base : base + "/") + "uti-inbox-cli-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: root + "/Documents/Inbox", withIntermediateDirectories: true)
+        folder = TemporaryFolder("uti-inbox-cli", base: base)
+        try folder.makeFolder("Documents/Inbox")
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: root) }
 
     func write(_ folder: String, _ name: String, _ contents: String) {
         FileManager.default.createFile(atPath: folder + "/" + name, contents: Data(contents.utf8))

@@ -1,12 +1,14 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `uti open-in` and `uti set-default` on a temporary XDG tree holding a
 /// desktop entry, an app bundle with its own type, and a program that
 /// records its arguments.
 @Suite struct OpenInCommandTests {
     final class Tree {
-        let root = NSTemporaryDirectory() + "uti-open-in-" + UUID().uuidString
+        let folder = TemporaryFolder("uti-open-in")
+        var root: String { folder.path }
         var environment: [String: String] {
             ["XDG_DATA_DIRS": root + "/share", "XDG_DATA_HOME": root + "/home-share", "XDG_CONFIG_HOME": root + "/config",
              "XDG_CONFIG_DIRS": root + "/etc-xdg", "XDG_CURRENT_DESKTOP": "", "UTI_APPS": ""]
@@ -43,12 +45,8 @@ import Testing
             try write("docs/today.note", "milk\n")
         }
 
-        deinit { try? FileManager.default.removeItem(atPath: root) }
-
         func write(_ path: String, _ text: String) throws {
-            let full = root + "/" + path
-            try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try text.write(toFile: full, atomically: false, encoding: .utf8)
+            try folder.write(path, text)
         }
     }
 

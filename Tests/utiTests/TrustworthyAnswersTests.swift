@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The machine's shared-mime-info, for the commands that type files by content.
 private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
@@ -21,9 +22,8 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
 
     @Test func aWordNearACommandThatATypeClaimsIsALookup() throws {
         // "tag" is one edit from "tags", and mime.types gives it to text/prs.lines.tag.
-        let dir = NSTemporaryDirectory() + "uti-typo-\(getpid())"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let folder = TemporaryFolder("uti-typo")
+        let dir = folder.path
         try "text/prs.lines.tag tag\n".write(toFile: dir + "/mime.types", atomically: false, encoding: .utf8)
         let claimed = try Run(["tag", "-b"], environment: ["UTI_MIME_TYPES": dir + "/mime.types"])
         #expect(claimed.status == 0 && claimed.stdout == "org.freedesktop.mime.text.prs.lines.tag\n")
@@ -131,9 +131,8 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
 /// "Is this file an image?" in a script.
 @Suite struct FileConformanceTests {
     private func tree(_ body: (String) throws -> Void) throws {
-        let dir = NSTemporaryDirectory() + "uti-conforms-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let folder = TemporaryFolder("uti-conforms")
+        let dir = folder.path
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]
         FileManager.default.createFile(atPath: dir + "/pic.dat", contents: Data(png))
         FileManager.default.createFile(atPath: dir + "/notes.txt", contents: Data("hello\n".utf8))
@@ -195,9 +194,8 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
 /// Names and arguments never reach the terminal with their control characters.
 @Suite struct TerminalEscapingTests {
     @Test func fileLookupsDecodeAndMessagesEscapeControls() throws {
-        let dir = NSTemporaryDirectory() + "uti-escape-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let folder = TemporaryFolder("uti-escape")
+        let dir = folder.path
         let name = dir + "/evil\u{1B}]0;pwned\u{07}.txt"
         FileManager.default.createFile(atPath: name, contents: Data("text\n".utf8))
         let file = try Run("file", name, dir + "/back\\slash\nline.jpg")
@@ -220,9 +218,9 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
 /// time and memory bounds.
 @Suite struct AmplificationBoundsTests {
     @Test func aMillionReferencesAndATwentyThousandTypeChainStayBounded() throws {
-        let dir = NSTemporaryDirectory() + "uti-amplify-\(UUID().uuidString)"
+        let folder = TemporaryFolder("uti-amplify")
+        let dir = folder.path
         try FileManager.default.createDirectory(atPath: dir + "/uti/types", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         // A 1 MB binary plist whose array names one 100 KB string a million times.
         var plist = Array("bplist00".utf8)
         plist += [0xAF, 0x12] + withUnsafeBytes(of: UInt32(1_000_000).bigEndian, Array.init) + [UInt8](repeating: 1, count: 1_000_000)
