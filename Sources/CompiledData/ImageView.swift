@@ -65,21 +65,22 @@ final class ImageStorage: @unchecked Sendable {
 /// crash.
 public struct ImageView: @unchecked Sendable {
     static let magic: [UInt8] = Array("UTIIMAGE".utf8)
+    /// The container format: the header and the word and pool sections.
     static let formatVersion: UInt32 = 1
-    public static let headerSize = 40
+    public static let headerSize = ImageHeader.size
 
     private let storage: ImageStorage
     private let words: UnsafePointer<UInt32>
     public let wordCount: Int
     private let pool: UnsafePointer<UInt8>
     public let poolCount: Int
-    /// What the image holds, as its writer named it.
-    public let kind: UInt32
+    /// What the image holds, and in which layout.
+    public let kind: ImageKind
     /// The word index the image's reader starts from.
     public let root: Int
 
     /// Checks and copies `bytes`.
-    public init(_ bytes: [UInt8], kind expectedKind: UInt32) throws(ImageError) {
+    public init(_ bytes: [UInt8], kind expectedKind: ImageKind) throws(ImageError) {
         let storage = bytes.withUnsafeBytes { ImageStorage(copying: $0) }
         try self.init(storage: storage, kind: expectedKind)
     }
@@ -89,7 +90,7 @@ public struct ImageView: @unchecked Sendable {
     /// FIFO put in its place cannot hang the reader) and never follows a
     /// symbolic link. `accept` may refuse the file by its status (its owner
     /// or mode) before anything is read.
-    public static func read(path: String, kind: UInt32, limit: Int = 256 << 20,
+    public static func read(path: String, kind: ImageKind, limit: Int = 256 << 20,
                             accept: (stat) -> String? = { _ in nil }) throws(ImageError) -> ImageView? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
@@ -105,19 +106,22 @@ public struct ImageView: @unchecked Sendable {
         return try ImageView(storage: try ImageStorage(reading: fd, count: size), kind: kind)
     }
 
-    private init(storage: ImageStorage, kind expectedKind: UInt32) throws(ImageError) {
+    private init(storage: ImageStorage, kind expectedKind: ImageKind) throws(ImageError) {
         let raw = UnsafeRawBufferPointer(start: storage.base, count: storage.count)
         guard raw.count >= Self.headerSize, raw.prefix(8).elementsEqual(Self.magic) else {
             throw ImageError("not a compiled image")
         }
         func word(_ offset: Int) -> UInt32 { UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
-        guard word(8) == Self.formatVersion else { throw ImageError("image format \(word(8)), expected \(Self.formatVersion)") }
-        guard word(12) == expectedKind else { throw ImageError("image holds kind \(word(12)), expected \(expectedKind)") }
-        let root = Int(word(16)), wordCount = Int(word(20)), poolCount = Int(word(24))
+        let format = word(ImageHeader.formatVersion)
+        guard format == Self.formatVersion else { throw ImageError("image format \(format), expected \(Self.formatVersion)") }
+        let kind = ImageKind(tag: word(ImageHeader.kind), layoutVersion: word(ImageHeader.layoutVersion))
+        guard kind == expectedKind else { throw ImageError("image holds \(kind), expected \(expectedKind)") }
+        let root = Int(word(ImageHeader.root)), wordCount = Int(word(ImageHeader.wordCount))
+        let poolCount = Int(word(ImageHeader.poolCount))
         guard Self.headerSize + wordCount * 4 + poolCount == raw.count else {
             throw ImageError("sizes in the header do not match the file (\(raw.count) bytes)")
         }
-        let stored = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 32, as: UInt64.self))
+        let stored = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: ImageHeader.checksum, as: UInt64.self))
         guard ImageHash.checksum(UnsafeRawBufferPointer(rebasing: raw[Self.headerSize...])) == stored else {
             throw ImageError("checksum mismatch (damaged)")
         }
@@ -179,20 +183,21 @@ public struct ImageView: @unchecked Sendable {
     /// reversed hash for tables built with `reversedKeys`).
     @inline(__always)
     public func lookup(table: Int, key: UnsafeBufferPointer<UInt8>, hash: UInt32) -> UInt32? {
+        typealias Bucket = ImageWriter.Bucket
         let mask = Int(word(table))
         let base = table + 1
         // A table must lie inside the image; a damaged mask cannot make the probe run long.
-        guard base >= 1, (mask + 1) * 4 <= wordCount - base else { return nil }
+        guard base >= 1, (mask + 1) * Bucket.size <= wordCount - base else { return nil }
         var b = Int(hash) & mask
         var probes = 0
         while probes <= mask {
-            let slot = base + b * 4
-            let offset = word(slot + 1)
+            let slot = base + b * Bucket.size
+            let offset = word(slot + Bucket.keyOffset)
             if offset == ImageWriter.none { return nil }
-            if word(slot) == hash && word(slot + 2) == UInt32(key.count) {
-                let stored = bytes(offset: offset, count: word(slot + 2))
+            if word(slot + Bucket.hash) == hash && word(slot + Bucket.keyLength) == UInt32(key.count) {
+                let stored = bytes(offset: offset, count: word(slot + Bucket.keyLength))
                 if stored.count == key.count && (key.count == 0 || memcmp(stored.baseAddress!, key.baseAddress!, key.count) == 0) {
-                    return word(slot + 3)
+                    return word(slot + Bucket.value)
                 }
             }
             b = (b + 1) & mask

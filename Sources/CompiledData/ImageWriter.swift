@@ -9,6 +9,12 @@ public struct ImageWriter {
     /// The word that marks an absent string or blob.
     public static let none: UInt32 = .max
 
+    /// The words of one hash-table bucket, after the table's mask word.
+    public enum Bucket {
+        public static let hash = 0, keyOffset = 1, keyLength = 2, value = 3
+        public static let size = 4
+    }
+
     public init() {}
 
     public var wordCount: Int { words.count }
@@ -40,6 +46,14 @@ public struct ImageWriter {
         let (offset, length) = reference(string)
         append(offset)
         append(length)
+    }
+
+    /// Writes the reference of `string` (stored once) into words `index`
+    /// and `index + 1`, which were reserved before.
+    public mutating func setString(_ string: String?, at index: Int) {
+        let (offset, length) = reference(string)
+        words[index] = offset
+        words[index + 1] = length
     }
 
     /// The pool reference of `string`, stored once.
@@ -76,41 +90,40 @@ public struct ImageWriter {
         var buckets = 8
         while buckets * 3 < entries.count * 4 { buckets <<= 1 }
         let start = append(buckets - 1)
-        let base = reserve(buckets * 4)
-        for b in 0..<buckets { words[base + b * 4 + 1] = Self.none }
+        let base = reserve(buckets * Bucket.size)
+        for b in 0..<buckets { words[base + b * Bucket.size + Bucket.keyOffset] = Self.none }
         for (key, value) in entries {
             let hash = reversedKeys ? ImageHash.reversed(key[...]) : ImageHash.forward(key[...])
             var b = Int(hash) & (buckets - 1)
-            while words[base + b * 4 + 1] != Self.none { b = (b + 1) & (buckets - 1) }
-            words[base + b * 4] = hash
-            words[base + b * 4 + 1] = internedOffset(key)
-            words[base + b * 4 + 2] = UInt32(key.count)
-            words[base + b * 4 + 3] = value
+            while words[base + b * Bucket.size + Bucket.keyOffset] != Self.none { b = (b + 1) & (buckets - 1) }
+            let slot = base + b * Bucket.size
+            words[slot + Bucket.hash] = hash
+            words[slot + Bucket.keyOffset] = internedOffset(key)
+            words[slot + Bucket.keyLength] = UInt32(key.count)
+            words[slot + Bucket.value] = value
         }
         return start
     }
 
     /// The finished image: header, words, pool. `kind` names what the image
     /// holds; `root` is the word index its reader starts from.
-    public func image(kind: UInt32, root: Int) -> [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(ImageView.headerSize + words.count * 4 + pool.count)
-        out.append(contentsOf: ImageView.magic)
-        func put32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
-        put32(ImageView.formatVersion)
-        put32(kind)
-        put32(UInt32(root))
-        put32(UInt32(words.count))
-        put32(UInt32(pool.count))
-        put32(0)
-        let checksumAt = out.count
-        out.append(contentsOf: repeatElement(0, count: 8))
-        for w in words { put32(w) }
-        out.append(contentsOf: pool)
-        let sum = out.withUnsafeBytes { ImageHash.checksum(UnsafeRawBufferPointer(rebasing: $0[ImageView.headerSize...])) }
-        withUnsafeBytes(of: sum.littleEndian) { raw in
-            for i in 0..<8 { out[checksumAt + i] = raw[i] }
+    public func image(kind: ImageKind, root: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: ImageHeader.size)
+        out.reserveCapacity(ImageHeader.size + words.count * 4 + pool.count)
+        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+            withUnsafeBytes(of: value.littleEndian) { for (i, byte) in $0.enumerated() { out[offset + i] = byte } }
         }
+        out.replaceSubrange(ImageHeader.magic..<ImageHeader.magic + 8, with: ImageView.magic)
+        put(ImageView.formatVersion, at: ImageHeader.formatVersion)
+        put(kind.tag, at: ImageHeader.kind)
+        put(UInt32(root), at: ImageHeader.root)
+        put(UInt32(words.count), at: ImageHeader.wordCount)
+        put(UInt32(pool.count), at: ImageHeader.poolCount)
+        put(kind.layoutVersion, at: ImageHeader.layoutVersion)
+        for w in words { withUnsafeBytes(of: w.littleEndian) { out.append(contentsOf: $0) } }
+        out.append(contentsOf: pool)
+        let sum = out.withUnsafeBytes { ImageHash.checksum(UnsafeRawBufferPointer(rebasing: $0[ImageHeader.size...])) }
+        put(sum, at: ImageHeader.checksum)
         return out
     }
 }

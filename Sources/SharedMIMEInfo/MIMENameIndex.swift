@@ -6,8 +6,35 @@ import CompiledData
 /// Answers exactly what the layers' globs say, in shared-mime-info's order,
 /// without allocating.
 public struct MIMENameIndex: Sendable {
-    /// The image kind of a standalone index.
-    static let imageKind: UInt32 = 0x4D49_4D45
+    /// The image kind of a standalone index (`MIME`); a registry image
+    /// carries the index inside its own layout.
+    static let imageKind = ImageKind(tag: 0x4D49_4D45, layoutVersion: 1)
+
+    /// The index's root words; the layer entries follow them.
+    enum Root {
+        static let layerCount = 0, nameCount = 1, namesStart = 2, layers = 3
+    }
+
+    /// The words of one layer entry.
+    enum Layer {
+        static let literalTable = 0, suffixTable = 1, longestSuffix = 2, firstByteBitmap = 3
+        static let patterns = 4, patternCount = 5, size = 6
+    }
+
+    /// The words of one glob pattern that is neither a literal nor a suffix.
+    enum Pattern {
+        static let pattern = 0, nameIndex = 2, weightAndFlags = 3, literalPrefixLength = 4, lastByteBitmap = 5, size = 6
+    }
+
+    /// The layout these names give, for the registry's layout check.
+    public static var layoutDescription: String {
+        "root: layerCount \(Root.layerCount), nameCount \(Root.nameCount), namesStart \(Root.namesStart), layers \(Root.layers); "
+            + "layer: literals \(Layer.literalTable), suffixes \(Layer.suffixTable), longest \(Layer.longestSuffix), "
+            + "first bytes \(Layer.firstByteBitmap), patterns \(Layer.patterns), count \(Layer.patternCount), size \(Layer.size); "
+            + "pattern: text \(Pattern.pattern), name \(Pattern.nameIndex), weight \(Pattern.weightAndFlags), "
+            + "prefix \(Pattern.literalPrefixLength), last bytes \(Pattern.lastByteBitmap), size \(Pattern.size); "
+            + "match: name index, weight | case-sensitive bit 31"
+    }
     /// At most this many matches are kept for one name, as in xdgmime.
     public static let capacity = 10
 
@@ -22,9 +49,9 @@ public struct MIMENameIndex: Sendable {
     public init(view: ImageView, root: Int) {
         self.view = view
         self.root = root
-        layerCount = view.count(at: root, entryWords: 6, from: root + 3)
-        namesStart = view.int(root + 2)
-        nameCount = view.count(at: root + 1, entryWords: 2, from: namesStart)
+        layerCount = view.count(at: root + Root.layerCount, entryWords: Layer.size, from: root + Root.layers)
+        namesStart = view.int(root + Root.namesStart)
+        nameCount = view.count(at: root + Root.nameCount, entryWords: 2, from: namesStart)
     }
 
     /// An index of `layers` in an image of its own.
@@ -103,34 +130,45 @@ public struct MIMENameIndex: Sendable {
             let patternsStart = w.wordCount
             var bitmaps: [Int: [UInt32]] = [:]
             for (glob, e) in patterns {
-                w.appendString(glob.pattern)
-                w.append(e.0)
-                w.append(e.1)
+                let entry = w.reserve(Pattern.size)
+                w.setString(glob.pattern, at: entry + Pattern.pattern)
+                w[entry + Pattern.nameIndex] = e.0
+                w[entry + Pattern.weightAndFlags] = e.1
                 let bytes = Array(glob.pattern.utf8)
                 bytes.withUnsafeBufferPointer { p in
-                    w.append(GlobMatcher.literalPrefixLength(p))
-                    bitmaps[w.append(ImageWriter.none)] = GlobMatcher.lastBytes(p)
+                    w[entry + Pattern.literalPrefixLength] = UInt32(GlobMatcher.literalPrefixLength(p))
+                    w[entry + Pattern.lastByteBitmap] = ImageWriter.none
+                    bitmaps[entry + Pattern.lastByteBitmap] = GlobMatcher.lastBytes(p)
                 }
             }
             for (slot, bits) in bitmaps.sorted(by: { $0.key < $1.key }) {
                 w[slot] = UInt32(w.wordCount)
                 for b in bits { w.append(b) }
             }
-            layerWords.append([UInt32(literalTable), UInt32(suffixTable), UInt32(longest), UInt32(bitmap),
-                               UInt32(patternsStart), UInt32(patterns.count)])
+            var entry = [UInt32](repeating: 0, count: Layer.size)
+            entry[Layer.literalTable] = UInt32(literalTable)
+            entry[Layer.suffixTable] = UInt32(suffixTable)
+            entry[Layer.longestSuffix] = UInt32(longest)
+            entry[Layer.firstByteBitmap] = UInt32(bitmap)
+            entry[Layer.patterns] = UInt32(patternsStart)
+            entry[Layer.patternCount] = UInt32(patterns.count)
+            layerWords.append(entry)
         }
         let namesStart = w.wordCount
         for name in names { w.appendString(name) }
-        let root = w.append(layers.count)
-        w.append(names.count)
-        w.append(namesStart)
+        let root = w.reserve(Root.layers)
+        w[root + Root.layerCount] = UInt32(layers.count)
+        w[root + Root.nameCount] = UInt32(names.count)
+        w[root + Root.namesStart] = UInt32(namesStart)
         for words in layerWords { for x in words { w.append(x) } }
         return root
     }
 
     // MARK: Matching
 
-    @inline(__always) private func layerWord(_ layer: Int, _ field: Int) -> Int { view.int(root + 3 + layer * 6 + field) }
+    @inline(__always) private func layerWord(_ layer: Int, _ field: Int) -> Int {
+        view.int(root + Root.layers + layer * Layer.size + field)
+    }
     @inline(__always) private static func caseSensitive(_ packed: UInt32) -> Bool { packed & (1 << 31) != 0 }
 
     /// The matches of a file name (not a path), best first, written to
@@ -142,12 +180,12 @@ public struct MIMENameIndex: Sendable {
     public func matches(_ name: UnsafeBufferPointer<UInt8>, lower: UnsafeBufferPointer<UInt8>,
                         into out: UnsafeMutablePointer<UInt64>) -> Int {
         for layer in 0..<layerCount {
-            if let at = view.lookup(table: layerWord(layer, 0), key: lower), !Self.caseSensitive(view.word(Int(at) + 1)) {
+            if let at = view.lookup(table: layerWord(layer, Layer.literalTable), key: lower), !Self.caseSensitive(view.word(Int(at) + 1)) {
                 out[0] = pack(Int(at)); return 1
             }
         }
         for layer in 0..<layerCount {
-            if let at = view.lookup(table: layerWord(layer, 0), key: name) {
+            if let at = view.lookup(table: layerWord(layer, Layer.literalTable), key: name) {
                 out[0] = pack(Int(at)); return 1
             }
         }
@@ -177,9 +215,9 @@ public struct MIMENameIndex: Sendable {
     /// The usable entries of the longest suffix of `name` that has any.
     private func suffix(_ layer: Int, _ name: UnsafeBufferPointer<UInt8>, caseSensitiveCheck: Bool,
                         _ out: UnsafeMutablePointer<UInt64>, _ count: Int) -> Int {
-        let longest = layerWord(layer, 2)
+        let longest = layerWord(layer, Layer.longestSuffix)
         guard longest > 0, !name.isEmpty else { return count }
-        let table = layerWord(layer, 1), bitmap = layerWord(layer, 3)
+        let table = layerWord(layer, Layer.suffixTable), bitmap = layerWord(layer, Layer.firstByteBitmap)
         let first = max(0, name.count - longest)
         return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: name.count - first) { hashes in
             var h = ImageHash.start
@@ -210,26 +248,27 @@ public struct MIMENameIndex: Sendable {
 
     private func patterns(_ layer: Int, _ name: UnsafeBufferPointer<UInt8>, caseSensitiveCheck: Bool,
                           _ out: UnsafeMutablePointer<UInt64>, _ count: Int) -> Int {
-        let start = layerWord(layer, 4), n = view.count(at: root + 3 + layer * 6 + 5, entryWords: 6, from: start)
+        let start = layerWord(layer, Layer.patterns)
+        let n = view.count(at: root + Root.layers + layer * Layer.size + Layer.patternCount, entryWords: Pattern.size, from: start)
         var added = count
         // A layer's patterns are distinct strings of the pool, so together
         // they are no longer than it; a damaged index whose entries all name
         // one long run stops there instead of matching it again and again.
         var poolLeft = view.poolCount
         for k in 0..<n {
-            let p = start + k * 6
-            guard caseSensitiveCheck || !Self.caseSensitive(view.word(p + 3)) else { continue }
+            let p = start + k * Pattern.size
+            guard caseSensitiveCheck || !Self.caseSensitive(view.word(p + Pattern.weightAndFlags)) else { continue }
             if added >= Self.capacity { break }
-            let pattern = view.bytes(at: p)
+            let pattern = view.bytes(at: p + Pattern.pattern)
             poolLeft -= pattern.count
             if poolLeft < 0 { break }
-            let prefix = min(view.int(p + 4), pattern.count)
+            let prefix = min(view.int(p + Pattern.literalPrefixLength), pattern.count)
             guard name.count >= prefix, prefix == 0 || memcmpEqual(pattern, name, prefix) else { continue }
-            let bits = view.word(p + 5)
+            let bits = view.word(p + Pattern.lastByteBitmap)
             if bits != ImageWriter.none {
                 guard let last = name.last, view.word(Int(bits) + Int(last >> 5)) & (1 << UInt32(last & 31)) != 0 else { continue }
             }
-            if GlobMatcher.matches(pattern, name) { out[added] = pack(p + 2); added += 1 }
+            if GlobMatcher.matches(pattern, name) { out[added] = pack(p + Pattern.nameIndex); added += 1 }
         }
         return added
     }

@@ -5,13 +5,14 @@ import SharedMIMEInfo
 /// The compiled form of a registry: every merged declaration, the
 /// conformance lists, the tag and identifier indexes, the diagnostics and
 /// the MIME database, in one image that `TypeRegistry` reads in place.
-///
-/// Words at the root: type count, type records, identifier table, tag class
-/// count, tag classes, diagnostics, diagnostic count, MIME flags, MIME name
-/// index root, encoded MIME layers (two words), MIME name slots, extra blob
-/// (two words), `public.data` slot.
+/// docs/compiled-image.md draws the layout; the names below are the only
+/// place its offsets are written, for the writer here and the reader in
+/// `TypeRegistry`. Any change to them, or to what is written where, raises
+/// `kind.layoutVersion` (`RegistryImageLayoutTests` holds the layout of
+/// every version).
 enum RegistryImage {
-    static let kind: UInt32 = 0x5554_4952
+    /// `UTIR`, layout 1.
+    static let kind = ImageKind(tag: 0x5554_4952, layoutVersion: 1)
     /// Words per type record.
     static let recordSize = 22
 
@@ -25,6 +26,72 @@ enum RegistryImage {
         static let count = 0, types = 1, identifiers = 2, tagClassCount = 3, tagClasses = 4, diagnostics = 5
         static let diagnosticCount = 6, mimeFlags = 7, mimeIndex = 8, mimeLayers = 9, mimeNameSlots = 11
         static let extra = 12, dataSlot = 14, size = 15
+    }
+
+    /// An entry of the tag class table (`Root.tagClasses`).
+    enum TagClassEntry {
+        static let name = 0, table = 2, size = 3
+    }
+
+    /// An entry of a record's tag list (`Field.tags`), after its count word.
+    enum TagListEntry {
+        static let tagClass = 0, tags = 2, size = 3
+    }
+
+    /// An entry of an origin list (`Field.shadowed`, `Field.supplements`), after its count word.
+    enum OriginEntry {
+        /// The source's index in `sources`, and the position kind shifted left by 8.
+        static let sourceAndKind = 0
+        static let position = 1, file = 2, size = 4
+    }
+
+    /// An entry of the diagnostics (`Root.diagnostics`).
+    enum DiagnosticEntry {
+        static let severity = 0, positionKind = 1, position = 2, file = 3, message = 5, size = 7
+    }
+
+    /// Bits of a record's `Field.kind` word.
+    enum KindBits {
+        /// The low byte: 0 exported, 1 imported.
+        static let declarationMask: UInt32 = 0xFF
+        /// The source's index in `sources`.
+        static let sourceShift: UInt32 = 8
+        /// The position kind (`encode`).
+        static let positionShift: UInt32 = 16
+    }
+
+    /// The layout these names give, one line per part, for
+    /// `RegistryImageLayoutTests` and docs/compiled-image.md.
+    static var layoutDescription: String {
+        [
+            "header: magic \(ImageHeader.magic), format \(ImageHeader.formatVersion), kind \(ImageHeader.kind), "
+                + "root \(ImageHeader.root), words \(ImageHeader.wordCount), pool \(ImageHeader.poolCount), "
+                + "layout \(ImageHeader.layoutVersion), checksum \(ImageHeader.checksum), size \(ImageHeader.size)",
+            "bucket: hash \(ImageWriter.Bucket.hash), key \(ImageWriter.Bucket.keyOffset), length \(ImageWriter.Bucket.keyLength), "
+                + "value \(ImageWriter.Bucket.value), size \(ImageWriter.Bucket.size)",
+            "root: count \(Root.count), types \(Root.types), identifiers \(Root.identifiers), tagClassCount \(Root.tagClassCount), "
+                + "tagClasses \(Root.tagClasses), diagnostics \(Root.diagnostics), diagnosticCount \(Root.diagnosticCount), "
+                + "mimeFlags \(Root.mimeFlags), mimeIndex \(Root.mimeIndex), mimeLayers \(Root.mimeLayers), "
+                + "mimeNameSlots \(Root.mimeNameSlots), extra \(Root.extra), dataSlot \(Root.dataSlot), size \(Root.size)",
+            "record: identifier \(Field.identifier), kind \(Field.kind), position \(Field.position), file \(Field.file), "
+                + "description \(Field.description), referenceURL \(Field.referenceURL), version \(Field.version), "
+                + "iconName \(Field.iconName), conformsTo \(Field.conformsTo), tags \(Field.tags), parents \(Field.parents), "
+                + "ancestors \(Field.ancestors), children \(Field.children), flags \(Field.flags), shadowed \(Field.shadowed), "
+                + "supplements \(Field.supplements), size \(recordSize)",
+            "kind bits: declaration mask \(KindBits.declarationMask), source << \(KindBits.sourceShift), "
+                + "position kind << \(KindBits.positionShift)",
+            "flags: conformsToData \(Flag.conformsToData), ancestorsUnlisted \(Flag.ancestorsUnlisted); "
+                + "system-only tag bit \(systemOnlyTag); ancestor list limit \(ancestorListLimit)",
+            "tag class entry: name \(TagClassEntry.name), table \(TagClassEntry.table), size \(TagClassEntry.size)",
+            "tag list entry: class \(TagListEntry.tagClass), tags \(TagListEntry.tags), size \(TagListEntry.size)",
+            "origin entry: source and kind \(OriginEntry.sourceAndKind), position \(OriginEntry.position), "
+                + "file \(OriginEntry.file), size \(OriginEntry.size)",
+            "diagnostic entry: severity \(DiagnosticEntry.severity), position kind \(DiagnosticEntry.positionKind), "
+                + "position \(DiagnosticEntry.position), file \(DiagnosticEntry.file), message \(DiagnosticEntry.message), "
+                + "size \(DiagnosticEntry.size)",
+            "sources: " + sources.map { "\($0)" }.joined(separator: ", "),
+            "MIME name index: " + MIMENameIndex.layoutDescription,
+        ].joined(separator: "\n")
     }
 
     /// The most ancestors listed for one type; a type with more is flagged
@@ -97,9 +164,10 @@ enum RegistryImage {
         }
         func appendOrigin(_ origin: DeclarationOrigin) {
             let (kind, value) = encode(origin.position)
-            w.append(UInt32(sources.firstIndex(of: origin.source) ?? 0) | kind << 8)
-            w.append(value)
-            w.appendString(origin.file)
+            let entry = w.reserve(OriginEntry.size)
+            w[entry + OriginEntry.sourceAndKind] = UInt32(sources.firstIndex(of: origin.source) ?? 0) | kind << 8
+            w[entry + OriginEntry.position] = value
+            w.setString(origin.file, at: entry + OriginEntry.file)
         }
         func origins(_ values: [DeclarationOrigin]) -> Int {
             if values.isEmpty { return empty }
@@ -188,7 +256,8 @@ enum RegistryImage {
             func ref(_ field: Int, _ s: String?) { (r[field], r[field + 1]) = w.reference(s) }
             ref(Field.identifier, d.identifier)
             let (positionKind, positionValue) = encode(d.origin.position)
-            r[Field.kind] = (d.kind == .exported ? 0 : 1) | UInt32(sources.firstIndex(of: d.origin.source) ?? 0) << 8 | positionKind << 16
+            r[Field.kind] = (d.kind == .exported ? 0 : 1) | UInt32(sources.firstIndex(of: d.origin.source) ?? 0) << KindBits.sourceShift
+                | positionKind << KindBits.positionShift
             r[Field.position] = positionValue
             ref(Field.file, d.origin.file)
             ref(Field.description, d.description)
@@ -202,8 +271,9 @@ enum RegistryImage {
                 let lists = d.tagSpecification.map { strings($0.tags) }
                 r[Field.tags] = UInt32(w.append(d.tagSpecification.count))
                 for (spec, tags) in zip(d.tagSpecification, lists) {
-                    w.appendString(spec.tagClass.identifier)
-                    w.append(tags)
+                    let entry = w.reserve(TagListEntry.size)
+                    w.setString(spec.tagClass.identifier, at: entry + TagListEntry.tagClass)
+                    w[entry + TagListEntry.tags] = UInt32(tags)
                 }
             }
             r[Field.parents] = UInt32(list(input.parents[slot]))
@@ -231,16 +301,21 @@ enum RegistryImage {
             classTables.append((c, w.appendHashTable(entries)))
         }
         let classesStart = w.wordCount
-        for (c, table) in classTables { w.appendString(c); w.append(table) }
+        for (c, table) in classTables {
+            let entry = w.reserve(TagClassEntry.size)
+            w.setString(c, at: entry + TagClassEntry.name)
+            w[entry + TagClassEntry.table] = UInt32(table)
+        }
 
         let diagnosticsStart = w.wordCount
         for d in diagnostics {
             let (kind, value) = encode(d.position)
-            w.append(d.severity == .error ? 2 : d.severity == .warning ? 1 : 0)
-            w.append(kind)
-            w.append(value)
-            w.appendString(d.file)
-            w.appendString(d.message)
+            let entry = w.reserve(DiagnosticEntry.size)
+            w[entry + DiagnosticEntry.severity] = d.severity == .error ? 2 : d.severity == .warning ? 1 : 0
+            w[entry + DiagnosticEntry.positionKind] = kind
+            w[entry + DiagnosticEntry.position] = value
+            w.setString(d.file, at: entry + DiagnosticEntry.file)
+            w.setString(d.message, at: entry + DiagnosticEntry.message)
         }
 
         var mimeFlags: UInt32 = 0

@@ -41,15 +41,16 @@ public final class TypeRegistry: Sendable {
         count = min(image.int(root + Root.count), (image.wordCount - typesStart) / RegistryImage.recordSize)
         identifierTable = image.int(root + Root.identifiers)
         tagClassesStart = min(image.int(root + Root.tagClasses), image.wordCount)
-        tagClassCount = min(image.int(root + Root.tagClassCount), (image.wordCount - tagClassesStart) / 3)
+        tagClassCount = min(image.int(root + Root.tagClassCount), (image.wordCount - tagClassesStart) / RegistryImage.TagClassEntry.size)
         mimeNameSlots = image.int(root + Root.mimeNameSlots)
         let data = image.word(root + Root.dataSlot)
         dataSlot = data == ImageWriter.none || Int(data) >= count ? nil : Int32(data)
         var extensionTable: Int?, mimeTable: Int?
         for i in 0..<tagClassCount {
-            let entry = tagClassesStart + i * 3
-            if image.string(at: entry) == TagClass.filenameExtension.identifier { extensionTable = image.int(entry + 2) }
-            if image.string(at: entry) == TagClass.mimeType.identifier { mimeTable = image.int(entry + 2) }
+            let entry = tagClassesStart + i * RegistryImage.TagClassEntry.size
+            let name = image.string(at: entry + RegistryImage.TagClassEntry.name)
+            if name == TagClass.filenameExtension.identifier { extensionTable = image.int(entry + RegistryImage.TagClassEntry.table) }
+            if name == TagClass.mimeType.identifier { mimeTable = image.int(entry + RegistryImage.TagClassEntry.table) }
         }
         self.extensionTable = extensionTable
         self.mimeTable = mimeTable
@@ -70,13 +71,15 @@ public final class TypeRegistry: Sendable {
     public var diagnostics: [Diagnostic] {
         let root = image.root
         let start = image.int(root + RegistryImage.Root.diagnostics)
-        let n = image.count(at: root + RegistryImage.Root.diagnosticCount, entryWords: 7, from: start)
+        typealias Entry = RegistryImage.DiagnosticEntry
+        let n = image.count(at: root + RegistryImage.Root.diagnosticCount, entryWords: Entry.size, from: start)
         return (0..<n).map { i in
-            let at = start + i * 7
-            let severity: Diagnostic.Severity = image.word(at) == 2 ? .error : image.word(at) == 1 ? .warning : .note
-            return Diagnostic(severity, file: image.string(at: at + 3) ?? "",
-                              position: RegistryImage.decode(image.word(at + 1), image.word(at + 2)),
-                              image.string(at: at + 5) ?? "")
+            let at = start + i * Entry.size
+            let level = image.word(at + Entry.severity)
+            let severity: Diagnostic.Severity = level == 2 ? .error : level == 1 ? .warning : .note
+            return Diagnostic(severity, file: image.string(at: at + Entry.file) ?? "",
+                              position: RegistryImage.decode(image.word(at + Entry.positionKind), image.word(at + Entry.position)),
+                              image.string(at: at + Entry.message) ?? "")
         }
     }
 
@@ -116,13 +119,14 @@ public final class TypeRegistry: Sendable {
     /// The tag specification of `slot`, taking what it reads from `budget`.
     func tagSpecification(_ slot: Int32, budget: inout Int) -> [TagSpecification] {
         let at = image.int(record(slot, Field.tags))
-        let n = min(image.count(at: at, entryWords: 3, from: at + 1), max(budget, 0))
+        typealias Entry = RegistryImage.TagListEntry
+        let n = min(image.count(at: at, entryWords: Entry.size, from: at + 1), max(budget, 0))
         budget -= n
         return (0..<n).map { i in
-            let entry = at + 1 + i * 3
-            let tags = strings(image.int(entry + 2), limit: max(budget, 0))
+            let entry = at + 1 + i * Entry.size
+            let tags = strings(image.int(entry + Entry.tags), limit: max(budget, 0))
             budget -= tags.count
-            return TagSpecification(TagClass(image.string(at: entry) ?? ""), tags)
+            return TagSpecification(TagClass(image.string(at: entry + Entry.tagClass) ?? ""), tags)
         }
     }
 
@@ -132,8 +136,10 @@ public final class TypeRegistry: Sendable {
 
     func origin(_ slot: Int32) -> DeclarationOrigin {
         let kind = image.word(record(slot, Field.kind))
-        return DeclarationOrigin(source: source(kind >> 8 & 0xFF), file: image.string(at: record(slot, Field.file)) ?? "",
-                                 position: RegistryImage.decode(kind >> 16, image.word(record(slot, Field.position))))
+        return DeclarationOrigin(source: source(kind >> RegistryImage.KindBits.sourceShift & 0xFF),
+                                 file: image.string(at: record(slot, Field.file)) ?? "",
+                                 position: RegistryImage.decode(kind >> RegistryImage.KindBits.positionShift,
+                                                                image.word(record(slot, Field.position))))
     }
 
     private func source(_ index: UInt32) -> DeclarationOrigin.Source {
@@ -142,17 +148,18 @@ public final class TypeRegistry: Sendable {
 
     func origins(_ slot: Int32, _ field: Int) -> [DeclarationOrigin] {
         let at = image.int(record(slot, field))
-        return (0..<image.count(at: at, entryWords: 4, from: at + 1)).map { i in
-            let entry = at + 1 + i * 4
-            let kind = image.word(entry)
-            return DeclarationOrigin(source: source(kind & 0xFF), file: image.string(at: entry + 2) ?? "",
-                                     position: RegistryImage.decode(kind >> 8, image.word(entry + 1)))
+        typealias Entry = RegistryImage.OriginEntry
+        return (0..<image.count(at: at, entryWords: Entry.size, from: at + 1)).map { i in
+            let entry = at + 1 + i * Entry.size
+            let kind = image.word(entry + Entry.sourceAndKind)
+            return DeclarationOrigin(source: source(kind & 0xFF), file: image.string(at: entry + Entry.file) ?? "",
+                                     position: RegistryImage.decode(kind >> 8, image.word(entry + Entry.position)))
         }
     }
 
     func declaration(_ slot: Int32) -> TypeDeclaration {
         TypeDeclaration(identifier: identifier(slot),
-                        kind: image.word(record(slot, Field.kind)) & 0xFF == 0 ? .exported : .imported,
+                        kind: image.word(record(slot, Field.kind)) & RegistryImage.KindBits.declarationMask == 0 ? .exported : .imported,
                         conformsTo: conformsTo(slot), tagSpecification: tagSpecification(slot),
                         description: image.string(at: record(slot, Field.description)),
                         referenceURL: image.string(at: record(slot, Field.referenceURL)),
@@ -230,8 +237,9 @@ public final class TypeRegistry: Sendable {
     private func tagTable(_ tagClass: TagClass) -> Int? {
         if tagClass == .filenameExtension { return extensionTable }
         if tagClass == .mimeType { return mimeTable }
-        for i in 0..<tagClassCount where image.string(at: tagClassesStart + i * 3) == tagClass.identifier {
-            return image.int(tagClassesStart + i * 3 + 2)
+        typealias Entry = RegistryImage.TagClassEntry
+        for i in 0..<tagClassCount where image.string(at: tagClassesStart + i * Entry.size + Entry.name) == tagClass.identifier {
+            return image.int(tagClassesStart + i * Entry.size + Entry.table)
         }
         return nil
     }
@@ -257,7 +265,9 @@ public final class TypeRegistry: Sendable {
 
     /// The classes of the tags the registry holds, in the order first seen.
     public var tagClasses: [TagClass] {
-        (0..<tagClassCount).compactMap { image.string(at: tagClassesStart + $0 * 3).map { TagClass($0) } }
+        (0..<tagClassCount).compactMap {
+            image.string(at: tagClassesStart + $0 * RegistryImage.TagClassEntry.size + RegistryImage.TagClassEntry.name).map { TagClass($0) }
+        }
     }
 
     /// Whether any declared type claims `tag` (an extension when it is not

@@ -119,7 +119,7 @@ import Testing
     private func withMatchingChecksum(_ bytes: [UInt8]) -> [UInt8] {
         var bytes = bytes
         let sum = bytes.withUnsafeBytes { ImageHash.checksum(UnsafeRawBufferPointer(rebasing: $0[ImageView.headerSize...])) }
-        for i in 0..<8 { bytes[32 + i] = UInt8(truncatingIfNeeded: sum >> (8 * UInt64(i))) }
+        for i in 0..<8 { bytes[ImageHeader.checksum + i] = UInt8(truncatingIfNeeded: sum >> (8 * UInt64(i))) }
         return bytes
     }
 

@@ -62,6 +62,6 @@ public func exercise(_ registry: TypeRegistry) {
 public func withMatchingChecksum(_ bytes: inout [UInt8]) -> [UInt8] {
     guard bytes.count >= ImageView.headerSize else { return bytes }
     let sum = bytes.withUnsafeBytes { ImageHash.checksum(UnsafeRawBufferPointer(rebasing: $0[ImageView.headerSize...])) }
-    for i in 0..<8 { bytes[32 + i] = UInt8(truncatingIfNeeded: sum >> (8 * UInt64(i))) }
+    for i in 0..<8 { bytes[ImageHeader.checksum + i] = UInt8(truncatingIfNeeded: sum >> (8 * UInt64(i))) }
     return bytes
 }

@@ -42,7 +42,7 @@ func checkDefaultsEdit(of file: KeyFile, bytes: [UInt8]) {
         a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.locale == $1.locale && $0.value == $1.value }
     }
     for handler in ["fuzz.desktop", nil] as [String?] {
-        let edited = UserDefaultsWriter.edited(text, handlerID: handler, types: types)
+        let edited = UserDefaultsWriter.edited(text, group: UserDefaultsWriter.group, entries: types.map { ($0, handler) })
         let reread = KeyFile(bytes: Array(edited.utf8), path: file.path)
         let errors = reread.diagnostics.filter { $0.severity == .error }
         guard errors.isEmpty else { fatalError("set-default made an unreadable file: \(errors) in \(edited.debugDescription)") }
