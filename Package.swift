@@ -23,21 +23,25 @@ let package = Package(
         ),
         // The only code that sees libxml2's headers; Swift sees opaque handles.
         .target(name: "CXMLShim", dependencies: ["CLibXML2"]),
-        .target(name: "PropertyLists", dependencies: ["CXMLShim"]),
+        // What every module shares with the system: errors of system calls,
+        // the environment variables read, the XDG folders, reading files.
+        .target(name: "SystemBase"),
+        .target(name: "PropertyLists", dependencies: ["CXMLShim", "SystemBase"]),
         // Flat images read in place: the compiled registry and its caches.
-        .target(name: "CompiledData"),
-        .target(name: "SharedMIMEInfo", dependencies: ["CXMLShim", "PropertyLists", "CompiledData"]),
+        .target(name: "CompiledData", dependencies: ["SystemBase"]),
+        .target(name: "SharedMIMEInfo", dependencies: ["CXMLShim", "SystemBase", "CompiledData"]),
         // Linux calls glibc declares only under _GNU_SOURCE (renameat2, O_TMPFILE, leases, signalfd),
         // and the executable's build ID.
         .target(name: "CLinuxCalls"),
-        .target(name: "UniformTypes", dependencies: ["PropertyLists", "SharedMIMEInfo", "CompiledData", "CLinuxCalls"]),
+        .target(name: "UniformTypes", dependencies: ["SystemBase", "PropertyLists", "SharedMIMEInfo", "CompiledData", "CLinuxCalls"]),
         // Apple's UTType API over the registry, for code written for the Mac.
-        .target(name: "UniformTypeIdentifiers", dependencies: ["UniformTypes", "PropertyLists"]),
-        .target(name: "InboxProcessing", dependencies: ["CLinuxCalls"]),
-        .target(name: "DocumentHandlers", dependencies: ["UniformTypes", "PropertyLists"]),
+        .target(name: "UniformTypeIdentifiers", dependencies: ["UniformTypes", "SystemBase", "PropertyLists"]),
+        .target(name: "InboxProcessing", dependencies: ["SystemBase", "CLinuxCalls"]),
+        .target(name: "DocumentHandlers", dependencies: ["UniformTypes", "SystemBase", "PropertyLists"]),
         .executableTarget(
             name: "uti",
             dependencies: [
+                "SystemBase",
                 "UniformTypes",
                 "InboxProcessing",
                 "DocumentHandlers",
@@ -46,6 +50,10 @@ let package = Package(
         ),
         // What the tests share: temporary folders, running a built program.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(
+            name: "SystemBaseTests",
+            dependencies: ["SystemBase"]
+        ),
         .testTarget(
             name: "PropertyListsTests",
             dependencies: ["PropertyLists"],
@@ -85,7 +93,8 @@ let package = Package(
         // outside a document is read (tools/make-hostile-corpus.py).
         .testTarget(
             name: "HostileInputTests",
-            dependencies: ["CompiledData", "PropertyLists", "SharedMIMEInfo", "UniformTypes", "DocumentHandlers", "TestSupport"],
+            dependencies: ["SystemBase", "CompiledData", "PropertyLists", "SharedMIMEInfo", "UniformTypes", "DocumentHandlers",
+                           "TestSupport"],
             resources: [.copy("Corpus")]
         ),
         .testTarget(

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemBase
 
 /// Why an image cannot be used.
 public struct ImageError: Error, Sendable, CustomStringConvertible {
@@ -36,14 +37,14 @@ final class ImageStorage: @unchecked Sendable {
         let length = max(count, 1)
         guard let memory = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0),
               memory != MAP_FAILED else {
-            throw ImageError("cannot allocate \(count) bytes: \(String(cString: strerror(errno)))")
+            throw ImageError("cannot allocate \(count) bytes: \(SystemError.current.reason)")
         }
         var done = 0
         while done < count {
             let n = pread(fd, memory + done, count - done, off_t(done))
             if n < 0 && errno == EINTR { continue }
             if n <= 0 {
-                let reason = n < 0 ? String(cString: strerror(errno)) : "the file shrank while it was read"
+                let reason = n < 0 ? SystemError.current.reason : "the file shrank while it was read"
                 munmap(memory, length)
                 throw ImageError("cannot read: \(reason)")
             }
@@ -95,7 +96,7 @@ public struct ImageView: @unchecked Sendable {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
-            throw ImageError("cannot open: \(String(cString: strerror(errno)))")
+            throw ImageError("cannot open: \(SystemError.current.reason)")
         }
         defer { close(fd) }
         var info = stat()

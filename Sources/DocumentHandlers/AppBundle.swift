@@ -3,6 +3,7 @@ import Glibc
 #endif
 import PropertyLists
 import UniformTypes
+import SystemBase
 
 /// An application bundle: a folder holding `Contents/Info.plist` (or
 /// `Info.plist`) whose property list names the app and the documents it

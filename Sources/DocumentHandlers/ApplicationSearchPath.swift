@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PropertyLists
+import SystemBase
 
 /// What `stat` says a path is (symbolic links followed).
 enum PathKind {
@@ -54,17 +55,16 @@ public struct ApplicationSearchPath: Sendable {
     public static func environment(_ variables: [String: String] = ProcessEnvironment.current,
                                    bundlePaths: [String] = []) -> ApplicationSearchPath {
         let xdg = XDGBaseDirectories(variables)
-        let desktops = (variables["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.lowercased() }
-        let language = [variables["LC_ALL"], variables["LC_MESSAGES"], variables["LANG"]]
-            .compactMap { $0 }.first { !$0.isEmpty && $0 != "C" && $0 != "POSIX" }
+        let desktops = (EnvironmentVariable.currentDesktop.value(in: variables) ?? "").split(separator: ":").map { $0.lowercased() }
+        let language = EnvironmentVariable.locale(in: variables)
         return ApplicationSearchPath(
             configHome: xdg.configHome,
             configDirs: xdg.configDirs,
             dataHome: xdg.dataHome,
             dataDirs: xdg.dataDirs,
             currentDesktops: desktops,
-            explicitBundlePaths: bundlePaths + (variables["UTI_APPS"] ?? "").split(separator: ":").map(String.init),
-            programSearchPath: variables["PATH"],
+            explicitBundlePaths: bundlePaths + (EnvironmentVariable.apps.value(in: variables) ?? "").split(separator: ":").map(String.init),
+            programSearchPath: EnvironmentVariable.path.value(in: variables),
             language: language)
     }
 

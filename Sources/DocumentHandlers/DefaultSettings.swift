@@ -1,4 +1,5 @@
 import PropertyLists
+import SystemBase
 
 /// A file of defaults to set at once (`uti set-default --file`), in the
 /// habit of duti's settings files: one `TYPE-OR-SCHEME APP [ROLE]` a line,

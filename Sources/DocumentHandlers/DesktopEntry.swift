@@ -1,5 +1,6 @@
 import PropertyLists
 import UniformTypes
+import SystemBase
 
 /// An application's `.desktop` file, as far as opening documents goes
 /// (Desktop Entry Specification 1.5).

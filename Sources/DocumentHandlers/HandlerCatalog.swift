@@ -3,6 +3,7 @@ import Glibc
 #endif
 import PropertyLists
 import UniformTypes
+import SystemBase
 
 /// A statement that an application opens (or must not open) a type: a
 /// bundle's document type, a desktop entry's `MimeType`, or a line of a
@@ -307,7 +308,7 @@ public struct AppBundleSet: Sendable {
         for path in searchPath.explicitBundlePaths {
             var info = stat()
             guard stat(path, &info) == 0 else {
-                problems.append(HandlerSourceError(file: path, message: String(cString: strerror(errno))))
+                problems.append(HandlerSourceError(file: path, message: SystemError.current.reason))
                 continue
             }
             if AppBundle.infoPlist(in: path) != nil {
@@ -362,7 +363,7 @@ struct FolderWalk {
     /// Nil when `folder` may be read now (and notes it as read); otherwise why not.
     mutating func enter(_ folder: String) -> String? {
         var info = stat()
-        guard stat(folder, &info) == 0 else { return "cannot be read: \(String(cString: strerror(errno)))" }
+        guard stat(folder, &info) == 0 else { return "cannot be read: \(SystemError.current.reason)" }
         guard visited.insert(Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else {
             return "a folder already read (a symbolic link loop)"
         }

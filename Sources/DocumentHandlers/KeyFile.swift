@@ -1,5 +1,6 @@
 import PropertyLists
 import UniformTypes
+import SystemBase
 
 /// A file in the freedesktop key-file format (desktop entries,
 /// `mimeapps.list`): `[Group]` headers, `Key=Value` and `Key[locale]=Value`

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PropertyLists
+import SystemBase
 
 /// Writes the user's choice of application into `mimeapps.list`
 /// (`[Default Applications]`, `MIME/TYPE=ID;`), the file GLib, KDE and
@@ -97,10 +98,10 @@ public enum UserDefaultsWriter {
     /// An open descriptor of `folder` holding an exclusive `flock`, released when closed.
     private static func lockFolder(_ folder: String) throws(Failure) -> Int32 {
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw Failure(message: "\(folder): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw Failure(message: "\(folder): \(SystemError.current.reason)") }
         while flock(fd, LOCK_EX) != 0 {
             if errno == EINTR { continue }
-            let reason = String(cString: strerror(errno))
+            let reason = SystemError.current.reason
             close(fd)
             throw Failure(message: "\(folder): cannot lock it against other runs of uti (\(reason)); nothing was written")
         }
@@ -159,7 +160,7 @@ public enum UserDefaultsWriter {
         var info = stat()
         guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return path }
         guard let resolved = realpath(path, nil) else {
-            throw Failure(message: "\(path) is a symbolic link that cannot be followed: \(String(cString: strerror(errno)))")
+            throw Failure(message: "\(path) is a symbolic link that cannot be followed: \(SystemError.current.reason)")
         }
         defer { free(resolved) }
         return String(cString: resolved)
@@ -176,19 +177,19 @@ public enum UserDefaultsWriter {
         if stat(path, &info) == 0 { mode = info.st_mode & 0o7777 }
         let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(parts.last ?? "mimeapps.list").uti-\(getpid()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard fd >= 0 else { throw Failure(message: "\(temporary): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw Failure(message: "\(temporary): \(SystemError.current.reason)") }
         var bytes = Array(text.utf8)[...]
         var failure: String?
         while !bytes.isEmpty {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 { failure = String(cString: strerror(errno)); break }
+            if n <= 0 { failure = SystemError.current.reason; break }
             bytes = bytes.dropFirst(n)
         }
-        if failure == nil && fchmod(fd, mode) != 0 { failure = String(cString: strerror(errno)) }
-        if failure == nil && fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
+        if failure == nil && fchmod(fd, mode) != 0 { failure = SystemError.current.reason }
+        if failure == nil && fsync(fd) != 0 { failure = SystemError.current.reason }
         close(fd)
-        if failure == nil && rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
+        if failure == nil && rename(temporary, path) != 0 { failure = SystemError.current.reason }
         if let failure {
             unlink(temporary)
             throw Failure(message: "\(path): \(failure); the file is unchanged")
@@ -200,7 +201,7 @@ public enum UserDefaultsWriter {
         for part in folder.split(separator: "/") {
             path += "/" + part
             if mkdir(path, 0o755) != 0 && errno != EEXIST {
-                throw Failure(message: "\(path): \(String(cString: strerror(errno)))")
+                throw Failure(message: "\(path): \(SystemError.current.reason)")
             }
         }
     }

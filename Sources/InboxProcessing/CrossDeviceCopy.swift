@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLinuxCalls
+import SystemBase
 
 /// Moves an item to a folder on another file system: the copy is made in
 /// the destination under no final name (an unnamed `O_TMPFILE` file, or a

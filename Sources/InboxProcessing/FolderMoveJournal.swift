@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLinuxCalls
+import SystemBase
 
 /// How a folder copied across file systems leaves the Inbox, so that a run
 /// killed at any moment is finished by the next and never publishes a part

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemBase
 
 /// Moves every entry of an Inbox folder into its Documents folder, as a
 /// unit and without ever replacing anything there: a taken name gets the

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLinuxCalls
+import SystemBase
 
 /// Runs an `InboxProcessor` whenever its Inbox changes, as told by inotify:
 /// on items created in or moved into the Inbox, on files closed after

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLinuxCalls
+import SystemBase
 
 /// What happened when an item was to be given a name in the destination.
 enum PlacementResult {

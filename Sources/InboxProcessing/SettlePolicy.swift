@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLinuxCalls
+import SystemBase
 
 /// When an item has finished arriving. An item is taken once its status has
 /// not changed for `interval` seconds (judged by the change time, which

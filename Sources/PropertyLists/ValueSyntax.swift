@@ -1,3 +1,4 @@
+import SystemBase
 /// Text forms of scalar values in XML property lists.
 enum ValueSyntax {
     /// Decimal or `0x` hexadecimal, optionally signed; nil past 64 bits.
@@ -95,15 +96,5 @@ enum ValueSyntax {
         }
         guard padding <= 2 else { return nil }
         return output
-    }
-}
-
-extension String {
-    /// The string without leading and trailing white space.
-    package func trimmingWhitespace() -> String {
-        let scalars = unicodeScalars
-        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
-        return String(scalars[start...end])
     }
 }

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import PropertyLists
+import SystemBase
 
 /// Reads a shared-mime-info `mime.cache` (format 1.1 or 1.2, big-endian,
 /// memory-mapped). Every offset and count is checked against the file's

@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import CompiledData
-import PropertyLists
 
 /// The shared-mime-info database of every `mime` directory in XDG order,
 /// answering the questions GIO's content-type functions answer: the types a

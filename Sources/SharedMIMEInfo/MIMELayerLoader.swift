@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import PropertyLists
+import SystemBase
 
 /// The `mime` folders to read, highest precedence first:
 /// `$XDG_DATA_HOME/mime` (default `~/.local/share/mime`), then

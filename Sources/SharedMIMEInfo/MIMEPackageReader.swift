@@ -1,4 +1,4 @@
-import PropertyLists
+import SystemBase
 
 /// Reads shared-mime-info XML (`packages/*.xml` and the per-type files
 /// `update-mime-database` writes) through libxml2. The DTD's defaults are

@@ -1,3 +1,4 @@
+import SystemBase
 /// The small text files `update-mime-database` writes beside `mime.cache`
 /// that the cache does not carry: `types` (every type) and `treemagic`.
 enum MIMETextFiles {

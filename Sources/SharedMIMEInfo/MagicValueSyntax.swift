@@ -1,3 +1,4 @@
+import SystemBase
 /// The text forms of `<match>` attributes in shared-mime-info XML.
 enum MagicValueSyntax {
     struct Failure: Error { var reason: String }

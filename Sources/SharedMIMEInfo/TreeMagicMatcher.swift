@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import PropertyLists
+import SystemBase
 
 extension MIMEDatabase {
     /// The `x-content/*` types whose tree rules match the folder at `root`

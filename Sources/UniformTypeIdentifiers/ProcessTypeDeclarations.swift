@@ -2,6 +2,7 @@ import Foundation
 import PropertyLists
 import Synchronization
 import UniformTypes
+import SystemBase
 
 /// The type declarations of the running program, and the registry `UTType`
 /// answers from.
@@ -151,7 +152,7 @@ public enum ProcessTypeDeclarations {
             builder.add(found: DeclarationReader.read(path: file, source: .user))
         }
         let (named, missing) = search.namedFiles()
-        problems += missing.map { "UTI_DECLARATIONS: \($0)" }
+        problems += missing.map { "\(EnvironmentVariable.declarations.name): \($0)" }
         for file in named {
             let reader = DeclarationReader.read(path: file, source: .user)
             if let error = reader.fileError { problems.append(error.description) } else { builder.add(reader) }
@@ -167,12 +168,7 @@ public enum ProcessTypeDeclarations {
     /// The language descriptions are given in: `LC_ALL`, `LC_MESSAGES` or
     /// `LANG`, the first that is set (nil for `C` and `POSIX`).
     static var language: String? {
-        let environment = ProcessEnvironment.current
-        for key in ["LC_ALL", "LC_MESSAGES", "LANG"] {
-            guard let value = environment[key], !value.isEmpty else { continue }
-            return value == "C" || value == "POSIX" || value.hasPrefix("C.") ? nil : value
-        }
-        return nil
+        EnvironmentVariable.locale(in: ProcessEnvironment.current)
     }
 
     /// Writes the warning for a type the program names but no source

@@ -1,4 +1,5 @@
 import PropertyLists
+import SystemBase
 
 /// Turns a property list (a declarations file or a whole app `Info.plist`)
 /// into type declarations, reporting every problem with its place.

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import PropertyLists
+import SystemBase
 
 /// Where declaration files are looked for at run time, least important
 /// first (later files override earlier ones):
@@ -25,7 +26,7 @@ public struct DeclarationSearchPath: Sendable {
     /// The search path the environment describes.
     public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> DeclarationSearchPath {
         let folders = Array(XDGBaseDirectories(variables).dataFolders("uti/types").reversed())
-        let explicit = (variables["UTI_DECLARATIONS"] ?? "").split(separator: ":").map(String.init)
+        let explicit = (EnvironmentVariable.declarations.value(in: variables) ?? "").split(separator: ":").map(String.init)
         return DeclarationSearchPath(optionalFolders: folders, explicitPaths: explicit)
     }
 
@@ -51,7 +52,7 @@ public struct DeclarationSearchPath: Sendable {
         for path in explicitPaths {
             var info = stat()
             if stat(path, &info) != 0 {
-                missing.append(Missing(path: path, reason: String(cString: strerror(errno))))
+                missing.append(Missing(path: path, reason: SystemError.current.reason))
             } else if (info.st_mode & S_IFMT) == S_IFDIR {
                 files.append(contentsOf: Self.plistFiles(in: path))
             } else {

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import SharedMIMEInfo
+import SystemBase
 
 /// The type of a file from its name, what the file system says it is, and
 /// (when the name leaves doubt) its first bytes, combined the way GIO's
@@ -155,7 +156,7 @@ public struct FileTyping: Sendable {
                 result.exists = false
                 return result
             }
-            throw Failure(path: path, reason: String(cString: strerror(errno)))
+            throw Failure(path: path, reason: SystemError.current.reason)
         }
         switch info.st_mode & S_IFMT {
         case S_IFDIR: return directory(path, name: name, options: options)
@@ -192,7 +193,7 @@ public struct FileTyping: Sendable {
     public func type(ofExistingPath path: String, options: Options = Options()) throws(Failure) -> Result {
         var info = stat()
         guard !path.isEmpty, (options.followSymbolicLinks ? stat(path, &info) : lstat(path, &info)) == 0 else {
-            throw Failure(path: path, reason: path.isEmpty ? "empty path" : String(cString: strerror(errno)))
+            throw Failure(path: path, reason: path.isEmpty ? "empty path" : SystemError.current.reason)
         }
         return try type(forPath: path, options: options)
     }
@@ -334,7 +335,7 @@ public struct FileTyping: Sendable {
     /// refused before they are opened (and `O_NONBLOCK` guards the race).
     static func readPrefix(_ path: String, count: Int, follow: Bool) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW))
-        guard fd >= 0 else { throw Failure(path: path, reason: "cannot read: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw Failure(path: path, reason: "cannot read: \(SystemError.current.reason)") }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
@@ -352,7 +353,7 @@ public struct FileTyping: Sendable {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw Failure(path: label, reason: "cannot read: \(String(cString: strerror(errno)))")
+                throw Failure(path: label, reason: "cannot read: \(SystemError.current.reason)")
             }
             if n == 0 { break }
             filled += n

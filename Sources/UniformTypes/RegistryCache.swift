@@ -7,6 +7,7 @@ import CLinuxCalls
 import CompiledData
 import PropertyLists
 import SharedMIMEInfo
+import SystemBase
 
 /// Compiled registries kept between runs, so that a lookup reads one
 /// checked image instead of parsing its sources.
@@ -29,7 +30,7 @@ public struct RegistryCache: Sendable {
     /// `$XDG_CACHE_HOME/uti`, else `~/.cache/uti`; nil when caching is off
     /// or there is no home folder.
     public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> RegistryCache? {
-        if let dir = variables["UTI_CACHE_DIR"] { return dir.isEmpty ? nil : RegistryCache(directory: dir) }
+        if let dir = EnvironmentVariable.cacheDirectory.value(in: variables) { return dir.isEmpty ? nil : RegistryCache(directory: dir) }
         return XDGBaseDirectories(variables).cacheHome.map { RegistryCache(directory: $0 + "/uti") }
     }
 
@@ -192,7 +193,7 @@ public struct RegistryCache: Sendable {
         var template = Array((file + ".XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        guard fd >= 0 else { throw ImageError("cannot create a file in \(directory): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ImageError("cannot create a file in \(directory): \(SystemError.current.reason)") }
         return (fd, template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
     }
 
@@ -203,12 +204,12 @@ public struct RegistryCache: Sendable {
             while done < raw.count {
                 let n = write(temporary.fd, raw.baseAddress! + done, raw.count - done)
                 if n < 0 && errno == EINTR { continue }
-                if n <= 0 { failure = String(cString: strerror(errno)); return }
+                if n <= 0 { failure = SystemError.current.reason; return }
                 done += n
             }
         }
-        if close(temporary.fd) != 0 && failure == nil { failure = String(cString: strerror(errno)) }
-        if failure == nil && rename(temporary.path, file) != 0 { failure = String(cString: strerror(errno)) }
+        if close(temporary.fd) != 0 && failure == nil { failure = SystemError.current.reason }
+        if failure == nil && rename(temporary.path, file) != 0 { failure = SystemError.current.reason }
         if let failure {
             unlink(temporary.path)
             throw ImageError("cannot write \(file): \(failure)")
@@ -224,7 +225,7 @@ public struct RegistryCache: Sendable {
         let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
         if !parent.isEmpty && parent != path { try makeDirectory(parent) }
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw ImageError("cannot create \(path): \(String(cString: strerror(errno)))")
+            throw ImageError("cannot create \(path): \(SystemError.current.reason)")
         }
     }
 }

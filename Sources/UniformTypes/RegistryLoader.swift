@@ -1,5 +1,6 @@
 import PropertyLists
 import SharedMIMEInfo
+import SystemBase
 
 /// Builds a registry from the bundled declarations, the system's MIME data,
 /// the environment's declaration search path and extra paths, refusing to
@@ -129,7 +130,7 @@ public enum RegistryLoader {
     public static func addSystemSources(to builder: inout RegistryBuilder,
                                         environment: [String: String] = ProcessEnvironment.current) {
         builder.add(MIMEDatabase.load(MIMESearchPath.environment(environment)))
-        let named = environment["UTI_MIME_TYPES"] != nil
+        let named = EnvironmentVariable.mimeTypes.value(in: environment) != nil
         for path in MIMETypesFile.paths(environment: environment) {
             if !named && !FileStatus.exists(path) { continue }
             let (records, diagnostics) = MIMETypesFile.read(path: path)

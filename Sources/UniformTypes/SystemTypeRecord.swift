@@ -1,5 +1,6 @@
 import PropertyLists
 import SharedMIMEInfo
+import SystemBase
 
 /// A MIME type as the system's type data describes it (shared-mime-info or a
 /// `mime.types` file). The registry builder either adds its tags to the
@@ -68,9 +69,9 @@ public enum MIMETypesFile {
     /// The files to read: `UTI_MIME_TYPES` (a `:` list; empty for none) when
     /// set, else `/etc/mime.types` and `$HOME/.mime.types`.
     public static func paths(environment: [String: String] = ProcessEnvironment.current) -> [String] {
-        if let list = environment["UTI_MIME_TYPES"] { return list.split(separator: ":").map(String.init) }
+        if let list = EnvironmentVariable.mimeTypes.value(in: environment) { return list.split(separator: ":").map(String.init) }
         var result = ["/etc/mime.types"]
-        if let home = environment["HOME"], home.hasPrefix("/") { result.append(home + "/.mime.types") }
+        if let home = EnvironmentVariable.home.value(in: environment), home.hasPrefix("/") { result.append(home + "/.mime.types") }
         return result
     }
 

@@ -1,4 +1,5 @@
 import PropertyLists
+import SystemBase
 
 /// A kind of tag that names a type outside the identifier system: a filename
 /// extension, a MIME type, an OSType, …

@@ -2,6 +2,7 @@ import ArgumentParser
 import DocumentHandlers
 import PropertyLists
 import UniformTypes
+import SystemBase
 
 /// Where declarations come from, shared by every command.
 struct RegistryOptions: ParsableArguments {

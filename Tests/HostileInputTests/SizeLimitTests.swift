@@ -8,6 +8,7 @@ import PropertyLists
 import Testing
 import TestSupport
 @testable import UniformTypes
+import SystemBase
 
 /// Files one byte past each size limit README gives: each is refused with an
 /// error naming it and its size, before it is read (the files are sparse).

@@ -4,6 +4,7 @@ import UniformTypes
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemBase
 
 struct OpenIn: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -297,11 +298,11 @@ enum ProcessLauncher {
         var pid: pid_t = 0
         let error = posix_spawnp(&pid, argv[0], nil, nil, cArguments, environ)
         guard error == 0 else {
-            throw Console.fail("\(argv[0]): cannot start: \(String(cString: strerror(error)))")
+            throw Console.fail("\(argv[0]): cannot start: \(SystemError(error).reason)")
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { throw Console.fail("\(argv[0]): \(String(cString: strerror(errno)))") }
+            if errno != EINTR { throw Console.fail("\(argv[0]): \(SystemError.current.reason)") }
         }
         if status & 0x7F == 0 { return (status >> 8) & 0xFF }
         return 128 + (status & 0x7F)

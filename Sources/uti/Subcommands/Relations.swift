@@ -1,6 +1,7 @@
 import ArgumentParser
 import PropertyLists
 import UniformTypes
+import SystemBase
 
 struct Conforms: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -17,12 +17,12 @@ public enum FileContents {
     /// `limit` bytes, directories, FIFOs and devices (never opened).
     public static func read(_ path: String, limit: Int) throws(ReadError) -> [UInt8] {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw ReadError(path: path, reason: errnoText()) }
+        guard stat(path, &info) == 0 else { throw ReadError(path: path, reason: SystemError.current.reason) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw ReadError(path: path, reason: (info.st_mode & S_IFMT) == S_IFDIR ? "is a directory" : "is not a regular file")
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw ReadError(path: path, reason: errnoText()) }
+        guard fd >= 0 else { throw ReadError(path: path, reason: SystemError.current.reason) }
         defer { close(fd) }
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             throw ReadError(path: path, reason: "is not a regular file")
@@ -37,7 +37,7 @@ public enum FileContents {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ReadError(path: path, reason: errnoText())
+                throw ReadError(path: path, reason: SystemError.current.reason)
             }
             if n == 0 { break }
             result.append(contentsOf: buffer[0..<n])
@@ -48,9 +48,6 @@ public enum FileContents {
         return result
     }
 
-    static func errnoText() -> String {
-        String(cString: strerror(errno))
-    }
 }
 
 /// Questions about a path that do not open it.

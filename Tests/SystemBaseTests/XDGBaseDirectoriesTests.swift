@@ -1,5 +1,5 @@
-import PropertyLists
 import Testing
+import SystemBase
 
 @Suite struct XDGBaseDirectoriesTests {
     @Test func defaultsComeFromHome() {

@@ -14,23 +14,23 @@ public struct XDGBaseDirectories: Sendable, Equatable {
     public var cacheHome: String?
 
     public init(_ variables: [String: String] = ProcessEnvironment.current) {
-        let home = variables["HOME"].flatMap(Self.absolute)
-        func single(_ name: String, _ fallback: String) -> String? {
-            variables[name].flatMap(Self.absolute) ?? home.map { $0 == "/" ? "/" + fallback : $0 + "/" + fallback }
+        let home = EnvironmentVariable.home.value(in: variables).flatMap(Self.absolute)
+        func single(_ variable: EnvironmentVariable, _ fallback: String) -> String? {
+            variable.value(in: variables).flatMap(Self.absolute) ?? home.map { $0 == "/" ? "/" + fallback : $0 + "/" + fallback }
         }
-        func list(_ name: String, _ fallback: String) -> [String] {
-            let value = variables[name].flatMap { $0.isEmpty ? nil : $0 } ?? fallback
+        func list(_ variable: EnvironmentVariable, _ fallback: String) -> [String] {
+            let value = variable.value(in: variables).flatMap { $0.isEmpty ? nil : $0 } ?? fallback
             var result: [String] = []
             for entry in value.split(separator: ":") {
                 if let path = Self.absolute(String(entry)), !result.contains(path) { result.append(path) }
             }
             return result
         }
-        dataHome = single("XDG_DATA_HOME", ".local/share")
-        dataDirs = list("XDG_DATA_DIRS", "/usr/local/share:/usr/share")
-        configHome = single("XDG_CONFIG_HOME", ".config")
-        configDirs = list("XDG_CONFIG_DIRS", "/etc/xdg")
-        cacheHome = single("XDG_CACHE_HOME", ".cache")
+        dataHome = single(.dataHome, ".local/share")
+        dataDirs = list(.dataDirs, "/usr/local/share:/usr/share")
+        configHome = single(.configHome, ".config")
+        configDirs = list(.configDirs, "/etc/xdg")
+        cacheHome = single(.cacheHome, ".cache")
     }
 
     /// `sub` under `$XDG_DATA_HOME` and then each `$XDG_DATA_DIRS` entry,
