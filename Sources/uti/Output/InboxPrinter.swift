@@ -1,0 +1,237 @@
+import Dispatch
+import InboxProcessing
+import UniformTypes
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Prints an inbox run: one line per item, then a summary; JSON instead
+/// when asked; a progress line on a terminal during long runs. Used only on
+/// the thread of the run's `OrderedRelay`, one call at a time.
+final class InboxPrinter: @unchecked Sendable {
+    private let registry: BackgroundRegistry
+    private var typingCache: FileTyping?
+    let documents: String
+    let json: Bool
+    let dryRun: Bool
+    /// One JSON object per line as items happen (watching), not one document.
+    let streaming: Bool
+    private var items: [JSON] = []
+    private var progress: ProgressLine?
+
+    init(registry: BackgroundRegistry, documents: String, json: Bool, dryRun: Bool, streaming: Bool) {
+        self.registry = registry
+        self.documents = documents
+        self.json = json
+        self.dryRun = dryRun
+        self.streaming = streaming
+    }
+
+    func handle(_ event: InboxProcessor.Event) {
+        switch event {
+        case .started(let count):
+            if !streaming && count >= 200 { progress = ProgressLine(total: count) }
+        case .item(let report):
+            progress?.advance()
+            let type = typing.flatMap { Self.type(of: report, typing: $0, documents: documents) }
+            if json {
+                let object = Self.json(report, type: type)
+                if streaming { print(object.serialized(indent: nil)) } else { items.append(object) }
+                return
+            }
+            progress?.clear()
+            if case .failed(let reason) = report.outcome {
+                Console.error("uti: \(report.displayPath): not moved: \(reason)")
+            } else {
+                print(Self.line(report, type: type, dryRun: dryRun))
+            }
+            progress?.draw()
+        }
+    }
+
+    func endProgress() {
+        progress?.clear()
+        progress = nil
+    }
+
+    func finishPass(_ summary: InboxProcessor.Summary) {
+        endProgress()
+        for problem in summary.recoveryProblems { Console.error("uti: \(problem)") }
+        if json { return }
+        let total = summary.moved + summary.waiting + summary.leftInPlace + summary.gone + summary.failed
+        if total > 0 { print(Self.summaryLine(summary, dryRun: dryRun)) }
+    }
+
+    /// Nil when the registry could not be loaded (its problems were reported).
+    private var typing: FileTyping? {
+        get {
+            if typingCache == nil, let loaded = try? registry.waitOrExit() { typingCache = FileTyping(registry: loaded) }
+            return typingCache
+        }
+    }
+
+    func finish(_ summary: InboxProcessor.Summary, inboxPath: String) {
+        endProgress()
+        for problem in summary.recoveryProblems { Console.error("uti: \(problem)") }
+        if json {
+            print(JSON.object([
+                ("documents", .string(documents)),
+                ("inbox", .string(inboxPath)),
+                ("dryRun", .bool(dryRun)),
+                ("items", .array(items)),
+                ("summary", Self.json(summary)),
+            ]).serialized())
+            return
+        }
+        if summary.inbox == .absent && summary.moved + summary.failed + summary.gone == 0 {
+            print("Nothing to do: there is no \(inboxPath).")
+            return
+        }
+        print(Self.summaryLine(summary, dryRun: dryRun))
+    }
+
+    private static func type(of report: InboxProcessor.ItemReport, typing: FileTyping, documents: String) -> UTType? {
+        let name: FileName
+        var folder = documents
+        switch report.outcome {
+        case .moved(let to, _), .wouldMove(let to):
+            name = to
+            if case .wouldMove = report.outcome {
+                guard let source = report.sourcePath else { return typing.type(forName: report.name.escaped).type }
+                return (try? typing.type(forPath: source))?.type ?? typing.type(forName: source).type
+            }
+        default:
+            return nil
+        }
+        guard let text = name.text else { return typing.type(forName: name.escaped).type }
+        if !folder.hasSuffix("/") { folder += "/" }
+        return (try? typing.type(forPath: folder + text))?.type ?? typing.type(forName: text).type
+    }
+
+    static func line(_ report: InboxProcessor.ItemReport, type: UTType?, dryRun: Bool) -> String {
+        switch report.outcome {
+        case .moved(let to, let copied):
+            return "\(report.displayPath) -> \(to.escaped)  \(type?.identifier ?? "")" + (copied ? "  (copied across file systems)" : "")
+        case .wouldMove(let to):
+            return "\(report.displayPath) -> \(to.escaped)  \(type?.identifier ?? "")"
+        case .waiting(.changedRecently(let age)):
+            return "\(report.displayPath): left for later: changed \(Self.seconds(age)) ago"
+        case .waiting(.openForWriting):
+            return "\(report.displayPath): left for later: a process has it open for writing"
+        case .waiting(.writerUnknown(let age)):
+            return "\(report.displayPath): left for later: changed \(Self.seconds(age)) ago, and whether a process is still writing it cannot be told (not its owner); taken once unchanged for the writer window"
+        case .leftInPlace:
+            return "\(report.displayPath): left in place: a \(report.kind.rawValue) is never moved"
+        case .gone:
+            return "\(report.displayPath): gone: another process moved or removed it first"
+        case .failed(let reason):
+            return "\(report.displayPath): not moved: \(reason)"
+        }
+    }
+
+    static func summaryLine(_ summary: InboxProcessor.Summary, dryRun: Bool) -> String {
+        var parts = ["\(dryRun ? "would move" : "moved") \(summary.moved)"]
+        if summary.waiting > 0 { parts.append("\(summary.waiting) left for later") }
+        if summary.leftInPlace > 0 { parts.append("\(summary.leftInPlace) left in place") }
+        if summary.gone > 0 { parts.append("\(summary.gone) taken by another process") }
+        if summary.failed > 0 { parts.append("\(summary.failed) failed") }
+        let inbox: String
+        switch summary.inbox {
+        case .absent: inbox = "the Inbox is gone"
+        case .removed: inbox = "the Inbox was removed"
+        case .kept(let reason): inbox = "the Inbox was kept: \(reason)"
+        case .notAFolder: inbox = "the Inbox was not a folder and was handled as a document"
+        }
+        return parts.joined(separator: ", ") + "; " + inbox
+    }
+
+    static func seconds(_ value: Double) -> String {
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) s"
+    }
+
+    static func json(_ report: InboxProcessor.ItemReport, type: UTType?) -> JSON {
+        var members: [(String, JSON)] = [("source", .string(report.displayPath))]
+        members += name("name", report.name)
+        members.append(("kind", .string(report.kind.rawValue)))
+        switch report.outcome {
+        case .moved(let to, let copied):
+            members.append(("status", .string("moved")))
+            members += name("destination", to)
+            members.append(("copied", .bool(copied)))
+        case .wouldMove(let to):
+            members.append(("status", .string("would-move")))
+            members += name("destination", to)
+        case .waiting(let reason):
+            members.append(("status", .string("waiting")))
+            switch reason {
+            case .changedRecently(let age): members.append(("reason", .string("changed \(seconds(age)) ago")))
+            case .openForWriting: members.append(("reason", .string("open for writing")))
+            case .writerUnknown(let age): members.append(("reason", .string("changed \(seconds(age)) ago; writers cannot be told")))
+            }
+        case .leftInPlace:
+            members.append(("status", .string("left-in-place")))
+        case .gone:
+            members.append(("status", .string("gone")))
+        case .failed(let reason):
+            members.append(("status", .string("failed")))
+            members.append(("reason", .string(reason)))
+        }
+        members.append(("type", .optional(type?.identifier)))
+        return .object(members)
+    }
+
+    /// The name as text; a name that is not UTF-8 is written escaped, with its bytes in hex beside it.
+    private static func name(_ key: String, _ name: FileName) -> [(String, JSON)] {
+        if let text = name.text { return [(key, .string(text))] }
+        let hex = name.bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        return [(key, .string(name.escaped)), (key + "Hex", .string(hex))]
+    }
+
+    static func json(_ summary: InboxProcessor.Summary) -> JSON {
+        var members: [(String, JSON)] = [
+            ("moved", .int(summary.moved)), ("waiting", .int(summary.waiting)),
+            ("leftInPlace", .int(summary.leftInPlace)), ("gone", .int(summary.gone)), ("failed", .int(summary.failed)),
+        ]
+        switch summary.inbox {
+        case .absent: members.append(("inbox", .string("absent")))
+        case .removed: members.append(("inbox", .string("removed")))
+        case .kept(let reason):
+            members.append(("inbox", .string("kept")))
+            members.append(("inboxReason", .string(reason)))
+        case .notAFolder: members.append(("inbox", .string("not-a-folder")))
+        }
+        return .object(members)
+    }
+}
+
+/// `  1234/10000 items` on standard error, redrawn at most ten times a
+/// second, only when standard error is a terminal.
+struct ProgressLine {
+    let total: Int
+    private var done = 0
+    private var lastDraw = 0.0
+    private var shown = false
+    private let enabled = isatty(2) == 1
+
+    init(total: Int) { self.total = total }
+
+    mutating func advance() { done += 1 }
+
+    mutating func draw() {
+        guard enabled else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let seconds = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        guard seconds - lastDraw >= 0.1 else { return }
+        lastDraw = seconds
+        shown = true
+        Console.raw("\r\(done)/\(total) items")
+    }
+
+    mutating func clear() {
+        guard shown else { return }
+        shown = false
+        Console.raw("\r\u{1B}[K")
+    }
+}
