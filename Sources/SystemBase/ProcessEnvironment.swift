@@ -6,13 +6,21 @@ import Darwin
 
 /// The process environment as a dictionary, read without Foundation.
 public enum ProcessEnvironment {
-    public static var current: [String: String] {
+    /// The environment as it was at first use, read once: every default
+    /// argument that takes it then shares one dictionary. A program that
+    /// changes its environment later passes the variables it wants
+    /// (`RegistryLoader.load(environment:)` and the like).
+    public static let current: [String: String] = read()
+
+    /// The environment as it is now.
+    public static func read() -> [String: String] {
         var result: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {
+            // Bytes, not Characters: "=" is found without grapheme breaking.
             let text = String(cString: entry)
-            if let eq = text.firstIndex(of: "=") {
-                result[String(text[..<eq])] = String(text[text.index(after: eq)...])
+            if let eq = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
+                result[String(text[..<eq])] = String(text[text.utf8.index(after: eq)...])
             }
             pointer += 1
         }

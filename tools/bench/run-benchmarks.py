@@ -34,6 +34,8 @@ def build(env):
     os.makedirs(OUT, exist_ok=True)
     if subprocess.run(["pkg-config", "--exists", "gio-2.0"]).returncode != 0:
         prefix = [] if os.geteuid() == 0 else ["sudo"]
+        # A new machine's package lists are empty: update them first.
+        sh(prefix + ["apt-get", "update", "-qq"], stdout=subprocess.DEVNULL)
         sh(prefix + ["apt-get", "install", "-y", "-qq", "libglib2.0-dev"], stdout=subprocess.DEVNULL)
     uti = sh([os.path.join(ROOT, "tools", "build-release.sh")], env=env, stdout=subprocess.PIPE,
              stderr=subprocess.DEVNULL).stdout.strip()
