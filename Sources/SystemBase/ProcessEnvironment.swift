@@ -14,7 +14,10 @@ public enum ProcessEnvironment {
 
     /// The environment as it is now.
     public static func read() -> [String: String] {
+        var count = 0
+        while environ[count] != nil { count += 1 }
         var result: [String: String] = [:]
+        result.reserveCapacity(count)
         var pointer = environ
         while let entry = pointer.pointee {
             // Bytes, not Characters: "=" is found without grapheme breaking.
