@@ -377,13 +377,29 @@ public final class TypeRegistry: Sendable {
     /// The type of a filename extension (a leading dot is accepted),
     /// conforming to `public.data` unless another supertype is given.
     public func type(filenameExtension: String, conformingTo supertype: UTType? = nil) -> UTType? {
-        type(tag: filenameExtension, tagClass: .filenameExtension, conformingTo: supertype ?? dataType)
+        if supertype == nil, let dataSlot { return dataClaimant(filenameExtension, .filenameExtension, dataSlot) }
+        return type(tag: filenameExtension, tagClass: .filenameExtension, conformingTo: supertype ?? dataType)
     }
 
     /// The type of a MIME type (parameters ignored), conforming to
     /// `public.data` unless another supertype is given.
     public func type(mimeType: String, conformingTo supertype: UTType? = nil) -> UTType? {
-        type(tag: mimeType, tagClass: .mimeType, conformingTo: supertype ?? dataType)
+        if supertype == nil, let dataSlot { return dataClaimant(mimeType, .mimeType, dataSlot) }
+        return type(tag: mimeType, tagClass: .mimeType, conformingTo: supertype ?? dataType)
+    }
+
+    /// `type(tag:tagClass:conformingTo: public.data)` without making a
+    /// `UTType` for `public.data` first: the first claimant flagged as
+    /// conforming to it, else the dynamic type.
+    private func dataClaimant(_ tag: String, _ tagClass: TagClass, _ dataSlot: Int32) -> UTType? {
+        let normalized = tagClass.normalize(tag)
+        guard !normalized.isEmpty else { return nil }
+        let (n, start) = claimants(normalized, tagClass)
+        for i in 0..<n {
+            let slot = Int32(bitPattern: image.word(start + i))
+            if conformsToData(slot) { return UTType(self, slot) }
+        }
+        return dynamicType(tag: tag, tagClass: tagClass, conformingTo: UTType(self, dataSlot))
     }
 
     /// `public.data` of this registry, when declared.

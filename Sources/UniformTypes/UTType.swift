@@ -4,11 +4,20 @@
 /// Names follow Apple's `UTType` where Apple has them. Two types are equal
 /// when their identifiers are equal, compared case-insensitively.
 public struct UTType: Sendable, Hashable, CustomStringConvertible {
-    struct Undeclared: Sendable {
-        var identifier: String
-        var conformsTo: [String]
-        var tags: [TagSpecification]
-        var isDynamic: Bool
+    /// What an undeclared type carries, boxed: a `UTType` stays two words,
+    /// and copying a declared one is one retain.
+    final class Undeclared: Sendable {
+        let identifier: String
+        let conformsTo: [String]
+        let tags: [TagSpecification]
+        let isDynamic: Bool
+
+        init(identifier: String, conformsTo: [String], tags: [TagSpecification], isDynamic: Bool) {
+            self.identifier = identifier
+            self.conformsTo = conformsTo
+            self.tags = tags
+            self.isDynamic = isDynamic
+        }
     }
 
     enum Storage: Sendable {
