@@ -241,6 +241,12 @@ public final class MIMEDatabase: Sendable {
         }
     }
 
+    /// The best match of `name` as `withNameMatches` packs it, or nil:
+    /// the same answer without a generic call across modules.
+    public func bestNameMatch(_ name: String) -> UInt64? {
+        withNameMatches(name) { $0.first }
+    }
+
     // MARK: Content
 
     /// A content match: the type and the priority of the rule that matched.

@@ -85,10 +85,15 @@ public struct FileTyping: Sendable {
 
     /// The last path component, ignoring trailing slashes.
     public static func fileName(of path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        if let slash = trimmed.lastIndex(of: "/"), trimmed != "/" { return String(trimmed[trimmed.index(after: slash)...]) }
-        return String(trimmed)
+        // Bytes, as the kernel splits paths: "/" is never part of another character's UTF-8.
+        let slash = UInt8(ascii: "/")
+        var trimmed = path.utf8[...]
+        guard trimmed.contains(slash) else { return path }
+        while trimmed.count > 1 && trimmed.last == slash { trimmed = trimmed.dropLast() }
+        if trimmed.count > 1, let at = trimmed.lastIndex(of: slash) {
+            return String(Substring(trimmed[trimmed.index(after: at)...]))
+        }
+        return String(Substring(trimmed))
     }
 
     /// The candidate extensions of a name, longest first: `a.tar.gz` gives
@@ -112,13 +117,9 @@ public struct FileTyping: Sendable {
     /// many names needs. A name the globs know is answered from the
     /// compiled indexes without allocating.
     public func preferredType(forName name: String) -> UTType {
-        if let db = registry.mimeDatabase, !name.utf8.contains(UInt8(ascii: "/")) {
-            let found: (index: Int, slot: Int32?)? = db.withNameMatches(name) { matches in
-                matches.isEmpty ? nil : (Int(matches[0] >> 32), registry.slot(forMIMEName: Int(matches[0] >> 32)))
-            }
-            if let found {
-                return found.slot.map { UTType(registry, $0) } ?? type(ofMIME: db.nameIndex.name(found.index))
-            }
+        if let db = registry.mimeDatabase, !name.utf8.contains(UInt8(ascii: "/")), let best = db.bestNameMatch(name) {
+            let index = Int(best >> 32)
+            return registry.slot(forMIMEName: index).map { UTType(registry, $0) } ?? type(ofMIME: db.nameIndex.name(index))
         }
         return type(forName: name).type
     }

@@ -102,6 +102,9 @@ public final class TypeRegistry: Sendable {
 
     func identifier(_ slot: Int32) -> String { image.string(at: record(slot, Field.identifier)) ?? "" }
 
+    /// The identifier's bytes in the image, valid while the registry lives.
+    func identifierBytes(_ slot: Int32) -> UnsafeBufferPointer<UInt8> { image.bytes(at: record(slot, Field.identifier)) }
+
     func conformsTo(_ slot: Int32) -> [String] { strings(image.int(record(slot, Field.conformsTo))) }
 
     func tagSpecification(_ slot: Int32) -> [TagSpecification] {

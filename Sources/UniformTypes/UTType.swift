@@ -96,6 +96,17 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Calls `body` with the identifier's UTF-8 bytes, without making a
+    /// `String` of a declared one (for output of many answers).
+    public func withIdentifierUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        switch storage {
+        case .declared(let s): return try body(registry.identifierBytes(s))
+        case .undeclared(let u):
+            var text = u.identifier
+            return try text.withUTF8(body)
+        }
+    }
+
     /// The declaration that defines this type, nil for undeclared types.
     public var declaration: TypeDeclaration? {
         slot.map { registry.declaration($0) }

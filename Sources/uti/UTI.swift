@@ -93,9 +93,16 @@ struct BufferedOutput {
         if bytes.count >= 1 << 16 { flush() }
     }
 
+    /// A line of UTF-8 bytes.
+    mutating func line(utf8 text: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: text)
+        bytes.append(10)
+        if bytes.count >= 1 << 16 { flush() }
+    }
+
     mutating func flush() {
         guard !bytes.isEmpty else { return }
-        StandardOutput.write(String(decoding: bytes, as: UTF8.self))
+        bytes.withUnsafeBufferPointer { Console.write(1, $0) }
         bytes.removeAll(keepingCapacity: true)
     }
 }
@@ -113,12 +120,18 @@ enum Console {
 
     /// Writes all of `text` to `fd`, stopping quietly when the reader is gone.
     static func write(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        var text = text
+        text.withUTF8 { write(fd, $0) }
+    }
+
+    /// Writes all of `bytes` to `fd`, stopping quietly when the reader is gone.
+    static func write(_ fd: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        var done = 0
+        while done < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return }
-            bytes = bytes.dropFirst(n)
+            done += n
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SystemBase
 import UniformTypes
 
 struct Batch: ParsableCommand {
@@ -25,35 +26,46 @@ struct Batch: ParsableCommand {
         var failed = false
         var lineNumber = 0
         var out = BufferedOutput()
-        while let line = readLine(strippingNewline: true) {
+        // Lines as readLine gives them: CR LF ends a line too, and bad UTF-8 is repaired.
+        var input = RecordReader(fd: 0, stripsCarriageReturn: true)
+        // Read once: each read of an option runs the parser's generic accessors.
+        let fileNames = fileNames, json = output.json
+        while let line = input.nextText() {
             lineNumber += 1
             if fileNames {
                 if line.isEmpty {
                     failed = true
                     out.flush()
                     Console.error("uti: standard input line \(lineNumber): empty file name")
-                    out.line(output.json ? JSON.object([("path", .string("")), ("error", .string("empty file name"))]).serialized(indent: nil) : "")
+                    out.line(json ? JSON.object([("path", .string("")), ("error", .string("empty file name"))]).serialized(indent: nil) : "")
                     continue
                 }
                 let name = FileTyping.fileName(of: line)
-                if output.json {
+                if json {
                     out.line(FileCommand.json(path: line, typing.type(forName: name)).serialized(indent: nil))
                 } else {
-                    out.line(typing.preferredType(forName: name).identifier)
+                    typing.preferredType(forName: name).withIdentifierUTF8 { out.line(utf8: $0) }
                 }
                 continue
             }
             do {
                 let resolution = try resolver.resolve(line)
-                out.line(output.json ? TypeFormatting.json(resolution).serialized(indent: nil) : resolution.type.identifier)
+                if json {
+                    out.line(TypeFormatting.json(resolution).serialized(indent: nil))
+                } else {
+                    resolution.type.withIdentifierUTF8 { out.line(utf8: $0) }
+                }
             } catch {
                 failed = true
                 out.flush()
                 Console.error("uti: standard input line \(lineNumber): \(line): \(error)")
-                out.line(output.json ? JSON.object([("query", .string(line)), ("error", .string(error.description))]).serialized(indent: nil) : "")
+                out.line(json ? JSON.object([("query", .string(line)), ("error", .string(error.description))]).serialized(indent: nil) : "")
             }
         }
         out.flush()
+        if let error = input.error {
+            throw Console.fail("standard input: \(SystemError(error, call: "read").description)")
+        }
         if failed { throw ExitCode(Status.no) }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SystemBase
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,6 +39,8 @@ struct Filter: ParsableCommand {
         var out = BufferedOutput()
         var printed = false, failed = false
 
+        // Read once: each read of an option runs the parser's generic accessors.
+        let invert = invert
         func consider(_ path: String) {
             do {
                 let conforms = try typing.type(ofExistingPath: path, options: options).type.conforms(to: target)
@@ -54,72 +57,28 @@ struct Filter: ParsableCommand {
         if !paths.isEmpty {
             for path in paths { consider(path) }
         } else {
+            // A record that is not UTF-8 or is empty is a problem, never a path with replaced bytes.
             var reader = RecordReader(fd: 0, separator: separator)
             while let record = reader.next() {
+                var problem: String
                 switch record {
-                case .path(let path): consider(path)
-                case .problem(let message):
-                    failed = true
-                    out.flush()
-                    Console.error("uti: standard input \(nulSeparated ? "record" : "line") \(reader.count): \(message)")
+                case .text(let path) where !path.isEmpty:
+                    consider(path)
+                    continue
+                case .text: problem = "empty path"
+                case .notUTF8(_, let count): problem = "path is not UTF-8 (\(count) bytes); not typed"
                 }
+                failed = true
+                out.flush()
+                Console.error("uti: standard input \(nulSeparated ? "record" : "line") \(reader.count): \(problem)")
+            }
+            if let error = reader.error {
+                failed = true
+                Console.error("uti: standard input: \(SystemError(error, call: "read").description)")
             }
         }
         out.flush()
         if failed { throw ExitCode(Status.error) }
         if !printed { throw ExitCode(Status.no) }
-    }
-}
-
-/// Paths read from a file descriptor in large blocks, split at a separator
-/// byte (line feed or NUL). A record that is not UTF-8 or is empty is a
-/// problem, never a path with replaced bytes.
-struct RecordReader {
-    enum Record { case path(String), problem(String) }
-
-    let fd: Int32
-    let separator: UInt8
-    /// How many records have been read.
-    private(set) var count = 0
-    private var buffer: [UInt8] = []
-    private var start = 0
-    private var atEnd = false
-
-    init(fd: Int32, separator: UInt8) {
-        self.fd = fd
-        self.separator = separator
-    }
-
-    mutating func next() -> Record? {
-        while true {
-            if let end = buffer[start...].firstIndex(of: separator) {
-                let bytes = buffer[start..<end]
-                start = end + 1
-                return record(bytes)
-            }
-            if atEnd {
-                guard start < buffer.count else { return nil }
-                let bytes = buffer[start...]
-                start = buffer.count
-                return record(bytes)
-            }
-            buffer.removeFirst(start)
-            start = 0
-            let old = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: 1 << 16))
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + old, 1 << 16) }
-            if n < 0 && errno == EINTR { buffer.removeLast(1 << 16); continue }
-            buffer.removeLast((1 << 16) - max(n, 0))
-            if n <= 0 { atEnd = true }
-        }
-    }
-
-    private mutating func record(_ bytes: ArraySlice<UInt8>) -> Record {
-        count += 1
-        if bytes.isEmpty { return .problem("empty path") }
-        guard let path = String(validating: bytes, as: UTF8.self) else {
-            return .problem("path is not UTF-8 (\(bytes.count) bytes); not typed")
-        }
-        return .path(path)
     }
 }
