@@ -6,6 +6,7 @@ public enum Spelling {
     /// without regard to ASCII case, or nil when it exceeds `limit`. Work is
     /// bounded by the length of the shorter word times `2 * limit + 1`.
     public static func distance(_ a: String, _ b: String, limit: Int) -> Int? {
+        if let ascii = asciiDistance(a, b, limit: limit) { return ascii }
         guard abs(a.unicodeScalars.count - b.unicodeScalars.count) <= limit else { return nil }
         let x = Array(a.lowercased().unicodeScalars), y = Array(b.lowercased().unicodeScalars)
         guard abs(x.count - y.count) <= limit else { return nil }
@@ -35,6 +36,48 @@ public enum Spelling {
         }
         let result = previous[y.count]
         return result <= limit ? result : nil
+    }
+
+    /// `distance` for two ASCII words, on their bytes and without
+    /// allocating (the command-name check runs before every lookup): nil
+    /// when a word is not ASCII, else the distance (nil past `limit`).
+    private static func asciiDistance(_ a: String, _ b: String, limit: Int) -> Int?? {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.allSatisfy({ $0 < 128 }), y.allSatisfy({ $0 < 128 }) else { return Int??.none }
+                guard abs(x.count - y.count) <= limit else { return .some(nil) }
+                if x.isEmpty || y.isEmpty { let d = max(x.count, y.count); return .some(d <= limit ? d : nil) }
+                @inline(__always) func lower(_ c: UInt8) -> UInt8 { c >= 65 && c <= 90 ? c + 32 : c }
+                let far = limit + 1, width = y.count + 1
+                return withUnsafeTemporaryAllocation(of: Int.self, capacity: width * 3) { rows in
+                    var before = 0, previous = width, current = width * 2
+                    for j in 0..<width { rows[before + j] = far; rows[previous + j] = min(j, far); rows[current + j] = far }
+                    for i in 1...x.count {
+                        rows[current] = min(i, far)
+                        var best = rows[current]
+                        let low = max(1, i - limit), high = min(y.count, i + limit)
+                        if low > 1 { rows[current + low - 1] = far }
+                        if low <= high {
+                            for j in low...high {
+                                let same = lower(x[i - 1]) == lower(y[j - 1])
+                                var cell = min(rows[previous + j] + 1, rows[current + j - 1] + 1, rows[previous + j - 1] + (same ? 0 : 1))
+                                if i > 1 && j > 1 && lower(x[i - 1]) == lower(y[j - 2]) && lower(x[i - 2]) == lower(y[j - 1]) {
+                                    cell = min(cell, rows[before + j - 2] + 1)
+                                }
+                                rows[current + j] = min(cell, far)
+                                best = min(best, rows[current + j])
+                            }
+                        }
+                        if high < y.count { rows[current + high + 1] = far }
+                        if best > limit { return .some(nil) }
+                        (before, previous, current) = (previous, current, before)
+                    }
+                    let result = rows[previous + y.count]
+                    return .some(result <= limit ? result : nil)
+                }
+            }
+        }
     }
 
     /// How many edits a word of `length` may be from what was meant: one for
