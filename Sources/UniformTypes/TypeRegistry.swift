@@ -380,29 +380,62 @@ public final class TypeRegistry: Sendable {
     /// The type of a filename extension (a leading dot is accepted),
     /// conforming to `public.data` unless another supertype is given.
     public func type(filenameExtension: String, conformingTo supertype: UTType? = nil) -> UTType? {
-        if supertype == nil, let dataSlot { return dataClaimant(filenameExtension, .filenameExtension, dataSlot) }
+        if supertype == nil, let dataSlot {
+            return dataClaimant(filenameExtension, .filenameExtension, table: extensionTable, dropsDot: true, dataSlot)
+        }
         return type(tag: filenameExtension, tagClass: .filenameExtension, conformingTo: supertype ?? dataType)
     }
 
     /// The type of a MIME type (parameters ignored), conforming to
     /// `public.data` unless another supertype is given.
     public func type(mimeType: String, conformingTo supertype: UTType? = nil) -> UTType? {
-        if supertype == nil, let dataSlot { return dataClaimant(mimeType, .mimeType, dataSlot) }
+        if supertype == nil, let dataSlot { return dataClaimant(mimeType, .mimeType, table: mimeTable, dropsDot: false, dataSlot) }
         return type(tag: mimeType, tagClass: .mimeType, conformingTo: supertype ?? dataType)
     }
 
     /// `type(tag:tagClass:conformingTo: public.data)` without making a
     /// `UTType` for `public.data` first: the first claimant flagged as
     /// conforming to it, else the dynamic type.
-    private func dataClaimant(_ tag: String, _ tagClass: TagClass, _ dataSlot: Int32) -> UTType? {
-        let normalized = tagClass.normalize(tag)
-        guard !normalized.isEmpty else { return nil }
-        let (n, start) = claimants(normalized, tagClass)
+    private func dataClaimant(_ tag: String, _ tagClass: TagClass, table: Int?, dropsDot: Bool, _ dataSlot: Int32) -> UTType? {
+        let n: Int, start: Int
+        switch plainASCIIClaimants(tag, table: table, dropsDot: dropsDot) {
+        case .some(let found?):
+            (n, start) = found
+        case .some(nil):
+            return nil
+        case .none:
+            let normalized = tagClass.normalize(tag)
+            guard !normalized.isEmpty else { return nil }
+            (n, start) = claimants(normalized, tagClass)
+        }
         for i in 0..<n {
             let slot = Int32(bitPattern: image.word(start + i))
             if conformsToData(slot) { return UTType(self, slot) }
         }
         return dynamicType(tag: tag, tagClass: tagClass, conformingTo: UTType(self, dataSlot))
+    }
+
+    /// The claimant list of a tag of printable ASCII without `;` (what
+    /// almost every extension and MIME type is), normalized on the stack as
+    /// `TagClass.normalize` would (a leading dot dropped when `dropsDot`,
+    /// letters lower-cased) and looked up in `table`: `(0, 0)` when no type
+    /// claims it, `.some(nil)` when it normalizes to nothing, and nil when
+    /// the tag needs `TagClass.normalize`.
+    private func plainASCIIClaimants(_ tag: String, table: Int?, dropsDot: Bool) -> (count: Int, start: Int)?? {
+        var tag = tag
+        return tag.withUTF8 { utf8 -> (count: Int, start: Int)?? in
+            var bytes = utf8[...]
+            if dropsDot, bytes.first == UInt8(ascii: ".") { bytes = bytes.dropFirst() }
+            guard bytes.count <= 256, bytes.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ";") }) else { return .none }
+            if bytes.isEmpty { return .some(nil) }
+            guard let table else { return .some((0, 0)) }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { lower in
+                for (i, b) in bytes.enumerated() { lower[i] = b >= 65 && b <= 90 ? b + 32 : b }
+                guard let at = image.lookup(table: table, key: UnsafeBufferPointer(lower)) else { return .some((0, 0)) }
+                let word = image.word(Int(at))
+                return .some((min(Int(word & ~RegistryImage.systemOnlyTag), count), Int(at) + 1))
+            }
+        }
     }
 
     /// `public.data` of this registry, when declared.
