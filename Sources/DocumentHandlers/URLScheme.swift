@@ -36,7 +36,7 @@ public struct URLScheme: Hashable, Sendable, CustomStringConvertible {
         let prefix = Self.handlerMIMEPrefix.utf8
         let bytes = mime.utf8
         guard bytes.count > prefix.count,
-              zip(bytes, prefix).allSatisfy({ ($0 | 0x20) == ($1 | 0x20) || $0 == $1 }) else { return nil }
+              zip(bytes, prefix).allSatisfy({ ($0 >= 65 && $0 <= 90 ? $0 + 32 : $0) == $1 }) else { return nil }
         self.init(String(decoding: bytes.dropFirst(prefix.count), as: UTF8.self))
     }
 

@@ -6,77 +6,53 @@ public enum Spelling {
     /// without regard to ASCII case, or nil when it exceeds `limit`. Work is
     /// bounded by the length of the shorter word times `2 * limit + 1`.
     public static func distance(_ a: String, _ b: String, limit: Int) -> Int? {
-        if let ascii = asciiDistance(a, b, limit: limit) { return ascii }
-        guard abs(a.unicodeScalars.count - b.unicodeScalars.count) <= limit else { return nil }
-        let x = Array(a.lowercased().unicodeScalars), y = Array(b.lowercased().unicodeScalars)
-        guard abs(x.count - y.count) <= limit else { return nil }
-        if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
-        let far = limit + 1
-        // Rows of the optimal-string-alignment table, each cut to the band
-        // |i - j| <= limit; cells outside it count as `far`.
-        var before = [Int](repeating: far, count: y.count + 1)
-        var previous = (0...y.count).map { min($0, far) }
-        var current = [Int](repeating: far, count: y.count + 1)
-        for i in 1...x.count {
-            current[0] = min(i, far)
-            var best = current[0]
-            let low = max(1, i - limit), high = min(y.count, i + limit)
-            if low > 1 { current[low - 1] = far }
-            if low <= high {
-                for j in low...high {
-                    var cell = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
-                    if i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] { cell = min(cell, before[j - 2] + 1) }
-                    current[j] = min(cell, far)
-                    best = min(best, current[j])
-                }
-            }
-            if high < y.count { current[high + 1] = far }
-            if best > limit { return nil }
-            (before, previous, current) = (previous, current, before)
-        }
-        let result = previous[y.count]
-        return result <= limit ? result : nil
-    }
-
-    /// `distance` for two ASCII words, on their bytes and without
-    /// allocating (the command-name check runs before every lookup): nil
-    /// when a word is not ASCII, else the distance (nil past `limit`).
-    private static func asciiDistance(_ a: String, _ b: String, limit: Int) -> Int?? {
+        // ASCII words (the command names, most queries) are compared on their bytes, without allocating.
         var a = a, b = b
-        return a.withUTF8 { x in
+        let ascii: Int?? = a.withUTF8 { x in
             b.withUTF8 { y in
                 guard x.allSatisfy({ $0 < 128 }), y.allSatisfy({ $0 < 128 }) else { return Int??.none }
-                guard abs(x.count - y.count) <= limit else { return .some(nil) }
-                if x.isEmpty || y.isEmpty { let d = max(x.count, y.count); return .some(d <= limit ? d : nil) }
                 @inline(__always) func lower(_ c: UInt8) -> UInt8 { c >= 65 && c <= 90 ? c + 32 : c }
-                let far = limit + 1, width = y.count + 1
-                return withUnsafeTemporaryAllocation(of: Int.self, capacity: width * 3) { rows in
-                    var before = 0, previous = width, current = width * 2
-                    for j in 0..<width { rows[before + j] = far; rows[previous + j] = min(j, far); rows[current + j] = far }
-                    for i in 1...x.count {
-                        rows[current] = min(i, far)
-                        var best = rows[current]
-                        let low = max(1, i - limit), high = min(y.count, i + limit)
-                        if low > 1 { rows[current + low - 1] = far }
-                        if low <= high {
-                            for j in low...high {
-                                let same = lower(x[i - 1]) == lower(y[j - 1])
-                                var cell = min(rows[previous + j] + 1, rows[current + j - 1] + 1, rows[previous + j - 1] + (same ? 0 : 1))
-                                if i > 1 && j > 1 && lower(x[i - 1]) == lower(y[j - 2]) && lower(x[i - 2]) == lower(y[j - 1]) {
-                                    cell = min(cell, rows[before + j - 2] + 1)
-                                }
-                                rows[current + j] = min(cell, far)
-                                best = min(best, rows[current + j])
-                            }
-                        }
-                        if high < y.count { rows[current + high + 1] = far }
-                        if best > limit { return .some(nil) }
-                        (before, previous, current) = (previous, current, before)
-                    }
-                    let result = rows[previous + y.count]
-                    return .some(result <= limit ? result : nil)
-                }
+                return .some(banded(x.count, y.count, limit: limit) { lower(x[$0]) == lower(y[$1]) })
             }
+        }
+        if let ascii { return ascii }
+        guard abs(a.unicodeScalars.count - b.unicodeScalars.count) <= limit else { return nil }
+        let x = Array(a.lowercased().unicodeScalars), y = Array(b.lowercased().unicodeScalars)
+        return banded(x.count, y.count, limit: limit) { x[$0] == y[$1] }
+    }
+
+    /// The optimal-string-alignment distance between words of `m` and `n`
+    /// letters, where `same(i, j)` compares letter `i` of the first with
+    /// letter `j` of the second, or nil past `limit`. Rows are cut to the
+    /// band |i - j| <= limit (cells outside it count as `limit + 1`) and
+    /// live on the stack.
+    private static func banded(_ m: Int, _ n: Int, limit: Int, same: (Int, Int) -> Bool) -> Int? {
+        guard abs(m - n) <= limit else { return nil }
+        if m == 0 || n == 0 { return max(m, n) <= limit ? max(m, n) : nil }
+        let far = limit + 1, width = n + 1
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: width * 3) { rows in
+            var before = 0, previous = width, current = width * 2
+            for j in 0..<width { rows[before + j] = far; rows[previous + j] = min(j, far); rows[current + j] = far }
+            for i in 1...m {
+                rows[current] = min(i, far)
+                var best = rows[current]
+                let low = max(1, i - limit), high = min(n, i + limit)
+                if low > 1 { rows[current + low - 1] = far }
+                if low <= high {
+                    for j in low...high {
+                        var cell = min(rows[previous + j] + 1, rows[current + j - 1] + 1,
+                                       rows[previous + j - 1] + (same(i - 1, j - 1) ? 0 : 1))
+                        if i > 1 && j > 1 && same(i - 1, j - 2) && same(i - 2, j - 1) { cell = min(cell, rows[before + j - 2] + 1) }
+                        rows[current + j] = min(cell, far)
+                        best = min(best, rows[current + j])
+                    }
+                }
+                if high < n { rows[current + high + 1] = far }
+                if best > limit { return nil }
+                (before, previous, current) = (previous, current, before)
+            }
+            let result = rows[previous + n]
+            return result <= limit ? result : nil
         }
     }
 

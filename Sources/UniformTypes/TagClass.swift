@@ -58,6 +58,11 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
         }
     }
 
+    /// Whether `byte` may stand in a tag that normalizes by ASCII
+    /// lower-casing alone: printable ASCII other than a space and `;`.
+    @inline(__always)
+    static func isPlainTagByte(_ byte: UInt8) -> Bool { byte > 32 && byte < 127 && byte != UInt8(ascii: ";") }
+
     /// The common case without allocation-heavy Unicode work: printable
     /// ASCII with no `;` or spaces, lower-cased byte by byte. Nil otherwise.
     private static func asciiLowercased(_ tag: String, dropLeadingDot: Bool) -> String? {
@@ -65,7 +70,7 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
         if dropLeadingDot, utf8.first == UInt8(ascii: ".") { utf8 = utf8.dropFirst() }
         var needsChange = false
         for byte in utf8 {
-            if byte <= 32 || byte >= 127 || byte == UInt8(ascii: ";") { return nil }
+            if !isPlainTagByte(byte) { return nil }
             if byte >= 65 && byte <= 90 { needsChange = true }
         }
         if !needsChange { return utf8.count == tag.utf8.count ? tag : String(Substring(utf8)) }

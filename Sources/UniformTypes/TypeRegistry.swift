@@ -261,7 +261,12 @@ public final class TypeRegistry: Sendable {
     private func claimantList(_ normalized: String, _ tagClass: TagClass) -> (count: Int, start: Int, systemOnly: Bool) {
         guard let table = tagTable(tagClass) else { return (0, 0, false) }
         var key = normalized
-        guard let at = key.withUTF8({ image.lookup(table: table, key: $0) }) else { return (0, 0, false) }
+        return key.withUTF8 { claimantList(key: $0, table: table) }
+    }
+
+    /// The claimant list of the normalized tag `key` in the tag table `table`.
+    private func claimantList(key: UnsafeBufferPointer<UInt8>, table: Int) -> (count: Int, start: Int, systemOnly: Bool) {
+        guard let at = image.lookup(table: table, key: key) else { return (0, 0, false) }
         let word = image.word(Int(at))
         return (min(Int(word & ~RegistryImage.systemOnlyTag), count), Int(at) + 1, word & RegistryImage.systemOnlyTag != 0)
     }
@@ -426,14 +431,13 @@ public final class TypeRegistry: Sendable {
         return tag.withUTF8 { utf8 -> (count: Int, start: Int)?? in
             var bytes = utf8[...]
             if dropsDot, bytes.first == UInt8(ascii: ".") { bytes = bytes.dropFirst() }
-            guard bytes.count <= 256, bytes.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ";") }) else { return .none }
+            guard bytes.count <= 256, bytes.allSatisfy(TagClass.isPlainTagByte) else { return .none }
             if bytes.isEmpty { return .some(nil) }
             guard let table else { return .some((0, 0)) }
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { lower in
                 for (i, b) in bytes.enumerated() { lower[i] = b >= 65 && b <= 90 ? b + 32 : b }
-                guard let at = image.lookup(table: table, key: UnsafeBufferPointer(lower)) else { return .some((0, 0)) }
-                let word = image.word(Int(at))
-                return .some((min(Int(word & ~RegistryImage.systemOnlyTag), count), Int(at) + 1))
+                let (n, start, _) = claimantList(key: UnsafeBufferPointer(lower), table: table)
+                return .some((n, start))
             }
         }
     }

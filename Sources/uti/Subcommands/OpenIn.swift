@@ -266,23 +266,20 @@ struct OpenIn: ParsableCommand {
 
     /// Starts each command and waits for it; false when one exited non-zero.
     static func launch(_ launches: [(handler: HandlerResolver.Handler, targets: [OpenTarget])]) throws -> Bool {
-        var allZero = true
-        // Every command is checked before any is started.
+        // Every command is made, and so checked, before any is started.
+        var commands: [[String]] = []
         for launch in launches {
-            if case .failure(let problem) = launch.handler.commands(opening: launch.targets) { throw Console.fail(problem.message) }
-        }
-        for launch in launches {
-            let commands: [[String]]
             switch launch.handler.commands(opening: launch.targets) {
-            case .success(let c): commands = c
+            case .success(let made): commands += made
             case .failure(let problem): throw Console.fail(problem.message)
             }
-            for argv in commands {
-                let status = try ProcessLauncher.run(argv)
-                if status != 0 {
-                    Console.error("uti: \(ExecCommand.shellQuoted(argv)) exited with status \(status)")
-                    allZero = false
-                }
+        }
+        var allZero = true
+        for argv in commands {
+            let status = try ProcessLauncher.run(argv)
+            if status != 0 {
+                Console.error("uti: \(ExecCommand.shellQuoted(argv)) exited with status \(status)")
+                allZero = false
             }
         }
         return allZero

@@ -73,28 +73,25 @@ struct SetDefault: ParsableCommand {
             throw Console.fail("neither XDG_CONFIG_HOME nor HOME names a folder for mimeapps.list")
         }
         let resolver = HandlerResolver(catalog: HandlerCatalog(searchPath: searchPath, bundles: bundles), registry: registry)
-        var requests: [(subject: String, app: String?, role: AppBundle.Role?, place: String)] = []
+        var requests: [Request] = []
+        var failed = false
         if let settingsFile {
             let settings: DefaultSettings
             do { settings = try DefaultSettings.read(path: settingsFile) } catch { throw Console.fail(error.description) }
-            requests = settings.lines.map { ($0.subject, $0.app, $0.role, "\(settingsFile):\($0.number)") }
-            if !settings.problems.isEmpty {
-                for problem in settings.problems { Console.error("uti: \(problem)") }
-            }
-            if settings.lines.isEmpty && settings.problems.isEmpty { throw Console.fail("\(settingsFile): sets no defaults") }
-            if !settings.problems.isEmpty {
-                _ = try plan(requests, resolver: resolver)
-                throw Console.fail("\(settingsFile): nothing was written")
-            }
+            for problem in settings.problems { Console.error("uti: \(problem)") }
+            failed = !settings.problems.isEmpty
+            if settings.lines.isEmpty && !failed { throw Console.fail("\(settingsFile): sets no defaults") }
+            requests = settings.lines.map { Request(subject: $0.subject, app: $0.app, role: $0.role, place: "\(settingsFile):\($0.number)") }
         } else if let type {
-            requests = [(type, app, try DefaultSettings.role(role), "")]
+            requests = [Request(subject: type, app: app, role: try DefaultSettings.role(role), place: "")]
         }
-        let changes = try plan(requests, resolver: resolver)
-        if settingsFile != nil && changes.contains(where: { $0.change == nil }) {
-            throw Console.fail("\(settingsFile!): nothing was written")
+        // Every request is checked (and each bad one named) before anything is written.
+        let planned = plan(requests, resolver: resolver)
+        if failed || planned.contains(where: { $0 == nil }) {
+            if let settingsFile { throw Console.fail("\(settingsFile): nothing was written") }
+            throw ExitCode(Status.error)
         }
-        let valid = changes.compactMap { $0.change }
-        guard valid.count == changes.count else { throw ExitCode(Status.error) }
+        let valid = planned.compactMap { $0 }
         do {
             try UserDefaultsWriter.apply(valid.map(\.change), in: file)
         } catch {
@@ -111,18 +108,25 @@ struct SetDefault: ParsableCommand {
         }
     }
 
+    /// One default to set: a line of SETTINGS (its place is `FILE:LINE`) or the arguments (no place).
+    struct Request {
+        var subject: String
+        var app: String?
+        var role: AppBundle.Role?
+        var place: String
+    }
+
     /// Each request checked: its subject, application and role. A request
-    /// that cannot be applied is reported (with its place) and has no change.
-    private func plan(_ requests: [(subject: String, app: String?, role: AppBundle.Role?, place: String)],
-                      resolver: HandlerResolver) throws -> [(change: (subject: Subject, change: UserDefaultsWriter.Change)?, place: String)] {
-        var result: [(change: (subject: Subject, change: UserDefaultsWriter.Change)?, place: String)] = []
+    /// that cannot be applied is reported (with its place) and gives nil.
+    private func plan(_ requests: [Request], resolver: HandlerResolver) -> [(subject: Subject, change: UserDefaultsWriter.Change)?] {
+        var result: [(subject: Subject, change: UserDefaultsWriter.Change)?] = []
         var written: [String: String] = [:]
         let claimedSchemes = resolver.catalog.claimedSchemes
         for request in requests {
             let prefix = request.place.isEmpty ? "" : request.place + ": "
             func refuse(_ message: String) {
                 Console.error("uti: \(prefix)\(message)")
-                result.append((nil, request.place))
+                result.append(nil)
             }
             let subject: Subject
             do {
@@ -167,8 +171,7 @@ struct SetDefault: ParsableCommand {
                 written[slot] = request.place
             }
             if repeated { continue }
-            result.append(((subject, UserDefaultsWriter.Change(keys: subject.keys, role: request.role, handlerID: request.app)),
-                           request.place))
+            result.append((subject, UserDefaultsWriter.Change(keys: subject.keys, role: request.role, handlerID: request.app)))
         }
         return result
     }
