@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "SystemBase"),
         .target(name: "PropertyLists", dependencies: ["CXMLShim", "SystemBase"]),
         // Flat images read in place: the compiled registry and its caches.
-        .target(name: "CompiledData", dependencies: ["SystemBase"]),
+        .target(name: "CompiledData", dependencies: ["SystemBase", "CLinuxCalls"]),
         .target(name: "SharedMIMEInfo", dependencies: ["CXMLShim", "SystemBase", "CompiledData"]),
         // Linux calls glibc declares only under _GNU_SOURCE (renameat2, O_TMPFILE, leases, signalfd),
         // and the executable's build ID.

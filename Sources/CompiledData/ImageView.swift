@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CLinuxCalls
 import SystemBase
 
 /// Why an image cannot be used.
@@ -19,6 +20,8 @@ final class ImageStorage: @unchecked Sendable {
     /// The length of anonymous memory from `mmap` (freed with `munmap`);
     /// 0 for an allocation.
     private let mappedLength: Int
+    /// Whether `base` maps the file itself (`uti_map_guarded`).
+    private let mapsFile: Bool
 
     init(copying bytes: UnsafeRawBufferPointer) {
         count = bytes.count
@@ -26,7 +29,23 @@ final class ImageStorage: @unchecked Sendable {
         if let source = bytes.baseAddress { memory.copyMemory(from: source, byteCount: count) }
         base = UnsafeRawPointer(memory)
         mappedLength = 0
+        mapsFile = false
     }
+
+    /// Maps `count` bytes of `fd`, guarded: a file cut short while mapped
+    /// reads as zeros past its new end (see `isIntact`) rather than killing
+    /// the process with SIGBUS. Nil when the file cannot be mapped.
+    init?(mapping fd: Int32, count: Int) {
+        guard let memory = uti_map_guarded(fd, count) else { return nil }
+        base = UnsafeRawPointer(memory)
+        self.count = count
+        mappedLength = count
+        mapsFile = true
+    }
+
+    /// False once the mapped file was cut short while in use; then some of
+    /// its pages read as zeros.
+    var isIntact: Bool { !mapsFile || uti_mapping_cut_short(base) == 0 }
 
     /// Reads `count` bytes of `fd` from its start into memory of its own.
     /// Not a mapping: a file that another process truncates meanwhile gives
@@ -48,6 +67,7 @@ final class ImageStorage: @unchecked Sendable {
         base = UnsafeRawPointer(memory)
         self.count = count
         mappedLength = length
+        mapsFile = false
     }
 
     /// Images of at least this size go into transparent huge pages.
@@ -87,7 +107,13 @@ final class ImageStorage: @unchecked Sendable {
     }
 
     deinit {
-        if mappedLength > 0 { munmap(UnsafeMutableRawPointer(mutating: base), mappedLength) } else { base.deallocate() }
+        if mapsFile {
+            uti_unmap_guarded(UnsafeMutableRawPointer(mutating: base), mappedLength)
+        } else if mappedLength > 0 {
+            munmap(UnsafeMutableRawPointer(mutating: base), mappedLength)
+        } else {
+            base.deallocate()
+        }
     }
 }
 
@@ -117,13 +143,28 @@ public struct ImageView: @unchecked Sendable {
         try self.init(storage: storage, kind: expectedKind)
     }
 
+    /// How `read` brings a file into memory.
+    public enum Reading: Sendable {
+        /// Read into memory of its own: the view keeps its content whatever
+        /// later happens to the file.
+        case copy
+        /// Mapped: only the pages used are read, but a view of a file that
+        /// is cut short while in use reads zeros past the new end (and
+        /// `isIntact` turns false); one that is written in place shows the
+        /// change. For short-lived readers.
+        case map
+    }
+
     /// Reads and checks the image in `path`; nil when there is no such file.
     /// Only a regular file is read: the open never waits (`O_NONBLOCK`, so a
     /// FIFO put in its place cannot hang the reader) and never follows a
     /// symbolic link. `accept` may refuse the file by its status (its owner
-    /// or mode) before anything is read.
-    public static func read(path: String, kind: ImageKind, limit: Int = 256 << 20,
-                            accept: (stat) -> String? = { _ in nil }) throws(ImageError) -> ImageView? {
+    /// or mode) before anything is read. The checksum is computed unless
+    /// `isVerified` says, from the file's status, that this very file
+    /// already passed it.
+    public static func read(path: String, kind: ImageKind, limit: Int = 256 << 20, reading: Reading = .copy,
+                            accept: (stat) -> String? = { _ in nil },
+                            isVerified: (stat) -> Bool = { _ in false }) throws(ImageError) -> ImageView? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
@@ -135,10 +176,20 @@ public struct ImageView: @unchecked Sendable {
         if let refusal = accept(info) { throw ImageError(refusal) }
         let size = Int(info.st_size)
         guard size >= headerSize, size <= limit else { throw ImageError("size \(size) is out of range") }
-        return try ImageView(storage: try ImageStorage(reading: fd, count: size), kind: kind)
+        let storage: ImageStorage
+        if reading == .map, let mapped = ImageStorage(mapping: fd, count: size) {
+            storage = mapped
+        } else {
+            storage = try ImageStorage(reading: fd, count: size)
+        }
+        return try ImageView(storage: storage, kind: kind, checksum: !isVerified(info))
     }
 
-    private init(storage: ImageStorage, kind expectedKind: ImageKind) throws(ImageError) {
+    /// False once the file this view maps was cut short while in use
+    /// (`Reading.map`); its answers since may be incomplete.
+    public var isIntact: Bool { storage.isIntact }
+
+    private init(storage: ImageStorage, kind expectedKind: ImageKind, checksum: Bool = true) throws(ImageError) {
         let raw = UnsafeRawBufferPointer(start: storage.base, count: storage.count)
         guard raw.count >= Self.headerSize, raw.prefix(8).elementsEqual(Self.magic) else {
             throw ImageError("not a compiled image")
@@ -154,7 +205,7 @@ public struct ImageView: @unchecked Sendable {
             throw ImageError("sizes in the header do not match the file (\(raw.count) bytes)")
         }
         let stored = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: ImageHeader.checksum, as: UInt64.self))
-        guard ImageHash.checksum(UnsafeRawBufferPointer(rebasing: raw[Self.headerSize...])) == stored else {
+        guard !checksum || ImageHash.checksum(UnsafeRawBufferPointer(rebasing: raw[Self.headerSize...])) == stored else {
             throw ImageError("checksum mismatch (damaged)")
         }
         guard root < wordCount else { throw ImageError("root word out of range") }

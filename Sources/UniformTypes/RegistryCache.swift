@@ -18,13 +18,27 @@ import SystemBase
 /// It is used only when every source still has that state and the image
 /// passes its checks (header, sizes, checksum); otherwise the registry is
 /// rebuilt from its sources and the file replaced atomically (written to a
-/// temporary file in the same folder, then renamed over the old one).
-/// Each set of search paths has its own file, named by a hash of them.
+/// temporary file in the same folder, flushed to disk, then renamed over
+/// the old one). Each set of search paths has its own file, named by a
+/// hash of them. The checksum is computed on the first reads of a file;
+/// once it has passed, a `ChecksumRecord` beside the file lets later reads
+/// of the same, unchanged file skip it.
 public struct RegistryCache: Sendable {
     /// The folder holding the cache files.
     public var directory: String
+    /// How a cache file is brought into memory: `.map` reads only the pages
+    /// a lookup touches (for short-lived processes: check
+    /// `TypeRegistry.isIntact` before trusting answers), `.copy` reads it
+    /// whole into memory of its own.
+    public var reading: Reading
+    public typealias Reading = ImageView.Reading
+    /// How old a file's change time must be before its checksum is recorded.
+    var checksumSettleSeconds = ChecksumRecord.settleSeconds
 
-    public init(directory: String) { self.directory = directory }
+    public init(directory: String, reading: Reading = .copy) {
+        self.directory = directory
+        self.reading = reading
+    }
 
     /// `UTI_CACHE_DIR` when set (empty turns caching off), else
     /// `$XDG_CACHE_HOME/uti`, else `~/.cache/uti`; nil when caching is off
@@ -90,17 +104,22 @@ public struct RegistryCache: Sendable {
             return (builder.build(), .notSaved(unsafe))
         }
         var damage: String?
-        var modified = 0
+        var status = stat()
+        let record = ChecksumRecord(image: file)
+        var checksummed = false
         do {
-            let view = try ImageView.read(path: file, kind: RegistryImage.kind) { info in
-                modified = info.st_mtim.tv_sec
-                return Self.fileProblem(info)
-            }
+            let view = try ImageView.read(path: file, kind: RegistryImage.kind, reading: reading,
+                                          accept: { info in status = info; return Self.fileProblem(info) },
+                                          isVerified: { info in checksummed = !record.matches(info); return !checksummed })
             if let view {
                 let registry = TypeRegistry(image: view)
                 if SourceStamps.areCurrent(registry.extra) {
-                    // Marked as in use (at most once a day) for `removeStale`.
-                    if time(nil) - modified > 24 * 3600 { utimensat(AT_FDCWD, file, nil, 0) }
+                    if time(nil) - status.st_mtim.tv_sec > 24 * 3600 {
+                        // Marked as in use (at most once a day) for `removeStale`; the record then no longer matches.
+                        utimensat(AT_FDCWD, file, nil, 0)
+                    } else if checksummed && ChecksumRecord.isSettled(status, settle: checksumSettleSeconds) {
+                        save(record: ChecksumRecord.encode(status), to: record.path)
+                    }
                     return (registry, .reused)
                 }
             }
@@ -164,11 +183,14 @@ public struct RegistryCache: Sendable {
 
     /// Removes what earlier runs left: registries past the newest
     /// `keptImages` or older than `staleAge` (each source combination, such
-    /// as `--no-system` or a declarations file, has its own), and temporary
-    /// files of interrupted saves. Only this folder's regular files named
-    /// `registry-*.img` (and `registry-*.img.XXXXXX`) are touched.
+    /// as `--no-system` or a declarations file, has its own), checksum
+    /// records of registries no longer there, and temporary files of
+    /// interrupted saves. Only this folder's regular files named
+    /// `registry-*.img` and `registry-*.checked` (each with a `.XXXXXX`
+    /// suffix while being saved) are touched.
     func removeStale(keeping current: String) {
         var images: [(path: String, modified: Int)] = []
+        var records: [String] = []
         let now = time(nil)
         for raw in DirectoryListing.names(in: directory) ?? [] {
             guard let name = String(validating: raw, as: UTF8.self), name.hasPrefix("registry-") else { continue }
@@ -178,7 +200,9 @@ public struct RegistryCache: Sendable {
                   info.st_uid == geteuid() else { continue }
             if name.hasSuffix(".img") {
                 images.append((path, info.st_mtim.tv_sec))
-            } else if name.contains(".img."), now - info.st_mtim.tv_sec > Self.staleTemporaryAge {
+            } else if name.hasSuffix(".checked") {
+                records.append(path)
+            } else if name.contains(".img.") || name.contains(".checked."), now - info.st_mtim.tv_sec > Self.staleTemporaryAge {
                 unlink(path)
             }
         }
@@ -186,6 +210,18 @@ public struct RegistryCache: Sendable {
         for (index, image) in images.enumerated() where index >= Self.keptImages - 1 || now - image.modified > Self.staleAge {
             unlink(image.path)
         }
+        for record in records {
+            var info = stat()
+            let image = String(record.dropLast(".checked".count)) + ".img"
+            if lstat(image, &info) != 0 && errno == ENOENT { unlink(record) }
+        }
+    }
+
+    /// Writes a checksum record; one that cannot be written only means that
+    /// the checksum is computed again next time.
+    private func save(record bytes: [UInt8], to path: String) {
+        guard let temporary = try? openTemporary(for: path) else { return }
+        try? save(bytes, temporary, to: path, flush: false)
     }
 
     private func openTemporary(for file: String) throws(ImageError) -> (Int32, String) {
@@ -197,7 +233,11 @@ public struct RegistryCache: Sendable {
         return (fd, template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
     }
 
-    private func save(_ bytes: [UInt8], _ temporary: (fd: Int32, path: String), to file: String) throws(ImageError) {
+    /// Writes `bytes` to the temporary file and renames it to `file`; with
+    /// `flush`, the bytes reach the disk before the name does, so that a
+    /// crash cannot leave a file whose name is there and content is not.
+    private func save(_ bytes: [UInt8], _ temporary: (fd: Int32, path: String), to file: String,
+                      flush: Bool = true) throws(ImageError) {
         var failure: String?
         bytes.withUnsafeBytes { raw in
             var done = 0
@@ -208,6 +248,7 @@ public struct RegistryCache: Sendable {
                 done += n
             }
         }
+        if flush && failure == nil && fsync(temporary.fd) != 0 { failure = SystemError.current.reason }
         if close(temporary.fd) != 0 && failure == nil { failure = SystemError.current.reason }
         if failure == nil && rename(temporary.path, file) != 0 { failure = SystemError.current.reason }
         if let failure {

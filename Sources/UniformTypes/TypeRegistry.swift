@@ -29,6 +29,11 @@ public final class TypeRegistry: Sendable {
     /// could not be read and were left out, each as its error.
     public let skippedSources: [Diagnostic]
 
+    /// False once the cache file this registry maps (`RegistryCache` with
+    /// `.map`) was cut short while in use: answers given since may be
+    /// incomplete, and should be reported as unreliable.
+    public var isIntact: Bool { image.isIntact }
+
     /// Reads a compiled registry (see `RegistryImage`).
     init(image: ImageView, skippedSources: [Diagnostic] = []) {
         typealias Root = RegistryImage.Root

@@ -53,9 +53,11 @@ enum FastPath {
     /// Kept until the process exits, which frees everything at once.
     nonisolated(unsafe) private static var retained: TypeRegistry?
 
+    /// The registry, its cache file mapped: this process ends after its
+    /// answer, which `checked` confirms.
     private static func registry() -> TypeRegistry? {
         do {
-            retained = try RegistryOptions.loadCached()
+            retained = try RegistryOptions.loadCached(reading: .map)
             return retained
         } catch {
             _ = error.reported()
@@ -63,11 +65,22 @@ enum FastPath {
         }
     }
 
+    /// `status`, or an error when the registry's file was cut short while
+    /// the answer was made (its pages then read as zeros).
+    private static func checked(_ status: Int32, _ registry: TypeRegistry) -> Int32 {
+        guard registry.isIntact else {
+            Console.error("uti: the compiled registry's file was cut short while in use (by another program); "
+                + "the answer above may be incomplete: run again")
+            return Status.error
+        }
+        return status
+    }
+
     private static func lookup(_ args: [String]) -> Int32? {
         guard let (flags, words) = split(args, allowed: lookupOptions), !words.isEmpty else { return nil }
         guard let registry = registry() else { return Status.error }
-        return Lookup.perform(resolver: QueryResolver(registry: registry), queries: words, brief: !flags.isEmpty,
-                              json: false, language: nil)
+        return checked(Lookup.perform(resolver: QueryResolver(registry: registry), queries: words, brief: !flags.isEmpty,
+                                      json: false, language: nil), registry)
     }
 
     private static func file(_ args: [String]) -> Int32? {
@@ -77,18 +90,18 @@ enum FastPath {
         guard !(brief && mime) else { return nil }
         guard let registry = registry() else { return Status.error }
         let options = FileTyping.Options(sniff: !flags.contains("--no-sniff"), followSymbolicLinks: flags.contains("--follow"))
-        return FileCommand.perform(typing: FileTyping(registry: registry), paths: paths, options: options,
-                                   form: brief ? .brief : mime ? .mime : .summary, language: nil)
+        return checked(FileCommand.perform(typing: FileTyping(registry: registry), paths: paths, options: options,
+                                           form: brief ? .brief : mime ? .mime : .summary, language: nil), registry)
     }
 
     private static func conforms(_ args: [String]) -> Int32? {
         guard let (flags, words) = split(args, allowed: conformsOptions), words.count == 2 else { return nil }
         guard let registry = registry() else { return Status.error }
         do {
-            return try Conforms.perform(resolver: QueryResolver(registry: registry), type: words[0], supertype: words[1],
-                                        verbose: !flags.isEmpty)
+            return checked(try Conforms.perform(resolver: QueryResolver(registry: registry), type: words[0],
+                                                supertype: words[1], verbose: !flags.isEmpty), registry)
         } catch {
-            return Status.error
+            return checked(Status.error, registry)
         }
     }
 }

@@ -47,13 +47,17 @@ struct RegistryOptions: ParsableArguments {
         try Self.loadCached(declarations: declarations, includeSystem: !noSystem, searchPath: applicationSearchPath)
     }
 
-    static func loadCached(declarations: [String] = [], includeSystem: Bool = true,
-                           searchPath: ApplicationSearchPath? = nil) throws(RegistryLoader.Failure) -> TypeRegistry {
+    /// The registry, from the cache when there is one. `reading` `.map`
+    /// is for a process that ends after its answer and checks
+    /// `TypeRegistry.isIntact` first.
+    static func loadCached(declarations: [String] = [], includeSystem: Bool = true, searchPath: ApplicationSearchPath? = nil,
+                           reading: RegistryCache.Reading = .copy) throws(RegistryLoader.Failure) -> TypeRegistry {
         let environment = ProcessEnvironment.current
         let sources = RegistryLoader.cacheSources(extraPaths: declarations, includeSystem: includeSystem,
                                                   applications: AppBundleSet.registrySources(searchPath ?? .environment(environment)),
                                                   environment: environment)
-        guard let cache = RegistryCache.environment(environment) else { return try sources.build().build().reportingSkippedSources() }
+        guard var cache = RegistryCache.environment(environment) else { return try sources.build().build().reportingSkippedSources() }
+        cache.reading = reading
         return try cache.load(sources).0.reportingSkippedSources()
     }
 

@@ -29,6 +29,28 @@ import TestSupport
             try cache.load(RegistryLoader.cacheSources(environment: environment))
         }
 
+        /// Loads with a cache that records a verified checksum at once
+        /// (rather than after the file's change time is a few seconds old).
+        func load(reading: RegistryCache.Reading, recordingAtOnce: Bool = true) throws -> (TypeRegistry, RegistryCache.Outcome) {
+            var cache = RegistryCache(directory: root + "/cache", reading: reading)
+            if recordingAtOnce { cache.checksumSettleSeconds = -1 }
+            return try cache.load(RegistryLoader.cacheSources(environment: environment))
+        }
+
+        var imagePath: String { cache.path(roots: RegistryLoader.cacheSources(environment: environment).roots) }
+        var recordPath: String { ChecksumRecord(image: imagePath).path }
+
+        /// Flips one byte in the middle of the image, in place.
+        func damageImage() throws {
+            let fd = open(imagePath, O_RDWR)
+            defer { close(fd) }
+            let middle = lseek(fd, 0, SEEK_END) / 2
+            var byte: UInt8 = 0
+            #expect(pread(fd, &byte, 1, middle) == 1)
+            byte ^= 0x40
+            #expect(pwrite(fd, &byte, 1, middle) == 1)
+        }
+
         func write(_ path: String, _ text: String) throws {
             try text.write(toFile: root + "/" + path, atomically: true, encoding: .utf8)
         }
@@ -111,8 +133,7 @@ import TestSupport
         #expect(try tree.load().1 == .reused)
     }
 
-    /// An image read before its file was truncated keeps answering: it is
-    /// read into memory, not mapped (a mapping dies of SIGBUS here).
+    /// An image read into memory before its file was truncated keeps answering.
     @Test func aCacheTruncatedWhileInUseNeverKillsTheReader() throws {
         let tree = try Tree()
         defer { tree.remove() }
@@ -128,6 +149,61 @@ import TestSupport
         #expect(answered > 500)
         #expect(registry.type(filenameExtension: "cachetest") != nil)
         guard case .replacedDamaged = try tree.load().1 else { Issue.record("a truncated file was used"); return }
+    }
+
+    /// A mapped image whose file is cut short while in use reads zeros past
+    /// the new end instead of dying of SIGBUS, and says so.
+    @Test func aMappedCacheCutShortWhileInUseSaysSoAndNeverKillsTheReader() throws {
+        let tree = try Tree()
+        defer { tree.remove() }
+        _ = try tree.load()
+        let (registry, outcome) = try tree.load(reading: .map)
+        #expect(outcome == .reused)
+        #expect(registry.type(filenameExtension: "cachetest") != nil)
+        #expect(registry.isIntact)
+        #expect(truncate(tree.imagePath, 0) == 0)
+        for type in registry.allTypes { _ = (registry.descendants(of: type), type.tags(.filenameExtension)) }
+        // Zeros read as no declarations: a dynamic answer that only `isIntact` tells apart.
+        #expect(registry.type(filenameExtension: "cachetest")?.isDynamic == true)
+        #expect(!registry.isIntact)
+        guard case .replacedDamaged = try tree.load().1 else { Issue.record("a truncated file was used"); return }
+    }
+
+    /// The checksum is skipped only for the very file that passed it: any
+    /// write gives the file a new change time, so a damaged file whose old
+    /// record is still there is caught, and a record is never trusted more
+    /// than its own file (owner, mode, size).
+    @Test func aVerifiedChecksumIsRecordedForThatFileOnly() throws {
+        let tree = try Tree()
+        defer { tree.remove() }
+        for reading in [RegistryCache.Reading.copy, .map] {
+            #expect(try tree.load(reading: reading).1 == .rebuilt)
+            // Written on the first read that computes the checksum, not when saved.
+            #expect(access(tree.recordPath, F_OK) != 0)
+            #expect(try tree.load(reading: reading).1 == .reused)
+            #expect(access(tree.recordPath, F_OK) == 0)
+            #expect(try tree.load(reading: reading).1 == .reused)
+
+            try tree.damageImage()
+            #expect(try tree.load(reading: reading).1 == .replacedDamaged("checksum mismatch (damaged)"))
+
+            // A record that does match the damaged file is what lets a read skip the checksum.
+            _ = try tree.load(reading: reading)
+            try tree.damageImage()
+            var info = stat()
+            #expect(stat(tree.imagePath, &info) == 0)
+            try Data(ChecksumRecord.encode(info)).write(to: URL(fileURLWithPath: tree.recordPath))
+            #expect(chmod(tree.recordPath, 0o644) == 0)
+            #expect(try tree.load(reading: reading).1 == .reused)
+            #expect(chmod(tree.recordPath, 0o666) == 0)
+            #expect(try tree.load(reading: reading).1 == .replacedDamaged("checksum mismatch (damaged)"))
+            try FileManager.default.removeItem(atPath: tree.imagePath)
+            try FileManager.default.removeItem(atPath: tree.recordPath)
+        }
+        _ = try tree.load()
+        // A file changed within the last few seconds is not recorded yet.
+        #expect(try tree.load(reading: .copy, recordingAtOnce: false).1 == .reused)
+        #expect(access(tree.recordPath, F_OK) != 0)
     }
 
     @Test func aFolderOthersCanWriteIsNeitherReadNorWritten() throws {
@@ -173,12 +249,18 @@ import TestSupport
         plant("registry-x.img.AbCdEf", age: 2 * 3600)
         plant("registry-y.img.GhIjKl", age: 60)
         plant("notes.txt", age: 40 * 24 * 3600)
+        plant("registry-old0.checked", age: 3600)
+        plant("registry-old9.checked", age: 3600)
+        plant("registry-gone.checked", age: 60)
+        plant("registry-z.checked.MnOpQr", age: 2 * 3600)
         _ = try tree.load()
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: dir))
         let current = URL(fileURLWithPath: tree.cache.path(roots: RegistryLoader.cacheSources(environment: tree.environment).roots)).lastPathComponent
-        // The new image and the seven most recent others; a recent temporary
-        // (a save in progress elsewhere) and files of other names stay.
-        #expect(left == Set([current] + (0..<7).map { "registry-old\($0).img" } + ["registry-y.img.GhIjKl", "notes.txt"]))
+        // The new image and the seven most recent others with their checksum
+        // records; a recent temporary (a save in progress elsewhere) and
+        // files of other names stay.
+        #expect(left == Set([current] + (0..<7).map { "registry-old\($0).img" }
+            + ["registry-old0.checked", "registry-y.img.GhIjKl", "notes.txt"]))
     }
 
     @Test func anUnwritableCacheOnlyCostsTime() throws {

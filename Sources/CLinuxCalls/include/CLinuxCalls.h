@@ -52,4 +52,18 @@ int uti_signal_descriptor(const sigset_t *signals);
 /// Reads one pending signal from a signal descriptor: its number, or -1.
 int uti_read_signal(int fd);
 
+/// Maps `length` bytes of `fd` read-only and private, guarded against the
+/// file being cut short while mapped: a page past the file's new end then
+/// reads as zeros instead of raising SIGBUS, and the mapping is marked cut
+/// short. The first call installs a SIGBUS handler that passes any other
+/// SIGBUS to the action set before it. NULL when mmap fails (errno set) or
+/// 32 guarded mappings are in use (errno 0).
+void *uti_map_guarded(int fd, size_t length);
+
+/// Unmaps a mapping from `uti_map_guarded` (the same `length`).
+void uti_unmap_guarded(void *base, size_t length);
+
+/// 1 when the guarded mapping at `base` was cut short, else 0.
+int uti_mapping_cut_short(const void *base);
+
 #endif
