@@ -21,9 +21,14 @@ for lib in $(pkg-config --static --libs-only-l libxml-2.0) -lstdc++; do
 done
 log="$root/.build/static/build.log"
 mkdir -p "$root/.build/static"
+# Concrete generic types get their metadata from accessor functions rather
+# than by demangling their names at run time, which checks each generic
+# requirement by scanning every protocol conformance in the binary: a
+# lookup runs about a quarter fewer instructions (callgrind, `uti jpg`).
 # shellcheck disable=SC2086
 if ! swift build -c release --product uti --package-path "$root" --scratch-path "$root/.build/static" \
-    -Xswiftc -static-executable $libs >"$log" 2>&1; then
+    -Xswiftc -static-executable \
+    -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors $libs >"$log" 2>&1; then
     cat "$log" >&2
     echo "build-release.sh: the build failed (log: $log)" >&2
     exit 1
