@@ -190,9 +190,16 @@ def main():
     print(machine)
     if args.write:
         os.makedirs(os.path.join(ROOT, "docs"), exist_ok=True)
-        with open(os.path.join(ROOT, "docs", "benchmarks.md"), "w") as f:
+        path = os.path.join(ROOT, "docs", "benchmarks.md")
+        # Written analysis below the table ("## " sections) is kept.
+        kept = ""
+        if os.path.exists(path):
+            text = open(path, encoding="utf-8").read()
+            at = text.find("\n## ")
+            kept = text[at:] if at >= 0 else ""
+        with open(path, "w") as f:
             f.write("# Benchmarks\n\nMade by `tools/bench/run-benchmarks.py --write` (see README, "
-                    "\"Development\").\n\nMachine: " + machine + ".\n\n" + table)
+                    "\"Development\").\n\nMachine: " + machine + ".\n\n" + table + kept)
 
 
 if __name__ == "__main__":
