@@ -17,19 +17,24 @@ public struct ImageError: Error, Sendable, CustomStringConvertible {
 final class ImageStorage: @unchecked Sendable {
     let base: UnsafeRawPointer
     let count: Int
-    /// The length of anonymous memory from `mmap` (freed with `munmap`);
-    /// 0 for an allocation.
-    private let mappedLength: Int
-    /// Whether `base` maps the file itself (`uti_map_guarded`).
-    private let mapsFile: Bool
+    /// Where `base` comes from, which says how it is freed.
+    private let origin: Origin
+
+    private enum Origin {
+        /// `UnsafeMutableRawPointer.allocate`.
+        case allocated
+        /// Anonymous memory from `mmap`, of this length.
+        case anonymous(Int)
+        /// The file itself, from `uti_map_guarded`.
+        case file
+    }
 
     init(copying bytes: UnsafeRawBufferPointer) {
         count = bytes.count
         let memory = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
         if let source = bytes.baseAddress { memory.copyMemory(from: source, byteCount: count) }
         base = UnsafeRawPointer(memory)
-        mappedLength = 0
-        mapsFile = false
+        origin = .allocated
     }
 
     /// Maps `count` bytes of `fd`, guarded: a file cut short while mapped
@@ -39,13 +44,15 @@ final class ImageStorage: @unchecked Sendable {
         guard let memory = uti_map_guarded(fd, count) else { return nil }
         base = UnsafeRawPointer(memory)
         self.count = count
-        mappedLength = count
-        mapsFile = true
+        origin = .file
     }
 
     /// False once the mapped file was cut short while in use; then some of
     /// its pages read as zeros.
-    var isIntact: Bool { !mapsFile || uti_mapping_cut_short(base) == 0 }
+    var isIntact: Bool {
+        guard case .file = origin else { return true }
+        return uti_mapping_cut_short(base) == 0
+    }
 
     /// Reads `count` bytes of `fd` from its start into memory of its own.
     /// Not a mapping: a file that another process truncates meanwhile gives
@@ -66,8 +73,7 @@ final class ImageStorage: @unchecked Sendable {
         }
         base = UnsafeRawPointer(memory)
         self.count = count
-        mappedLength = length
-        mapsFile = false
+        origin = .anonymous(length)
     }
 
     /// Images of at least this size go into transparent huge pages.
@@ -107,12 +113,10 @@ final class ImageStorage: @unchecked Sendable {
     }
 
     deinit {
-        if mapsFile {
-            uti_unmap_guarded(UnsafeMutableRawPointer(mutating: base), mappedLength)
-        } else if mappedLength > 0 {
-            munmap(UnsafeMutableRawPointer(mutating: base), mappedLength)
-        } else {
-            base.deallocate()
+        switch origin {
+        case .allocated: base.deallocate()
+        case .anonymous(let length): munmap(UnsafeMutableRawPointer(mutating: base), length)
+        case .file: uti_unmap_guarded(UnsafeMutableRawPointer(mutating: base), count)
         }
     }
 }

@@ -24,10 +24,17 @@ struct ChecksumRecord {
     /// How old a file's change time must be before its record is written.
     static let settleSeconds = 3
 
+    /// The suffix of record files.
+    static let suffix = ".checked"
+
     /// The record of the image file `image` (a name ending in `.img`).
     init(image: String) {
-        path = (image.hasSuffix(".img") ? String(image.dropLast(4)) : image) + ".checked"
+        let imageSuffix = RegistryCache.imageSuffix
+        path = (image.hasSuffix(imageSuffix) ? String(image.dropLast(imageSuffix.count)) : image) + Self.suffix
     }
+
+    /// The image file the record file `path` belongs to.
+    static func image(ofRecord path: String) -> String { String(path.dropLast(suffix.count)) + RegistryCache.imageSuffix }
 
     static func encode(_ info: stat) -> [UInt8] {
         var bytes = magic

@@ -77,6 +77,9 @@ public struct RegistryCache: Sendable {
         case notSaved(String)
     }
 
+    /// The suffix of cache files.
+    static let imageSuffix = ".img"
+
     /// The cache file for `roots`.
     public func path(roots: [String]) -> String {
         var a = ImageHash.start, b = ImageHash.step(ImageHash.start, 0x55)
@@ -89,7 +92,7 @@ public struct RegistryCache: Sendable {
         for word in [a, b] {
             for shift in stride(from: 28, through: 0, by: -4) { name.append(digits[Int(word >> UInt32(shift) & 15)]) }
         }
-        return directory + "/" + String(decoding: name, as: UTF8.self) + ".img"
+        return directory + "/" + String(decoding: name, as: UTF8.self) + Self.imageSuffix
     }
 
     /// The registry for `sources`: the cached one when current, else a new
@@ -108,9 +111,12 @@ public struct RegistryCache: Sendable {
         let record = ChecksumRecord(image: file)
         var checksummed = false
         do {
-            let view = try ImageView.read(path: file, kind: RegistryImage.kind, reading: reading,
-                                          accept: { info in status = info; return Self.fileProblem(info) },
-                                          isVerified: { info in checksummed = !record.matches(info); return !checksummed })
+            let view = try ImageView.read(path: file, kind: RegistryImage.kind, reading: reading, accept: Self.fileProblem,
+                                          isVerified: { info in
+                                              status = info
+                                              checksummed = !record.matches(info)
+                                              return !checksummed
+                                          })
             if let view {
                 let registry = TypeRegistry(image: view)
                 if SourceStamps.areCurrent(registry.extra) {
@@ -198,11 +204,11 @@ public struct RegistryCache: Sendable {
             var info = stat()
             guard path != current, lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
                   info.st_uid == geteuid() else { continue }
-            if name.hasSuffix(".img") {
+            if name.hasSuffix(Self.imageSuffix) {
                 images.append((path, info.st_mtim.tv_sec))
-            } else if name.hasSuffix(".checked") {
+            } else if name.hasSuffix(ChecksumRecord.suffix) {
                 records.append(path)
-            } else if name.contains(".img.") || name.contains(".checked."), now - info.st_mtim.tv_sec > Self.staleTemporaryAge {
+            } else if name.contains(Self.imageSuffix + ".") || name.contains(ChecksumRecord.suffix + "."), now - info.st_mtim.tv_sec > Self.staleTemporaryAge {
                 unlink(path)
             }
         }
@@ -212,8 +218,7 @@ public struct RegistryCache: Sendable {
         }
         for record in records {
             var info = stat()
-            let image = String(record.dropLast(".checked".count)) + ".img"
-            if lstat(image, &info) != 0 && errno == ENOENT { unlink(record) }
+            if lstat(ChecksumRecord.image(ofRecord: record), &info) != 0 && errno == ENOENT { unlink(record) }
         }
     }
 
