@@ -117,11 +117,32 @@ public struct FileTyping: Sendable {
     /// many names needs. A name the globs know is answered from the
     /// compiled indexes without allocating.
     public func preferredType(forName name: String) -> UTType {
-        if let db = registry.mimeDatabase, !name.utf8.contains(UInt8(ascii: "/")), let best = db.bestNameMatch(name) {
-            let index = Int(best >> 32)
-            return registry.slot(forMIMEName: index).map { UTType(registry, $0) } ?? type(ofMIME: db.nameIndex.name(index))
+        if let db = registry.mimeDatabase, !name.utf8.contains(UInt8(ascii: "/")),
+           let index = db.withNameMatches(name, { $0.count == 1 ? Int($0[0] >> 32) : nil }) {
+            let byGlob = registry.slot(forMIMEName: index).map { UTType(registry, $0) } ?? type(ofMIME: db.nameIndex.name(index))
+            return extensionAnswer(name, where: byGlob)?.type ?? byGlob
         }
         return type(forName: name).type
+    }
+
+    /// Where the name alone decided on `decided`: the declared type the
+    /// name's extension gives (`uti EXT`), when `decided` is neither that
+    /// type nor a subtype or supertype of it, their kinds do not clash
+    /// (`SystemTypePlacement.kindsClash`), and the name's case did not
+    /// decide (`x.C` is C++ by a case-sensitive glob). `x.heic` is then
+    /// `public.heic`, as on a Mac, though shared-mime-info names its
+    /// `*.heic` glob `image/heif`; the MIME type stays the database's.
+    func extensionAnswer(_ name: String, where decided: UTType) -> (type: UTType, extension: String)? {
+        guard let (claimed, ext) = declaredType(forName: name, excludingSystem: true), claimed != decided,
+              !decided.conforms(to: claimed), !claimed.conforms(to: decided) else { return nil }
+        let lowered = String(decoding: name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+        if let db = registry.mimeDatabase, lowered != name,
+           db.bestNameMatch(lowered).map({ $0 >> 32 }) != db.bestNameMatch(name).map({ $0 >> 32 }) { return nil }
+        func kinds(_ type: UTType) -> Set<String> {
+            SystemTypePlacement.kinds { identifier in registry.declaredType(identifier).map(type.conforms(to:)) ?? false }
+        }
+        guard !SystemTypePlacement.kindsClash(kinds(decided), kinds(claimed)) else { return nil }
+        return (claimed, ext)
     }
 
     /// The declared type claiming the longest extension of `name` and
@@ -298,9 +319,14 @@ public struct FileTyping: Sendable {
         } else {
             basis = guess.uncertain ? .name : .nameAndContent
         }
-        return Result(type: type(ofMIME: guess.mimeType), mimeType: guess.mimeType, basis: basis, certain: !guess.uncertain,
-                      nameCandidates: guess.nameMatches, sniffedType: guess.sniffed,
-                      sniffPriority: guess.sniffed == nil ? nil : guess.sniffedPriority)
+        var result = Result(type: type(ofMIME: guess.mimeType), mimeType: guess.mimeType, basis: basis,
+                            certain: !guess.uncertain, nameCandidates: guess.nameMatches, sniffedType: guess.sniffed,
+                            sniffPriority: guess.sniffed == nil ? nil : guess.sniffedPriority)
+        if basis == .name, result.certain, let (claimed, ext) = extensionAnswer(name, where: result.type) {
+            result.type = claimed
+            result.matchedExtension = ext
+        }
+        return result
     }
 
     /// Of the MIME types several globs give a name (GIO then takes the first

@@ -411,5 +411,47 @@ public struct RegistryBuilder {
             winners[slot].conformsTo = parents
             roots[slot] = nil
         }
+
+        // A created type under the declared type whose preferred extension
+        // it lists (text/x-python under public.python-script, through
+        // "py"), so that typing a file by that name never contradicts
+        // looking the extension up. Another shared extension does not make
+        // them one format (audio/x-mod lists *.m15, which public.mpeg also
+        // claims; a tracker song is no movie: `FileTyping` answers that name
+        // alone). Only when no other shared-mime-info type lists that
+        // extension (a sub-class of one that does is placed through it:
+        // x-python3 through x-python; text/x-objcsrc and text/x-matlab both
+        // list *.m, so neither goes under public.objective-c-source), and
+        // only when their kinds do not clash (`SystemTypePlacement.kindsClash`).
+        var listing: [String: [String]] = [:]
+        for record in systemRecords where record.origin.source == .sharedMIMEInfo {
+            let mime = TagClass.mimeType.normalize(mimeDatabase?.canonical(record.mimeType) ?? record.mimeType)
+            for key in Set(record.extensions.map(TagClass.filenameExtension.normalize)) where !(listing[key]?.contains(mime) ?? false) {
+                listing[key, default: []].append(mime)
+            }
+        }
+        func soleContender(_ key: String) -> String? {
+            let all = listing[key] ?? []
+            let roots = all.filter { mime in !all.contains { $0 != mime && (mimeDatabase?.isSubclass(mime, of: $0) ?? false) } }
+            return roots.count == 1 ? roots[0] : nil
+        }
+        func kinds(_ slot: Int) -> Set<String> {
+            SystemTypePlacement.kinds { conforms(slot, to: $0) }
+        }
+        for (slot, record) in created where record.origin.source == .sharedMIMEInfo {
+            let mime = TagClass.mimeType.normalize(mimeDatabase?.canonical(record.mimeType) ?? record.mimeType)
+            for ext in record.extensions {
+                let key = TagClass.filenameExtension.normalize(ext)
+                guard let owner = extensionClaim[key], owner != slot, soleContender(key) == mime,
+                      winners[owner].tags(.filenameExtension).first.map(TagClass.filenameExtension.normalize) == key
+                else { continue }
+                let identifier = winners[owner].identifier
+                guard !SystemTypePlacement.kindsClash(kinds(slot), kinds(owner)),
+                      !conforms(slot, to: identifier.lowercased()),
+                      !conforms(owner, to: winners[slot].identifier.lowercased()) else { break }
+                winners[slot].conformsTo.insert(identifier, at: 0)
+                break
+            }
+        }
     }
 }

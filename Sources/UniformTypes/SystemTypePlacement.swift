@@ -33,6 +33,33 @@ public enum SystemTypePlacement {
         "application-x-executable": "public.executable",
     ]
 
+    /// The kinds of content that tell formats apart where a system type and
+    /// a declared type claim one extension. A type is of each of these it
+    /// conforms to, and a document (`public.composite-content`) when it
+    /// conforms to that or is content of none of the first four kinds (a
+    /// spreadsheet, a formula). Two types whose kinds are both known and
+    /// share none clash (Qt's `.ts` message catalog is text, no movie; an
+    /// OpenDocument chart template is no font), and the system's answer
+    /// then stands for its own names.
+    public static let kindRoots = [
+        "public.text", "public.image", "public.audiovisual-content", "public.font", "public.archive", "public.executable",
+    ]
+
+    /// The kinds of a type, given whether it conforms to an identifier.
+    public static func kinds(conformsTo: (String) -> Bool) -> Set<String> {
+        var kinds = Set(kindRoots.filter(conformsTo))
+        let document = "public.composite-content"
+        if conformsTo(document) || (conformsTo("public.content") && kindRoots.prefix(4).allSatisfy { !kinds.contains($0) }) {
+            kinds.insert(document)
+        }
+        return kinds
+    }
+
+    /// Whether two types' kinds are both known and have none in common.
+    public static func kindsClash(_ a: Set<String>, _ b: Set<String>) -> Bool {
+        !a.isEmpty && !b.isEmpty && a.isDisjoint(with: b)
+    }
+
     /// The abstract types a system type with `mimeType` and `genericIcon`
     /// belongs under, media type first, each once.
     public static func roots(mimeType: String, genericIcon: String?) -> [String] {

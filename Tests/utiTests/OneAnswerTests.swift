@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The machine's shared-mime-info, as a user's runs see it.
+private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
+
+/// Every `*.ext` glob of this machine's MIME database, each extension once
+/// (case-insensitively), in the database's order.
+private func systemExtensions() throws -> [String] {
+    let globs = try String(contentsOfFile: "/usr/share/mime/globs2", encoding: .utf8)
+    var seen: Set<String> = [], result: [String] = []
+    for line in globs.split(separator: "\n") where !line.hasPrefix("#") {
+        let fields = line.split(separator: ":", omittingEmptySubsequences: false)
+        guard fields.count >= 3, fields[2].hasPrefix("*.") else { continue }
+        let ext = String(fields[2].dropFirst(2))
+        guard !ext.isEmpty, !ext.contains(where: { "*?[".contains($0) }), seen.insert(ext.lowercased()).inserted else { continue }
+        result.append(ext)
+    }
+    return result
+}
+
+/// `uti file x.EXT` never contradicts `uti EXT`: where the name decides, the
+/// file's type is the lookup's type, a subtype or a supertype of it.
+@Suite struct FileTypeAgreesWithLookupTests {
+    /// Names whose system type stands against the lookup's, and why
+    /// (README, "Typing files"): their kinds clash, or the glob's case decides.
+    static let systemStands: [String: String] = [
+        "mts": "MPEG-2 transport stream (shared-mime-info) against TypeScript (bundled): a movie is no text",
+        "otc": "OpenDocument chart template against OpenType font collection: a document is no font",
+        "qti": "QtiPlot document (text) against QuickTime image",
+        "smf": "StarMath formula (a document) against MIDI audio",
+        "C": "the case-sensitive glob *.C is C++; the extension c is C",
+    ]
+
+    @Test func everySystemExtension() throws {
+        let extensions = try systemExtensions()
+        try #require(extensions.count > 500, "the system MIME database is missing")
+        let lookup = try Run(["lookup", "--json", "--extension"] + extensions, environment: systemData)
+        let files = try Run(["file", "--json", "--no-sniff"] + extensions.map { "x." + $0 }, environment: systemData)
+        let looked = try #require(lookup.json() as? [[String: Any]])
+        let typed = try #require(files.json() as? [[String: Any]])
+        try #require(looked.count == extensions.count && typed.count == extensions.count)
+        var checked = 0, stands: Set<String> = []
+        for (ext, (l, f)) in zip(extensions, zip(looked, typed)) {
+            let lookupType = try #require(l["type"] as? [String: Any], "uti \(ext): \(l)")
+            let fileType = try #require(f["type"] as? [String: Any], "uti file x.\(ext): \(f)")
+            guard lookupType["declared"] as? Bool == true, f["basis"] as? String == "name", f["certain"] as? Bool == true
+            else { continue }
+            checked += 1
+            let a = lookupType["identifier"] as! String, b = fileType["identifier"] as! String
+            let related = a == b || (fileType["supertypes"] as! [String]).contains(a)
+                || (lookupType["supertypes"] as! [String]).contains(b)
+            if !related && Self.systemStands[ext] != nil { stands.insert(ext); continue }
+            #expect(related, "uti \(ext) is \(a), but uti file x.\(ext) is \(b) (\(f["mimeType"] ?? "?"))")
+        }
+        #expect(checked > 500)
+        // Each exception still is one on this machine's database.
+        for ext in Self.systemStands.keys where extensions.contains(ext) {
+            #expect(stands.contains(ext), "x.\(ext) no longer needs its exception")
+        }
+    }
+
+    /// `uti batch --file` types names through its own fast route; it gives
+    /// what `uti file --no-sniff -b` gives for every name.
+    @Test func batchAnswersAsFileForEveryName() throws {
+        let names = try systemExtensions().map { "x." + $0 } + ["a.tar.gz", "Makefile", "x.ts", "core", "README.md", "x.py"]
+        let batch = try Run(["batch", "--file"], stdin: names.joined(separator: "\n") + "\n", environment: systemData)
+        let file = try Run(["file", "--no-sniff", "-b"] + names, environment: systemData)
+        #expect(batch.status == 0 && file.status == 0)
+        let a = batch.lines, b = file.lines
+        try #require(a.count == names.count && b.count == names.count)
+        for (name, (x, y)) in zip(names, zip(a, b)) {
+            #expect(x == y, "\(name): batch --file says \(x), file says \(y)")
+        }
+    }
+
+    @Test(arguments: [
+        ("f.py", "public.python-script"), ("f.pl", "public.perl-script"), ("f.pm", "public.perl-script"),
+        ("f.rb", "public.ruby-script"), ("f.php", "public.php-script"), ("x.exe", "com.microsoft.windows-executable"),
+        ("x.heic", "public.heic"), ("x.eps", "com.adobe.encapsulated-postscript"), ("x.f4v", "com.adobe.flash.video"),
+        ("x.wma", "com.microsoft.windows-media-wma"), ("x.svgz", "public.svg-image"), ("x.j2k", "public.jpeg-2000"),
+    ])
+    func scriptsAndFormatsConformToTheirDeclaredType(name: String, declared: String) throws {
+        let folder = TemporaryFolder("uti-conforms")
+        let path = folder.path + "/" + name
+        try "some words\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let run = try Run(["conforms", "--file", path, declared], environment: systemData)
+        #expect(run.status == 0, "\(name) should conform to \(declared): \(run.stderr)")
+    }
+
+    @Test func filterFindsSourceFilesInARealTree() throws {
+        let folder = TemporaryFolder("uti-source-tree")
+        let files = ["tool.py": "import os\nprint(os.name)\n", "lib.pm": "package Lib;\n1;\n", "app.rb": "puts 1\n",
+                     "page.php": "<?php echo 1; ?>\n", "main.c": "int main(void) { return 0; }\n", "run.sh": "#!/bin/sh\necho\n",
+                     "notes.txt": "plain words\n", "photo.png": "\u{89}PNG\r\n\u{1A}\n"]
+        for (name, text) in files { try text.write(toFile: folder.path + "/" + name, atomically: false, encoding: .utf8) }
+        let paths = files.keys.sorted().map { folder.path + "/" + $0 }
+        let run = try Run(["filter", "public.source-code"] + paths, environment: systemData)
+        let kept = Set(run.lines.map { ($0 as NSString).lastPathComponent })
+        #expect(kept == ["tool.py", "lib.pm", "app.rb", "page.php", "main.c", "run.sh"], "\(run.stdout)\(run.stderr)")
+    }
+}
