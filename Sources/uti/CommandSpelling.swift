@@ -9,9 +9,9 @@ enum CommandSpelling {
     /// Exit status 2 with "did you mean" when `arguments` starts with a
     /// mistyped command; nil otherwise.
     static func check(_ arguments: [String]) -> Int32? {
-        guard arguments.count >= 2 else { return nil }
-        let word = arguments[1]
-        guard !word.hasPrefix("-"), !FastPath.commandNames.contains(word),
+        guard let index = CommandWord.firstWord(arguments) else { return nil }
+        let word = arguments[index]
+        guard !FastPath.commandNames.contains(word),
               let meant = Spelling.nearest(word, among: FastPath.commandNames, limit: 1).first else { return nil }
         // A word the sources know is a lookup as written; when they cannot
         // be read, the command that follows reports why.

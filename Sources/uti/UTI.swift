@@ -44,14 +44,14 @@ struct UTI: ParsableCommand {
     /// Maps argument errors to exit status 2, as documented. Simple lookups
     /// skip the argument parser (see `FastPath`).
     static func main() {
-        let arguments = CommandLine.arguments
+        let arguments = CommandWord.normalized(CommandLine.arguments)
         if let status = CommandSpelling.check(arguments) ?? FastPath.run(arguments) { Glibc.exit(status) }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(Array(arguments.dropFirst()))
             try command.run()
         } catch {
             let code = exitCode(for: error)
-            let message = fullMessage(for: error)
+            let message = CommandWord.withRootSuggestion(fullMessage(for: error))
             if code == .success {
                 if !message.isEmpty { print(message) }
                 Glibc.exit(0)

@@ -33,7 +33,9 @@ struct InboxCommand: ParsableCommand {
     @Option(name: .customLong("inbox"),
             help: ArgumentHelp("The Inbox's name inside DOCUMENTS, or its path when it holds a \"/\".", valueName: "name"))
     var inbox = "Inbox"
-    @Option(help: ArgumentHelp("Seconds an item must stay unchanged before it is taken (0 takes it at once).",
+    // Unconditional, so that "--settle -1" is refused for its value rather than read as a missing one.
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Seconds an item must stay unchanged before it is taken (0 takes it at once).",
                                valueName: "seconds"))
     var settle: Double = 2
     @Flag(name: .customLong("no-writer-check"), help: "Take files that a process still has open for writing.")

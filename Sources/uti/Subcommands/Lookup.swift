@@ -20,13 +20,12 @@ struct Lookup: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print only the identifier.")
     var brief = false
     @Argument(help: "Extensions (jpg, .tar), MIME types (image/png) or identifiers (public.jpeg, dyn.a…).")
-    var queries: [String]
-
-    func validate() throws {
-        if queries.isEmpty { throw ValidationError("give at least one query") }
-    }
+    var queries: [String] = []
 
     func run() throws {
+        // Checked here rather than in validate(), which the parser runs
+        // before it reports an unknown option (`uti --verison`).
+        if queries.isEmpty { throw ValidationError("give at least one query (uti --help lists the commands)") }
         let registry = try registryOptions.load()
         let status = Self.perform(resolver: try queryOptions.resolver(registry), queries: queries, brief: brief,
                                   json: output.json, language: output.language)

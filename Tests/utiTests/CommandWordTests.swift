@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import uti
+import TestSupport
+
+/// The options of each command as the parser describes them
+/// (`--experimental-dump-help`): spellings, and whether each takes a value.
+private struct ParserOptions {
+    var byCommand: [String: [(names: [String], takesValue: Bool)]] = [:]
+
+    init() throws {
+        let dump = try #require(try Run("--experimental-dump-help").json() as? [String: Any])
+        let root = try #require(dump["command"] as? [String: Any])
+        for command in try #require(root["subcommands"] as? [[String: Any]]) {
+            let name = try #require(command["commandName"] as? String)
+            for argument in command["arguments"] as? [[String: Any]] ?? [] {
+                let kind = argument["kind"] as? String
+                guard kind == "option" || kind == "flag" else { continue }
+                let names = (argument["names"] as? [[String: Any]] ?? []).compactMap { spelling -> String? in
+                    guard let word = spelling["name"] as? String else { return nil }
+                    return (spelling["kind"] as? String == "long" ? "--" : "-") + word
+                }
+                byCommand[name, default: []].append((names, kind == "option"))
+            }
+        }
+    }
+}
+
+/// Options before the command mean what they mean after it; a command word
+/// after options is never a query.
+@Suite struct CommandWordTests {
+    @Test func optionsTakingValuesMatchTheParser() throws {
+        let parser = try ParserOptions()
+        var always: Set<String> = [], sometimes: Set<String> = [], flags: Set<String> = []
+        for options in parser.byCommand.values {
+            for option in options {
+                for name in option.names { if option.takesValue { always.insert(name) } else { flags.insert(name) } }
+            }
+        }
+        sometimes = always.intersection(flags)
+        #expect(CommandWord.optionsTakingValues == always.subtracting(sometimes))
+        #expect(CommandWord.optionsTakingValuesSometimes == sometimes)
+    }
+
+    @Test(arguments: [
+        (["--no-system", "conforms", "jpg", "public.text"], ["conforms", "--no-system", "jpg", "public.text"]),
+        (["--no-system", "equal", "jpg", "png"], ["equal", "--no-system", "jpg", "png"]),
+        (["--json", "file", "x.png"], ["file", "--json", "x.png"]),
+        (["-b", "file", "x.png"], ["file", "-b", "x.png"]),
+        (["--declarations", "/nonexistent/d.plist", "conforms", "jpg", "public.image"],
+         ["conforms", "--declarations", "/nonexistent/d.plist", "jpg", "public.image"]),
+        (["--no-system", "--json", "tags", "jpg"], ["tags", "--no-system", "--json", "jpg"]),
+    ])
+    func theCommandWordIsNeverAQuery(before: [String], after: [String]) throws {
+        let a = try Run(before), b = try Run(after)
+        #expect(a.status == b.status && a.stdout == b.stdout && a.stderr == b.stderr, "\(before): \(a.stderr)")
+        #expect(!a.stdout.contains("\"query\": \"\(before.first { !$0.hasPrefix("-") }!)\""))
+    }
+
+    @Test func everyOptionOfEveryQueryCommandMeansTheSameBeforeIt() throws {
+        let parser = try ParserOptions()
+        let samples: [String: [String]] = [
+            "lookup": ["jpg"], "file": ["/nonexistent/x.png"], "tags": ["jpg"], "conforms": ["jpg", "public.image"],
+            "equal": ["jpg", "jpeg"], "supertypes": ["jpg"], "descendants": ["public.image"],
+            "decode": ["dyn.ah62d4rv4ge81g6pq"], "graph": ["public.jpeg"], "validate": [fixture("cookbook-Info.plist")],
+            "batch": [], "filter": ["public.image", "/nonexistent/x.png"],
+        ]
+        let values = ["--declarations": fixture("cookbook-Info.plist"), "--apps": "/nonexistent", "--language": "de",
+                      "--conforming-to": "public.data", "--tag-class": "extension", "--class": "extension"]
+        var tried = 0
+        for (command, arguments) in samples {
+            for option in parser.byCommand[command] ?? [] {
+                for name in option.names where !["--help", "-h", "-help", "--version"].contains(name) {
+                    var words = [name]
+                    if option.takesValue {
+                        guard let value = values[name] else { continue }
+                        words.append(value)
+                    }
+                    // Only batch reads standard input; the others may exit before it is written.
+                    let input = command == "batch" ? "jpg\n" : nil
+                    let before = try Run(words + [command] + arguments, stdin: input)
+                    let after = try Run([command] + words + arguments, stdin: input)
+                    tried += 1
+                    #expect(before.status == after.status && before.stdout == after.stdout && before.stderr == after.stderr,
+                            "uti \(name) \(command) differs from uti \(command) \(name): \(before.stderr) / \(after.stderr)")
+                }
+            }
+        }
+        #expect(tried > 60)
+    }
+
+    @Test(arguments: [
+        (["--bogus"], "Unknown option '--bogus'"),
+        (["--verison"], "Unknown option '--verison'. Did you mean '--version'?"),
+        (["jpg", "--verison"], "Unknown option '--verison'. Did you mean '--version'?"),
+        (["file", "--mmie", "x.png"], "Unknown option '--mmie'. Did you mean '--mime'?"),
+        (["inbox", "--settle", "-1", "/nonexistent"], "--settle -1.0: give seconds from 0 to 86400"),
+        (["inbox", "--settle", "soon", "/nonexistent"], "The value 'soon' is invalid for '--settle <seconds>'"),
+        (["--unfiltered", "file", "x.png"], "Unknown option '--unfiltered'"),
+    ])
+    func aBadArgumentIsNamed(arguments: [String], message: String) throws {
+        let run = try Run(arguments)
+        #expect(run.status == 2)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+        #expect(run.stderr.contains("Usage: uti"))
+    }
+}
