@@ -53,7 +53,8 @@ public struct UTType: Sendable {
 
     /// The preferred type for a MIME type (parameters are ignored) among
     /// those conforming to `supertype`; a dynamic type when no declared type
-    /// claims it. Nil for an empty MIME type.
+    /// claims it. Nil for an empty MIME type and for text that is not one
+    /// (a type and subtype of RFC 2045 tokens: `x/@` and `text/html(` are not).
     public init?(mimeType: String, conformingTo supertype: UTType = .data) {
         self.init(tag: mimeType, tagClass: .mimeType, conformingTo: supertype)
     }

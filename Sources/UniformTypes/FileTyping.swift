@@ -285,7 +285,8 @@ public struct FileTyping: Sendable {
 
     /// The declared type for a MIME type (any conformance), or a dynamic one.
     func type(ofMIME mime: String) -> UTType {
-        registry.types(tag: mime, tagClass: .mimeType, conformingTo: nil)[0]
+        registry.types(tag: mime, tagClass: .mimeType, conformingTo: nil).first
+            ?? registry.declaredType("public.data") ?? registry.dynamicType(tag: mime, tagClass: .mimeType)
     }
 
     // MARK: Combining

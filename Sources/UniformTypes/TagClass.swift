@@ -18,17 +18,36 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
     public static let pasteboardType = TagClass("com.apple.nspboard-type")
     public static let urlScheme = TagClass("public.url-scheme")
 
-    /// Whether `text` has the shape of a MIME type: one `/` between a
-    /// non-empty type and subtype (parameters after `;` aside), and no
-    /// leading `/` or `.`, so a path such as `/tmp/pic.dat` or `./a/b` is
+    /// Whether `text` is a MIME type as RFC 2045 and RFC 6838 write one: a
+    /// type and a subtype, each a token (printable ASCII without spaces or
+    /// any of `()<>@,;:\"/[]?=`), joined by one `/`, with parameters after
+    /// `;` (which lookups ignore). White space may surround the essence; a
+    /// type starting with `.` is refused, so `./a/b` or `/tmp/pic.dat` is
     /// never taken for one.
-    public static func isMIMESyntax(_ text: String) -> Bool {
-        let essence = text.unicodeScalars.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? []
-        let parts = essence.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let media = parts.first, let sub = parts.last else { return false }
-        let trimmedMedia = media.drop { $0 == " " || $0 == "\t" }
-        let trimmedSub = sub.reversed().drop { $0 == " " || $0 == "\t" }
-        return !trimmedMedia.isEmpty && !trimmedSub.isEmpty && trimmedMedia.first != "."
+    public static func isMIMESyntax(_ text: String) -> Bool { mimeSyntaxProblem(text) == nil }
+
+    /// What keeps `text` from being a MIME type (see `isMIMESyntax`), or nil
+    /// when it is one.
+    public static func mimeSyntaxProblem(_ text: String) -> String? {
+        var essence = text.utf8.split(separator: UInt8(ascii: ";"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+        while let first = essence.first, first == 32 || first == 9 { essence = essence.dropFirst() }
+        while let last = essence.last, last == 32 || last == 9 { essence = essence.dropLast() }
+        let parts = essence.split(separator: UInt8(ascii: "/"), maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return parts.count < 2 ? "no \"/\" between type and subtype" : "more than one \"/\"" }
+        for (part, name) in [(parts[0], "type"), (parts[1], "subtype")] {
+            if part.isEmpty { return "the \(name) is empty" }
+            if let bad = part.first(where: { !isTokenByte($0) }) {
+                let shown = bad >= 33 && bad < 127 ? "\"\(Character(Unicode.Scalar(bad)))\"" : "the byte 0x" + String(bad, radix: 16)
+                return "\(shown) may not stand in a MIME \(name) (RFC 2045 token)"
+            }
+        }
+        if parts[0].first == UInt8(ascii: ".") { return "the type starts with \".\"" }
+        return nil
+    }
+
+    /// Printable ASCII other than a space and RFC 2045's `tspecials`.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        byte > 32 && byte < 127 && !#"()<>@,;:\"/[]?="#.utf8.contains(byte)
     }
 
     /// Whether tags of this class match regardless of case. Extensions and

@@ -351,8 +351,10 @@ public final class TypeRegistry: Sendable {
     }
 
     /// Every declared type that claims `tag` and conforms to `supertype`,
-    /// best first; a dynamic type when none does.
+    /// best first; a dynamic type when none does. Empty for a MIME type
+    /// that is not one (`TagClass.isMIMESyntax`).
     public func types(tag: String, tagClass: TagClass, conformingTo supertype: UTType? = nil) -> [UTType] {
+        if tagClass == .mimeType && !TagClass.isMIMESyntax(tag) { return [] }
         let (n, start) = claimants(tagClass.normalize(tag), tagClass)
         var result: [UTType] = []
         for i in 0..<n {
@@ -364,10 +366,11 @@ public final class TypeRegistry: Sendable {
     }
 
     /// The preferred type for `tag`: the best declared claimant conforming to
-    /// `supertype`, else a dynamic type. Nil for an empty tag.
+    /// `supertype`, else a dynamic type. Nil for an empty tag and for a MIME
+    /// type that is not one (`TagClass.isMIMESyntax`: `x/@`, `text/html(`).
     public func type(tag: String, tagClass: TagClass, conformingTo supertype: UTType? = nil) -> UTType? {
         let normalized = tagClass.normalize(tag)
-        guard !normalized.isEmpty else { return nil }
+        guard !normalized.isEmpty, tagClass != .mimeType || TagClass.isMIMESyntax(tag) else { return nil }
         let (n, start) = claimants(normalized, tagClass)
         for i in 0..<n {
             let slot = Int32(bitPattern: image.word(start + i))
@@ -397,8 +400,10 @@ public final class TypeRegistry: Sendable {
     }
 
     /// The type of a MIME type (parameters ignored), conforming to
-    /// `public.data` unless another supertype is given.
+    /// `public.data` unless another supertype is given; nil when `mimeType`
+    /// is not one (`TagClass.isMIMESyntax`).
     public func type(mimeType: String, conformingTo supertype: UTType? = nil) -> UTType? {
+        guard TagClass.isMIMESyntax(mimeType) else { return nil }
         if supertype == nil, let dataSlot { return dataClaimant(mimeType, .mimeType, table: mimeTable, dropsDot: false, dataSlot) }
         return type(tag: mimeType, tagClass: .mimeType, conformingTo: supertype ?? dataType)
     }

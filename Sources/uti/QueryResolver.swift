@@ -58,12 +58,16 @@ struct QueryResolver {
             }
             tagClass = .filenameExtension
         case .mimeType:
-            guard TagClass.isMIMESyntax(query) else {
-                throw QueryError(description: "is not a MIME type (TYPE/SUBTYPE)" + (kind == forcedKind ? "" : "; for a file: uti file \(query)"))
+            if let problem = TagClass.mimeSyntaxProblem(query) {
+                throw QueryError(description: "is not a MIME type (TYPE/SUBTYPE): \(problem)"
+                    + (kind == forcedKind ? "" : "; for a file: uti file \(Escaping.name(query))"))
             }
             tagClass = .mimeType
         case .tag:
             tagClass = self.tagClass ?? .filenameExtension
+            if tagClass == .mimeType, let problem = TagClass.mimeSyntaxProblem(query) {
+                throw QueryError(description: "is not a MIME type (TYPE/SUBTYPE): \(problem)")
+            }
         }
         let filter = unfiltered ? nil : conformingTo
             ?? ((tagClass == .filenameExtension || tagClass == .mimeType) ? registry.declaredType("public.data") : nil)

@@ -320,3 +320,14 @@ let macOS12Lacks: [String: [String]] = [
         #expect(other.lastPathComponent == "notes.json")
     }
 }
+
+@Suite struct MIMETypeSyntaxTests {
+    @Test func onlyWellFormedMIMETypesGiveATypeThroughEveryInitializer() {
+        for text in ["x/@", "text/html(", "</>", "x/\n", "x/é"] {
+            #expect(UTType(mimeType: text) == nil)
+            #expect(UTType(tag: text, tagClass: .mimeType, conformingTo: nil) == nil)
+            #expect(UTType.types(tag: text, tagClass: .mimeType, conformingTo: nil).isEmpty)
+        }
+        #expect(UTType(mimeType: "text/html; charset=utf-8") == .html)
+    }
+}

@@ -329,3 +329,31 @@ import Testing
         #expect(last.declaredParents == ["org.freedesktop.mime.image.x-uti-chain-19998"])
     }
 }
+
+/// A MIME type is a type and a subtype of RFC 2045 tokens; anything else is
+/// no MIME type at every door of the library.
+@Suite struct MIMESyntaxTests {
+    let registry = TypeRegistry.bundled
+
+    @Test(arguments: ["</>", "(/)", "text/html(", "x/@", "x/é", "x/\n", "x/", "/x", "x", "a/b/c", "text /html", "te\u{1}xt/html",
+                      "./a", "x/[y]", "x/y=z", "\"x\"/y", ";x/y", ""])
+    func notAMIMEType(text: String) {
+        #expect(!TagClass.isMIMESyntax(text))
+        #expect(TagClass.mimeSyntaxProblem(text) != nil)
+        #expect(registry.type(mimeType: text) == nil)
+        #expect(registry.type(tag: text, tagClass: .mimeType) == nil)
+        #expect(registry.types(tag: text, tagClass: .mimeType).isEmpty)
+    }
+
+    @Test(arguments: [("text/html", "public.html"), (" Text/HTML ; charset=utf-8", "public.html"),
+                      ("image/svg+xml", "public.svg-image"), ("application/vnd.ms-excel", "com.microsoft.excel.xls"),
+                      ("text/html;x=(\"@\")", "public.html")])
+    func aMIMEType(text: String, identifier: String) {
+        #expect(TagClass.isMIMESyntax(text))
+        #expect(registry.type(mimeType: text)?.identifier == identifier)
+    }
+
+    @Test func anUnknownWellFormedMIMETypeIsDynamic() {
+        #expect(registry.type(mimeType: "application/x-uti-unknown!#$&^_.+-")?.isDynamic == true)
+    }
+}

@@ -255,3 +255,32 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         #expect(usage.ru_maxrss < 512 * 1024, "a child reached \(usage.ru_maxrss) KB")
     }
 }
+
+/// A query with a `/` is a MIME type only when RFC 2045 says it is one, at
+/// every door that takes one.
+@Suite struct MIMEQuerySyntaxTests {
+    @Test(arguments: ["</>", "(/)", "text/html(", "x/@", "x/é", "x/\n", "x/", "a/b/c"])
+    func refusedEverywhere(query: String) throws {
+        let lookup = try Run([query, "-b"])
+        #expect(lookup.status == 1 && lookup.stdout.isEmpty && lookup.stderr.contains("is not a MIME type"))
+        #expect(!lookup.stderr.dropLast().contains("\n"), "the query is escaped: \(lookup.stderr)")
+        let forced = try Run(["--mime", query, "-b"])
+        #expect(forced.status == 1 && forced.stderr.contains("is not a MIME type"))
+        let tagClass = try Run(["--tag-class", "mime", query, "-b"])
+        #expect(tagClass.status == 1 && tagClass.stderr.contains("is not a MIME type"))
+        let conforms = try Run(["conforms", query, "public.data"])
+        #expect(conforms.status == 2 && conforms.stderr.contains("is not a MIME type"))
+        let tags = try Run(["tags", query])
+        #expect(tags.status == 2 && tags.stderr.contains("is not a MIME type"), "\(tags.stderr)")
+        let batch = try Run(["batch"], stdin: query.replacingOccurrences(of: "\n", with: "") + "\ntext/html\n")
+        if !query.contains("\n") {
+            #expect(batch.status == 1 && batch.lines == ["", "public.html"] && batch.stderr.contains("is not a MIME type"),
+                    "\(batch.stdout) \(batch.stderr)")
+        }
+    }
+
+    @Test func parametersStayIgnored() throws {
+        #expect(try Run(["text/html; charset=utf-8", "-b"]).stdout == "public.html\n")
+        #expect(try Run(["text/html;q=(1)", "-b"]).stdout == "public.html\n")
+    }
+}

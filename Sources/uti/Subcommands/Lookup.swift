@@ -53,7 +53,7 @@ struct Lookup: ParsableCommand {
                 if json {
                     results.append(.object([("query", .string(query)), ("error", .string(error.description))]))
                 } else {
-                    Console.error("uti: \(query): \(error)")
+                    Console.error("uti: \(Escaping.name(query)): \(error)")
                 }
             }
         }
