@@ -66,7 +66,7 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
     @Test func aPathWhereNothingIsSaysSo() throws {
         try tree { dir in
             let named = try Run(["file", "report.pdf"], environment: systemData, directory: dir)
-            #expect(named.status == 0)
+            #expect(named.status == 1)
             #expect(named.stdout == "report.pdf: com.adobe.pdf (application/pdf, PDF document) by name; no such file\n")
             let json = try Run(["file", "--json", "report.pdf", "ascii.txt"], environment: systemData, directory: dir)
             let objects = try #require(try json.json() as? [[String: Any]])
@@ -77,5 +77,41 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
             #expect(nothing.stderr == "uti: no-such-thing: no such file, and the name gives no type\n")
             #expect(nothing.stdout == "ascii.txt: public.plain-text (text/plain, plain text document) by name\n")
         }
+    }
+}
+
+/// A path where nothing is never gets a confident answer: every form says
+/// so, and the status is 1 unless --no-sniff asked about names alone.
+@Suite struct MissingPathTests {
+    @Test(arguments: [(["--mime"], "application/pdf"), (["-b"], "com.adobe.pdf"), (["-i"], "/nonexistent/x.pdf: application/pdf")])
+    func shortFormsSayItOnStandardError(form: [String], printed: String) throws {
+        let run = try Run(["file"] + form + ["/nonexistent/x.pdf"], environment: systemData)
+        #expect(run.status == 1)
+        #expect(run.stdout == printed + "\n")
+        #expect(run.stderr == "uti: /nonexistent/x.pdf: no such file; typed by its name\n")
+        let names = try Run(["file", "--no-sniff"] + form + ["/nonexistent/x.pdf"], environment: systemData)
+        #expect(names.status == 0 && names.stdout == printed + "\n")
+        #expect(names.stderr.contains("no such file"))
+    }
+
+    @Test func longFormsAndOpenIn() throws {
+        let summary = try Run(["file", "/nonexistent/x.pdf"], environment: systemData)
+        #expect(summary.status == 1 && summary.stdout.hasSuffix("; no such file\n"))
+        let json = try Run(["file", "--json", "/nonexistent/x.pdf"], environment: systemData)
+        #expect(json.status == 1 && json.stdout.contains("\"exists\": false"))
+        #expect(try Run(["file", "--no-sniff", "/nonexistent/x.pdf"], environment: systemData).status == 0)
+        // An existing file beside a missing one is still answered.
+        let both = try Run(["file", "-b", "/nonexistent/x.pdf", "/"], environment: systemData)
+        #expect(both.status == 1 && both.lines == ["com.adobe.pdf", "public.folder"])
+        let open = try Run(["open-in", "/nonexistent/notes.txt"], environment: systemData)
+        #expect(open.status == 1 && open.lines.first?.hasSuffix("; no such file") == true, "\(open.stdout)")
+        let openJSON = try Run(["open-in", "--json", "/nonexistent/notes.txt"], environment: systemData)
+        #expect(openJSON.status == 1 && openJSON.stdout.contains("\"exists\": false"))
+        // With --no-sniff, a missing file answers as an existing one of that name would.
+        let folder = TemporaryFolder("uti-open-in")
+        try "words\n".write(toFile: folder.path + "/notes.txt", atomically: false, encoding: .utf8)
+        let existing = try Run(["open-in", "--no-sniff", folder.path + "/notes.txt"], environment: systemData)
+        let named = try Run(["open-in", "--no-sniff", "/nonexistent/notes.txt"], environment: systemData)
+        #expect(named.status == existing.status && named.lines.first?.hasSuffix("; no such file") == true)
     }
 }

@@ -23,8 +23,10 @@ struct FileCommand: ParsableCommand {
         type its name gives, marked "no such file". "-" reads standard input
         (printed as /dev/stdin, as file(1) does; ./- is a file named "-").
 
-        Exit 1 when a path could not be typed: it cannot be read, or nothing
-        is there and its name gives no type.
+        Exit 1 when a path could not be typed (it cannot be read, or nothing
+        is there and its name gives no type) and when nothing is at a path
+        (its name is typed all the same, marked "no such file", on standard
+        error for -b, --mime and -i) unless --no-sniff asked for names alone.
         """)
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -97,6 +99,17 @@ struct FileCommand: ParsableCommand {
                 Console.error("uti: \(error)")
                 if form == .json { results.append(.object([("path", .string(label)), ("error", .string(error.reason))])) }
                 continue
+            }
+            // A path where nothing is was typed by its name alone: every form
+            // says so (the short ones on standard error), and the status says
+            // so unless names alone were asked for.
+            if !result.exists {
+                if options.sniff { failed = true }
+                if form == .brief || form == .mime || form == .mimeCharset {
+                    StandardOutput.write(out)
+                    out = ""
+                    Console.error("uti: \(Escaping.name(label)): no such file; typed by its name")
+                }
             }
             switch form {
             case .json: results.append(Self.json(path: label, result, language: language))

@@ -56,7 +56,7 @@ struct OpenIn: ParsableCommand {
     var runCommand = false
     @Flag(name: .customLong("no-sniff"), help: "Type files by name alone; never read them.")
     var noSniff = false
-    @Argument(help: "Files or URLs to open; files need not exist.")
+    @Argument(help: "Files or URLs to open; a file where nothing is is typed by its name and marked (exit 1 unless --no-sniff; --run never opens it).")
     var files: [String] = []
 
     var roleFilter: HandlerResolver.RoleFilter? { role == "all" ? .any : HandlerResolver.RoleFilter(rawValue: role) }
@@ -83,6 +83,8 @@ struct OpenIn: ParsableCommand {
         var type: UTType
         var mimeType: String?
         var scheme: URLScheme?
+        /// A file argument where nothing is: typed by its name, never opened.
+        var missing = false
     }
 
     func run() throws {
@@ -126,7 +128,10 @@ struct OpenIn: ParsableCommand {
             case .file(let path):
                 do {
                     let result = try typing.type(forPath: path, options: FileTyping.Options(sniff: !noSniff))
-                    subjects.append(Subject(label: argument, target: target, type: result.type, mimeType: result.mimeType))
+                    subjects.append(Subject(label: argument, target: target, type: result.type, mimeType: result.mimeType,
+                                            missing: !result.exists))
+                    // A script must be able to tell; --no-sniff asks about names alone.
+                    if !result.exists && !noSniff { failed = true }
                 } catch {
                     failed = true
                     Console.error("uti: \(error)")
@@ -156,7 +161,9 @@ struct OpenIn: ParsableCommand {
                 case .success(let argv): command = argv
                 case .failure(let problem): commandProblem = problem.message
                 }
-                if let target = subject.target {
+                if subject.missing && runCommand {
+                    Console.error("uti: \(subject.label): no such file; not opened")
+                } else if let target = subject.target {
                     if let index = launches.firstIndex(where: { $0.handler.id == handler.id }) {
                         launches[index].targets.append(target)
                     } else {
@@ -191,7 +198,8 @@ struct OpenIn: ParsableCommand {
             lines = ["\(Escaping.name(subject.label)): URL scheme \(scheme.name) (\(subject.type.identifier))"]
             if resolution.candidates.isEmpty { lines.append("  no application opens URLs of scheme \(scheme.name)") }
         } else {
-            lines = ["\(Escaping.name(subject.label)): \(subject.type.identifier)\(mime.map { " (\($0))" } ?? "")"]
+            lines = ["\(Escaping.name(subject.label)): \(subject.type.identifier)\(mime.map { " (\($0))" } ?? "")"
+                + (subject.missing ? "; no such file" : "")]
             if resolution.candidates.isEmpty {
                 lines.append("  no application opens \(subject.type.identifier) or its supertypes")
             }
@@ -252,6 +260,7 @@ struct OpenIn: ParsableCommand {
         }
         return .object([
             (subjectKey, .string(subject.label)),
+            ("exists", .bool(!subject.missing)),
             ("type", .string(subject.type.identifier)),
             ("scheme", .optional(subject.scheme?.name)),
             ("mimeType", .optional(subject.mimeType ?? subject.type.preferredMIMEType)),
