@@ -315,6 +315,14 @@ public final class MIMEDatabase: Sendable {
         return Guess(mimeType: names[0], uncertain: true, nameMatches: names, sniffed: sniffed, sniffedPriority: priority)
     }
 
+    /// Whether some magic rule names `type` (or the type it is an alias
+    /// of): content can confirm that type, so content that matches no rule
+    /// is not of it.
+    public func hasMagic(for type: String) -> Bool {
+        let key = mimeKey(canonical(type))
+        return contents.value.magicLists.contains { rules in rules.contains { mimeKey(canonical($0.mimeType)) == key } }
+    }
+
     /// The type of content alone: empty data is `application/x-zerosize`;
     /// then magic; then text when the bytes look like text; else nil.
     public func sniff(_ data: UnsafeRawBufferPointer) -> (mimeType: String?, priority: Int) {

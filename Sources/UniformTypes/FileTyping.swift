@@ -249,6 +249,15 @@ public struct FileTyping: Sendable {
         result.sniffedType = sniffed
         result.sniffPriority = sniffed == nil ? nil : priority
         guard let sniffed else {
+            // Content that says nothing confirms the name only when it could
+            // not have told: a type with a signature (its magic, or one of
+            // `ContentSignature`) it lacks is not what the name says.
+            let mimeTypes = byName.type.tags(.mimeType)
+            let signature = ContentSignature.matches(byName.type.identifier, content)
+            if signature == false || (signature == nil && mimeTypes.contains(where: db.hasMagic(for:))) {
+                return unknown("", mime: "application/octet-stream")
+            }
+            if signature == true { result.basis = .nameAndContent }
             result.mimeType = byName.type.preferredMIMEType ?? "application/octet-stream"
             return result
         }
@@ -350,10 +359,17 @@ public struct FileTyping: Sendable {
         return Result(type: type, mimeType: type.preferredMIMEType, basis: .name, certain: true, matchedExtension: ext)
     }
 
+    /// What nothing decided: the type of the name's last extension (so
+    /// that `uti file x.EXT` agrees with `uti EXT`) where that type does not
+    /// name a MIME type other than `mime`; else `public.data`. An identifier
+    /// and a MIME type of one answer never name different types.
     private func unknown(_ name: String, mime: String?) -> Result {
         if let last = Self.extensions(of: name).last,
            let type = registry.type(filenameExtension: last) {
-            return Result(type: type, mimeType: mime, basis: .unknown, certain: false, matchedExtension: nil)
+            let own = type.tags(.mimeType).map(TagClass.mimeType.normalize)
+            if mime == nil || own.isEmpty || own.contains(TagClass.mimeType.normalize(mime!)) {
+                return Result(type: type, mimeType: mime, basis: .unknown, certain: false, matchedExtension: nil)
+            }
         }
         let data = registry.declaredType("public.data") ?? registry.dynamicType(tag: name, tagClass: .filenameExtension)
         return Result(type: data, mimeType: mime, basis: .unknown, certain: false)

@@ -115,3 +115,53 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         #expect(named.status == existing.status && named.lines.first?.hasSuffix("; no such file") == true)
     }
 }
+
+/// A name-only answer the content could confirm and does not is no answer;
+/// the content's (or plain data's) stands.
+@Suite struct ContentConfirmsTheNameTests {
+    /// A MacBinary II header for a 10-byte data fork, with its CRC.
+    static func macBinary() -> [UInt8] {
+        var header = [UInt8](repeating: 0, count: 128)
+        header[1] = 5
+        header.replaceSubrange(2..<7, with: Array("hello".utf8))
+        header.replaceSubrange(65..<73, with: Array("TEXTttxt".utf8))
+        header[86] = 10
+        header[122] = 129; header[123] = 129
+        var crc: UInt16 = 0
+        for byte in header[0..<124] {
+            crc ^= UInt16(byte) << 8
+            for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1 }
+        }
+        header[124] = UInt8(crc >> 8); header[125] = UInt8(crc & 0xFF)
+        return header + Array("0123456789".utf8) + [UInt8](repeating: 0, count: 118)
+    }
+
+    @Test func firmwareIsNoMacBinaryArchive() throws {
+        let folder = TemporaryFolder("uti-confirm")
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<4096).map { _ in UInt8.random(in: 1...255, using: &generator) }
+        try Data(random).write(to: URL(fileURLWithPath: folder.path + "/firmware.bin"))
+        try Data(Self.macBinary()).write(to: URL(fileURLWithPath: folder.path + "/real.bin"))
+        let run = try Run(["file", "firmware.bin", "real.bin"], environment: systemData, directory: folder.path)
+        #expect(run.lines == [
+            "firmware.bin: public.data (application/octet-stream, data) by unknown, uncertain",
+            "real.bin: com.apple.macbinary-archive (application/macbinary, MacBinary archive) by name+content",
+        ], "\(run.stdout)")
+        let filter = try Run(["filter", "public.archive", "firmware.bin", "real.bin"], environment: systemData,
+                             directory: folder.path)
+        #expect(filter.stdout == "real.bin\n")
+        // Without system data there is no content to ask: the name stands.
+        #expect(try Run(["file", "--no-system", "-b", "firmware.bin"], directory: folder.path).stdout
+                == "com.apple.macbinary-archive\n")
+    }
+
+    @Test func identifierAndMIMETypeNameOneType() throws {
+        let folder = TemporaryFolder("uti-cache-name")
+        try "chemical/x-cache cache\n".write(toFile: folder.path + "/mime.types", atomically: false, encoding: .utf8)
+        try Data([0, 1, 2, 3, 0xFE, 0xFF, 0, 7]).write(to: URL(fileURLWithPath: folder.path + "/ld.so.cache"))
+        let environment = ["XDG_DATA_DIRS": "/usr/share", "UTI_MIME_TYPES": folder.path + "/mime.types"]
+        #expect(try Run(["cache", "-b"], environment: environment).stdout == "org.freedesktop.mime.chemical.x-cache\n")
+        let run = try Run(["file", folder.path + "/ld.so.cache"], environment: environment)
+        #expect(run.stdout.hasSuffix(": public.data (application/octet-stream, data) by unknown, uncertain\n"), "\(run.stdout)")
+    }
+}

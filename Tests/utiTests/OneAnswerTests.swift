@@ -101,3 +101,40 @@ private func systemExtensions() throws -> [String] {
         #expect(kept == ["tool.py", "lib.pm", "app.rb", "page.php", "main.c", "run.sh"], "\(run.stdout)\(run.stderr)")
     }
 }
+
+/// One answer names one type: the identifier `uti file` gives is the MIME
+/// type's type, a subtype or a supertype of it, or the declared type of
+/// the extension that decided (`x.heic`: `public.heic`, `image/heif`).
+@Suite struct FileAnswerAgreesWithItselfTests {
+    @Test func overRealFiles() throws {
+        var paths: [String] = []
+        for root in ["/etc", "/usr/share/mime", "/usr/lib/os-release", "/usr/share/doc"] {
+            guard let walker = FileManager.default.enumerator(atPath: root) else { paths.append(root); continue }
+            for case let relative as String in walker where paths.count < 6000 {
+                var info = stat()
+                let path = root + "/" + relative
+                if lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && access(path, R_OK) == 0 { paths.append(path) }
+            }
+        }
+        try #require(paths.count > 100)
+        let run = try Run(["file", "--json"] + paths, environment: systemData)
+        let results = try #require(try run.json() as? [[String: Any]])
+        var mimeTypes: [String] = []
+        for result in results { if let mime = result["mimeType"] as? String, !mimeTypes.contains(mime) { mimeTypes.append(mime) } }
+        let lookup = try Run(["lookup", "--json", "--unfiltered", "--mime"] + mimeTypes, environment: systemData)
+        let types = try #require(try lookup.json() as? [[String: Any]])
+        var ofMIME: [String: [String: Any]] = [:]
+        for (mime, answer) in zip(mimeTypes, types) { ofMIME[mime] = answer["type"] as? [String: Any] }
+        var compared = 0
+        for result in results {
+            guard let type = result["type"] as? [String: Any], let mime = result["mimeType"] as? String,
+                  let named = ofMIME[mime] else { continue }
+            compared += 1
+            let a = type["identifier"] as! String, b = named["identifier"] as! String
+            let agrees = a == b || (type["supertypes"] as! [String]).contains(b) || (named["supertypes"] as! [String]).contains(a)
+                || result["matchedExtension"] is String
+            #expect(agrees, "\(result["path"]!): \(a) with \(mime), which is \(b)")
+        }
+        #expect(compared > 100)
+    }
+}
