@@ -383,3 +383,29 @@ func startUTI(_ arguments: [String]) throws -> Process {
         #expect(stderr.contains(signal == SIGINT ? "stopped by SIGINT" : "stopped by SIGTERM"))
     }
 }
+
+/// The names `uti inbox` really gives: the counter goes before the longest
+/// extension a type claims, else before the last one (README, "Inbox").
+@Suite struct InboxNamingThroughTheToolTests {
+    /// Each name with the name it gets beside a file of its own name, with
+    /// the system's MIME data and without it (where only the bundled types,
+    /// Apple's, claim extensions: `tar.gz` is none of theirs).
+    @Test(arguments: [
+        ("my.report.pdf", "my.report-1.pdf", nil), ("v1.2.txt", "v1.2-1.txt", nil),
+        ("IMG_2024.01.05.jpg", "IMG_2024.01.05-1.jpg", nil), ("archive.tar.gz", "archive-1.tar.gz", "archive.tar-1.gz"),
+        ("backup.2024.tar.gz", "backup.2024-1.tar.gz", "backup.2024.tar-1.gz"), ("notes", "notes-1", nil),
+        ("a.b.unknownext", "a.b-1.unknownext", nil), ("Photo.JPG", "Photo-1.JPG", nil), (".profile", ".profile-1", nil),
+        ("x.y.Z", "x.y-1.Z", nil),
+    ] as [(String, String, String?)])
+    func theCounterGoesBeforeTheRealExtension(name: String, expected: String, withoutSystemData: String?) throws {
+        for (environment, expected) in [(["XDG_DATA_DIRS": "/usr/share"], expected), ([:], withoutSystemData ?? expected)] {
+            let tree = try InboxTree()
+            tree.write(tree.documents, name, "taken")
+            tree.write(tree.inbox, name, "arrived")
+            let run = try Run(["inbox", tree.documents, "--settle", "0"], environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.lines.first?.hasPrefix("Inbox/\(name) -> \(expected)  ") == true, "\(environment): \(run.stdout)")
+            #expect(tree.files(under: tree.documents) == ["Documents/" + name: "taken", "Documents/" + expected: "arrived"])
+        }
+    }
+}

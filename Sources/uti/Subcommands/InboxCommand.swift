@@ -117,13 +117,16 @@ struct InboxCommand: ParsableCommand {
         if !summary.isComplete { throw ExitCode(Status.no) }
     }
 
-    /// Whether a type claims the extension, as `public.data` lookups see it.
+    /// Whether a declared or system type claims the extension (`tar.gz`,
+    /// `pdf`; not `report.pdf` or `2.txt`), so the counter goes before the
+    /// longest one that is really an extension. (`types(tag:)` is never
+    /// empty: an unclaimed tag gives a dynamic type.)
     static func knownExtensions(_ background: BackgroundRegistry) -> (ArraySlice<UInt8>) -> Bool {
         var registry: TypeRegistry?
         return { bytes in
             if registry == nil { registry = try? background.waitOrExit() }
             guard let registry, let text = String(validating: bytes, as: UTF8.self) else { return false }
-            return !registry.types(tag: text, tagClass: .filenameExtension).isEmpty
+            return registry.claims(tag: text)
         }
     }
 }
