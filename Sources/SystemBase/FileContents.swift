@@ -57,6 +57,13 @@ public enum FileStatus {
         var info = stat()
         return lstat(path, &info) == 0
     }
+
+    /// True when the path whose bytes are `path` names something.
+    public static func exists(_ path: [UInt8]) -> Bool {
+        guard !path.contains(0) else { return false }
+        var info = stat()
+        return (path + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &info) } } == 0
+    }
 }
 
 /// The entry names of a folder as bytes (names need not be UTF-8), without

@@ -50,8 +50,9 @@ public struct RecordReader {
         nextBytes().map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// The bytes of the next record, without its separator (and carriage return).
-    private mutating func nextBytes() -> ArraySlice<UInt8>? {
+    /// The bytes of the next record, without its separator (and carriage
+    /// return), as they were read: a path need not be UTF-8.
+    public mutating func nextBytes() -> ArraySlice<UInt8>? {
         while true {
             var range: Range<Int>?
             if let at = buffer[start..<end].firstIndex(of: separator) {

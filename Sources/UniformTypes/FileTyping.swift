@@ -65,11 +65,20 @@ public struct FileTyping: Sendable {
     /// A file whose type needs its content but that cannot be read, or a
     /// path that cannot be examined.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The path as text (bytes that are not UTF-8 read as U+FFFD).
         public var path: String
+        /// The path's bytes, as the file system holds them.
+        public var pathBytes: [UInt8]
         public var reason: String
         public var description: String { "\(path): \(reason)" }
         public init(path: String, reason: String) {
             self.path = path
+            self.pathBytes = Array(path.utf8)
+            self.reason = reason
+        }
+        public init(path: [UInt8], reason: String) {
+            self.path = String(decoding: path, as: UTF8.self)
+            self.pathBytes = path
             self.reason = reason
         }
     }
@@ -82,6 +91,17 @@ public struct FileTyping: Sendable {
     public static let emptyMIMEType = "application/x-zerosize"
 
     // MARK: Names
+
+    /// The last path component of a path's bytes, ignoring trailing
+    /// slashes, as text for matching names (bytes that are not UTF-8 read
+    /// as U+FFFD: no glob or extension holds them).
+    public static func fileName(of path: [UInt8]) -> String {
+        let slash = UInt8(ascii: "/")
+        var trimmed = path[...]
+        while trimmed.count > 1 && trimmed.last == slash { trimmed = trimmed.dropLast() }
+        if trimmed.count > 1, let at = trimmed.lastIndex(of: slash) { trimmed = trimmed[(at + 1)...] }
+        return String(decoding: trimmed, as: UTF8.self)
+    }
 
     /// The last path component, ignoring trailing slashes.
     public static func fileName(of path: String) -> String {
@@ -169,8 +189,15 @@ public struct FileTyping: Sendable {
     /// when the name leaves doubt and `options.sniff` is set, by their first
     /// bytes. A path that does not exist is typed by its name.
     public func type(forPath path: String, options: Options = Options()) throws(Failure) -> Result {
+        try type(forPath: Array(path.utf8), options: options)
+    }
+
+    /// The type of the path whose bytes are `path` (a name need not be
+    /// UTF-8: Linux keeps names as bytes), as `type(forPath:options:)`
+    /// types a path given as text.
+    public func type(forPath path: [UInt8], options: Options = Options()) throws(Failure) -> Result {
         var info = stat()
-        let found = options.followSymbolicLinks ? stat(path, &info) : lstat(path, &info)
+        let found = Self.withCPath(path) { options.followSymbolicLinks ? stat($0, &info) : lstat($0, &info) }
         let name = Self.fileName(of: path)
         guard found == 0 else {
             if errno == ENOENT || errno == ENOTDIR {
@@ -213,11 +240,28 @@ public struct FileTyping: Sendable {
     /// The type of what is at `path`, as `type(forPath:options:)` gives it,
     /// refusing a path where nothing is (rather than typing its name).
     public func type(ofExistingPath path: String, options: Options = Options()) throws(Failure) -> Result {
+        try type(ofExistingPath: Array(path.utf8), options: options)
+    }
+
+    /// The type of what is at the path whose bytes are `path`, refusing a
+    /// path where nothing is.
+    public func type(ofExistingPath path: [UInt8], options: Options = Options()) throws(Failure) -> Result {
         var info = stat()
-        guard !path.isEmpty, (options.followSymbolicLinks ? stat(path, &info) : lstat(path, &info)) == 0 else {
+        guard !path.isEmpty,
+              Self.withCPath(path, { options.followSymbolicLinks ? stat($0, &info) : lstat($0, &info) }) == 0 else {
             throw Failure(path: path, reason: path.isEmpty ? "empty path" : SystemError.current.reason)
         }
         return try type(forPath: path, options: options)
+    }
+
+    /// Calls `body` with `path` as a C string; a path holding a NUL byte
+    /// names nothing (`ENOENT`).
+    static func withCPath(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> Int32) -> Int32 {
+        guard !path.contains(0) else {
+            errno = ENOENT
+            return -1
+        }
+        return (path + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) } }
     }
 
     /// The type of unnamed content (standard input, `uti file -`): its
@@ -234,6 +278,12 @@ public struct FileTyping: Sendable {
     /// The character set `file -i` would name for the first `limit` bytes
     /// of the regular file at `path` (see `TextCharset`).
     public static func charset(ofFileAt path: String, limit: Int = TextCharset.defaultLimit,
+                               follow: Bool = false) throws(Failure) -> String {
+        try charset(ofFileAt: Array(path.utf8), limit: limit, follow: follow)
+    }
+
+    /// The character set of the regular file whose path's bytes are `path`.
+    public static func charset(ofFileAt path: [UInt8], limit: Int = TextCharset.defaultLimit,
                                follow: Bool = false) throws(Failure) -> String {
         let bytes = try readPrefix(path, count: limit, follow: follow)
         return TextCharset.name(of: bytes, truncated: bytes.count == limit)
@@ -271,7 +321,7 @@ public struct FileTyping: Sendable {
                       sniffedType: sniffed, sniffPriority: priority)
     }
 
-    private func directory(_ path: String, name: String, options: Options) -> Result {
+    private func directory(_ path: [UInt8], name: String, options: Options) -> Result {
         var result: Result
         if let package = registry.declaredType("com.apple.package"),
            let (type, ext) = declaredType(forName: name, conformingTo: package) {
@@ -281,7 +331,7 @@ public struct FileTyping: Sendable {
             result = kind("public.folder", mime: "inode/directory", name: name)
         }
         if options.treeMagic, let db = registry.mimeDatabase {
-            result.contentTypes = db.treeTypes(ofDirectory: path)
+            result.contentTypes = db.treeTypes(ofDirectory: String(decoding: path, as: UTF8.self))
         }
         return result
     }
@@ -377,15 +427,15 @@ public struct FileTyping: Sendable {
 
     /// Up to `count` leading bytes of a regular file; FIFOs and devices are
     /// refused before they are opened (and `O_NONBLOCK` guards the race).
-    static func readPrefix(_ path: String, count: Int, follow: Bool) throws(Failure) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW))
+    static func readPrefix(_ path: [UInt8], count: Int, follow: Bool) throws(Failure) -> [UInt8] {
+        let fd = withCPath(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW)) }
         guard fd >= 0 else { throw Failure(path: path, reason: "cannot read: \(SystemError.current.reason)") }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             throw Failure(path: path, reason: "is no longer a regular file")
         }
-        return try readPrefix(of: fd, count: count, label: path)
+        return try readPrefix(of: fd, count: count, label: String(decoding: path, as: UTF8.self))
     }
 
     /// Up to `count` bytes read from `fd` until end of file (standard input

@@ -41,6 +41,9 @@ struct QueryResolver {
 
     func resolve(_ query: String) throws(QueryError) -> Resolution {
         if query.isEmpty { throw QueryError(description: "empty query") }
+        if PathText.isRaw(query) {
+            throw QueryError(description: "is not UTF-8 text" + (forcedKind == nil ? "; for a file: uti file \(Escaping.name(query))" : ""))
+        }
         let kind = kind(of: query)
         let tagClass: TagClass
         switch kind {

@@ -44,7 +44,8 @@ struct UTI: ParsableCommand {
     /// Maps argument errors to exit status 2, as documented. Simple lookups
     /// skip the argument parser (see `FastPath`).
     static func main() {
-        let arguments = CommandWord.normalized(CommandLine.arguments)
+        // As the kernel passed them: a path need not be UTF-8 (see PathText).
+        let arguments = CommandWord.normalized(PathText.commandLineArguments())
         if let status = CommandSpelling.check(arguments) ?? FastPath.run(arguments) { Glibc.exit(status) }
         do {
             var command = try parseAsRoot(Array(arguments.dropFirst()))
@@ -88,7 +89,12 @@ struct BufferedOutput {
 
     /// `text` followed by `terminator` (a line feed, or NUL for -0 output).
     mutating func record(_ text: String, terminator: UInt8) {
-        bytes.append(contentsOf: text.utf8)
+        record(bytes: text.utf8, terminator: terminator)
+    }
+
+    /// `record` followed by `terminator`: a path printed as its bytes.
+    mutating func record<Bytes: Sequence>(bytes record: Bytes, terminator: UInt8) where Bytes.Element == UInt8 {
+        bytes.append(contentsOf: record)
         bytes.append(terminator)
         if bytes.count >= 1 << 16 { flush() }
     }

@@ -103,6 +103,25 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
 }
 
 @Suite struct FileTypingWithSystemDataTests {
+    @Test func pathsAreBytes() throws {
+        let typing = FileTyping(registry: try fixtureRegistry())
+        try withTemporaryDirectory { url in
+            let path = Array((url.path + "/bad").utf8) + [0xFF] + Array("name.ustr".utf8)
+            let fd = (path + [0]).withUnsafeBufferPointer {
+                $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
+            }
+            try #require(fd >= 0)
+            _ = write(fd, "xy", 2)
+            close(fd)
+            let result = try typing.type(forPath: path)
+            #expect(result.exists && result.mimeType == "application/x-uti-string")
+            #expect(try typing.type(ofExistingPath: path).exists)
+            // The same name repaired to text names nothing.
+            #expect(try typing.type(forPath: String(decoding: path, as: UTF8.self)).exists == false)
+            #expect(throws: FileTyping.Failure.self) { try typing.type(ofExistingPath: path + [0x2F, 0]) }
+        }
+    }
+
     @Test func namesAndContent() throws {
         let typing = FileTyping(registry: try fixtureRegistry())
         try withTemporaryDirectory { url in
@@ -148,7 +167,7 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
             try FileManager.default.createDirectory(atPath: dir + "/Thing.app", withIntermediateDirectories: false)
             #expect(try typing.type(forPath: dir + "/Thing.app").type.identifier == "com.apple.application-bundle")
             #expect(try typing.type(forPath: dir + "/missing.ustr").mimeType == "application/x-uti-string")
-            #expect(throws: FileTyping.Failure.self) { try FileTyping.readPrefix(dir + "/link.ustr", count: 8, follow: false) }
+            #expect(throws: FileTyping.Failure.self) { try FileTyping.readPrefix(Array((dir + "/link.ustr").utf8), count: 8, follow: false) }
         }
     }
 }

@@ -183,7 +183,7 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
             // A missing path is named and makes the status 2; the others are still answered.
             let missing = try Run(["filter", "public.image", dir + "/gone.png", paths[0]], environment: systemData)
             #expect(missing.status == 2 && missing.stdout == paths[0] + "\n" && missing.stderr.contains("gone.png"))
-            // An empty line and a name that is not UTF-8 are errors, not paths.
+            // An empty line is an error, not a path (a name that is not UTF-8 is a path: ByteNameTests).
             let bad = try Run(["filter", "public.image"], stdin: "\n" + paths[0] + "\n", environment: systemData)
             #expect(bad.status == 2 && bad.stdout == paths[0] + "\n" && bad.stderr.contains("line 1: empty path"))
             #expect(try Run(["filter", "image"], stdin: paths[0] + "\n").status == 2)

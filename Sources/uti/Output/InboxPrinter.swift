@@ -183,9 +183,7 @@ final class InboxPrinter: @unchecked Sendable {
 
     /// The name as text; a name that is not UTF-8 is written escaped, with its bytes in hex beside it.
     private static func name(_ key: String, _ name: FileName) -> [(String, JSON)] {
-        if let text = name.text { return [(key, .string(text))] }
-        let hex = name.bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-        return [(key, .string(name.escaped)), (key + "Hex", .string(hex))]
+        JSON.path(key, bytes: name.bytes)
     }
 
     static func json(_ summary: InboxProcessor.Summary) -> JSON {

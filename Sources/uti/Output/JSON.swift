@@ -74,3 +74,13 @@ enum JSON {
         out += "\""
     }
 }
+
+extension JSON {
+    /// A path or name under `key`: as it is when it is UTF-8; else escaped as
+    /// `uti inbox` escapes names, with its bytes in hex under `key` + `Hex`.
+    static func path(_ key: String, bytes: [UInt8]) -> [(String, JSON)] {
+        if let text = String(validating: bytes, as: UTF8.self) { return [(key, .string(text))] }
+        let hex = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        return [(key, .string(Escaping.name(PathText.text(bytes)))), (key + "Hex", .string(hex))]
+    }
+}

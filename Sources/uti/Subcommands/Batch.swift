@@ -30,8 +30,10 @@ struct Batch: ParsableCommand {
         var input = RecordReader(fd: 0, stripsCarriageReturn: true)
         // Read once: each read of an option runs the parser's generic accessors.
         let fileNames = fileNames, json = output.json
-        while let line = input.nextText() {
+        while let record = input.nextBytes() {
             lineNumber += 1
+            // A file name need not be UTF-8 (see PathText); a query is text.
+            let line = fileNames ? PathText.text(record) : String(decoding: record, as: UTF8.self)
             if fileNames {
                 if line.isEmpty {
                     failed = true
@@ -40,7 +42,7 @@ struct Batch: ParsableCommand {
                     out.line(json ? JSON.object([("path", .string("")), ("error", .string("empty file name"))]).serialized(indent: nil) : "")
                     continue
                 }
-                let name = FileTyping.fileName(of: line)
+                let name = FileTyping.fileName(of: Array(record))
                 if json {
                     out.line(FileCommand.json(path: line, typing.type(forName: name)).serialized(indent: nil))
                 } else {

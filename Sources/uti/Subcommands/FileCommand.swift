@@ -87,17 +87,17 @@ struct FileCommand: ParsableCommand {
                     content = try FileTyping.readPrefix(of: 0, count: limit, label: label)
                     result = typing.type(ofContent: content ?? [])
                 } else {
-                    result = try typing.type(forPath: path, options: options)
+                    result = try typing.type(forPath: PathText.bytes(path), options: options)
                 }
                 if !result.exists && result.basis == .unknown {
-                    throw FileTyping.Failure(path: path, reason: "no such file, and the name gives no type")
+                    throw FileTyping.Failure(path: PathText.bytes(path), reason: "no such file, and the name gives no type")
                 }
             } catch {
                 failed = true
                 StandardOutput.write(out)
                 out = ""
-                Console.error("uti: \(error)")
-                if form == .json { results.append(.object([("path", .string(label)), ("error", .string(error.reason))])) }
+                Console.error("uti: \(Escaping.name(label)): \(error.reason)")
+                if form == .json { results.append(.object(JSON.path("path", bytes: PathText.bytes(label)) + [("error", .string(error.reason))])) }
                 continue
             }
             // A path where nothing is was typed by its name alone: every form
@@ -140,12 +140,11 @@ struct FileCommand: ParsableCommand {
         let text = mimeType(result).hasPrefix("text/") || textType.map(result.type.conforms(to:)) ?? false
         if let content { return text ? TextCharset.name(of: content, truncated: content.count == TextCharset.defaultLimit) : "binary" }
         guard text, result.basis != .fileSystem else { return "binary" }
-        return try? FileTyping.charset(ofFileAt: path, follow: follow)
+        return try? FileTyping.charset(ofFileAt: PathText.bytes(path), follow: follow)
     }
 
     static func json(path: String, _ result: FileTyping.Result, language: String? = nil) -> JSON {
-        .object([
-            ("path", .string(path)),
+        .object(JSON.path("path", bytes: PathText.bytes(path)) + [
             ("exists", .bool(result.exists)),
             ("mimeType", .optional(result.mimeType)),
             ("basis", .string(result.basis.rawValue)),

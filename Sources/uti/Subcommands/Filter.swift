@@ -13,8 +13,8 @@ struct Filter: ParsableCommand {
         one a line (with -0, separated by NUL bytes, as find -print0 writes them).
         Each is typed as `uti file` types it, by name and content. With -0 the paths
         are also printed NUL-separated. Exit 0 when a path was printed, 1 when none
-        was, 2 when a path could not be typed (missing, unreadable, not UTF-8: named
-        on standard error) or TYPE names no declared type.
+        was, 2 when a path could not be typed (missing or unreadable: named on
+        standard error; a name need not be UTF-8) or TYPE names no declared type.
           find ~/Pictures -type f -print0 | uti filter -0 public.image | xargs -0 ls -l
         """)
 
@@ -41,36 +41,34 @@ struct Filter: ParsableCommand {
 
         // Read once: each read of an option runs the parser's generic accessors.
         let invert = invert
-        func consider(_ path: String) {
+        // Paths are bytes, typed and printed as they came (see PathText).
+        func consider(_ path: [UInt8]) {
             do {
                 let conforms = try typing.type(ofExistingPath: path, options: options).type.conforms(to: target)
                 guard conforms != invert else { return }
-                out.record(path, terminator: separator)
+                out.record(bytes: path, terminator: separator)
                 printed = true
             } catch {
                 failed = true
                 out.flush()
-                Console.error("uti: \(error)")
+                Console.error("uti: \(Escaping.name(PathText.text(path))): \(error.reason)")
             }
         }
 
         if !paths.isEmpty {
-            for path in paths { consider(path) }
+            for path in paths { consider(PathText.bytes(path)) }
         } else {
-            // A record that is not UTF-8 or is empty is a problem, never a path with replaced bytes.
             var reader = RecordReader(fd: 0, separator: separator)
-            while let record = reader.next() {
-                var problem: String
-                switch record {
-                case .text(let path) where !path.isEmpty:
-                    consider(path)
+            var count = 0
+            while let path = reader.nextBytes() {
+                count += 1
+                guard path.isEmpty else {
+                    consider(Array(path))
                     continue
-                case .text: problem = "empty path"
-                case .notUTF8(_, let count): problem = "path is not UTF-8 (\(count) bytes); not typed"
                 }
                 failed = true
                 out.flush()
-                Console.error("uti: standard input \(nulSeparated ? "record" : "line") \(reader.count): \(problem)")
+                Console.error("uti: standard input \(nulSeparated ? "record" : "line") \(count): empty path")
             }
             if let error = reader.error {
                 failed = true

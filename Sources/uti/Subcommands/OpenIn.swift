@@ -127,15 +127,17 @@ struct OpenIn: ParsableCommand {
                 subjects.append(Subject(label: argument, target: target, type: type, mimeType: scheme.handlerMIMEType, scheme: scheme))
             case .file(let path):
                 do {
-                    let result = try typing.type(forPath: path, options: FileTyping.Options(sniff: !noSniff))
+                    let result = try typing.type(forPath: PathText.bytes(path), options: FileTyping.Options(sniff: !noSniff))
                     subjects.append(Subject(label: argument, target: target, type: result.type, mimeType: result.mimeType,
                                             missing: !result.exists))
                     // A script must be able to tell; --no-sniff asks about names alone.
                     if !result.exists && !noSniff { failed = true }
                 } catch {
                     failed = true
-                    Console.error("uti: \(error)")
-                    if output.json { results.append(.object([("path", .string(argument)), ("error", .string(error.reason))])) }
+                    Console.error("uti: \(Escaping.name(argument)): \(error.reason)")
+                    if output.json {
+                        results.append(.object(JSON.path("path", bytes: PathText.bytes(argument)) + [("error", .string(error.reason))]))
+                    }
                 }
             }
         }
@@ -258,15 +260,15 @@ struct OpenIn: ParsableCommand {
         case .url?: subjectKey = "url"
         case nil: break
         }
-        return .object([
-            (subjectKey, .string(subject.label)),
+        return .object(JSON.path(subjectKey, bytes: PathText.bytes(subject.label)) + [
             ("exists", .bool(!subject.missing)),
             ("type", .string(subject.type.identifier)),
             ("scheme", .optional(subject.scheme?.name)),
             ("mimeType", .optional(subject.mimeType ?? subject.type.preferredMIMEType)),
             ("default", .optional(resolution.defaultCandidate?.handler.id)),
             ("application", .optional(handler?.id)),
-            ("command", command.map { .array($0.map(JSON.strings)) } ?? .null),
+            // A name that is not UTF-8 is shown escaped, as in "path".
+            ("command", command.map { .array($0.map { JSON.strings($0.map { PathText.isRaw($0) ? Escaping.name($0) : $0 }) }) } ?? .null),
             ("commandProblem", .optional(problem)),
             ("candidates", .array(candidates)),
             ("excluded", .array(excluded)),
@@ -298,7 +300,12 @@ struct OpenIn: ParsableCommand {
 /// Starts a program with `posix_spawnp` (no shell) and waits for it.
 enum ProcessLauncher {
     static func run(_ argv: [String]) throws -> Int32 {
-        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) }
+        // Each argument as its bytes: a path need not be UTF-8 (see PathText).
+        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { argument in
+            (PathText.bytes(argument).filter { $0 != 0 } + [0]).withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { strdup($0.baseAddress!) }
+            }
+        }
         cArguments.append(nil)
         defer { for pointer in cArguments { free(pointer) } }
         var pid: pid_t = 0

@@ -40,12 +40,13 @@ struct Conforms: ParsableCommand {
                         file: Bool = false, follow: Bool = false) throws -> Int32 {
         let b = try QueryResolver(registry: resolver.registry).declaredArgument(supertype, "SUPERTYPE")
         let a: UTType
-        if file || (!resolver.knows(type) && FileStatus.exists(type)) {
+        let path = PathText.bytes(type)
+        if file || PathText.isRaw(type) || (!resolver.knows(type) && FileStatus.exists(path)) {
             let typing = FileTyping(registry: resolver.registry)
             do {
-                a = try typing.type(ofExistingPath: type, options: FileTyping.Options(followSymbolicLinks: follow)).type
+                a = try typing.type(ofExistingPath: path, options: FileTyping.Options(followSymbolicLinks: follow)).type
             } catch {
-                throw Console.fail("TYPE \(error)")
+                throw Console.fail("TYPE \(Escaping.name(type)): \(error.reason)")
             }
         } else {
             a = try resolver.argument(type, "TYPE")
