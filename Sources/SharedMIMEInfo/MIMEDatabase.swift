@@ -247,6 +247,12 @@ public final class MIMEDatabase: Sendable {
         withNameMatches(name) { $0.first }
     }
 
+    /// The best match of `name` as `withNameMatches` packs it (nil when
+    /// none) and how many there are: one is certain, as GIO takes it.
+    public func bestNameMatchAndCount(_ name: String) -> (best: UInt64?, count: Int) {
+        withNameMatches(name) { ($0.first, $0.count) }
+    }
+
     // MARK: Content
 
     /// A content match: the type and the priority of the rule that matched.

@@ -137,23 +137,57 @@ public struct FileTyping: Sendable {
     /// many names needs. A name the globs know is answered from the
     /// compiled indexes without allocating.
     public func preferredType(forName name: String) -> UTType {
-        if let db = registry.mimeDatabase, !name.utf8.contains(UInt8(ascii: "/")),
-           let index = db.withNameMatches(name, { $0.count == 1 ? Int($0[0] >> 32) : nil }) {
-            let byGlob = registry.slot(forMIMEName: index).map { UTType(registry, $0) } ?? type(ofMIME: db.nameIndex.name(index))
-            return extensionAnswer(name, where: byGlob)?.type ?? byGlob
-        }
-        return type(forName: name).type
+        guard let db = registry.mimeDatabase, !name.utf8.contains(UInt8(ascii: "/")) else { return type(forName: name).type }
+        let (best, count) = db.bestNameMatchAndCount(name)
+        // One glob decides, as in `guess`; several leave GIO's first unless
+        // an extension some type declares itself may pick another
+        // (`preferredCandidate`), which the full guess settles.
+        guard let best, count == 1 || !declaresAnExtension(name) else { return type(forName: name).type }
+        let index = Int(best >> 32)
+        let byGlob = registry.slot(forMIMEName: index).map { UTType(registry, $0) } ?? type(ofMIME: db.nameIndex.name(index))
+        return count == 1 ? extensionAnswer(name, where: byGlob)?.type ?? byGlob : byGlob
     }
 
-    /// Where the name alone decided on `decided`: the declared type the
-    /// name's extension gives (`uti EXT`), when `decided` is neither that
-    /// type nor a subtype or supertype of it, their kinds do not clash
-    /// (`SystemTypePlacement.kindsClash`), and the name's case did not
-    /// decide (`x.C` is C++ by a case-sensitive glob). `x.heic` is then
-    /// `public.heic`, as on a Mac, though shared-mime-info names its
+    /// Whether some type declares an extension of `name` itself (not only
+    /// system data), without allocating for a name with one extension.
+    private func declaresAnExtension(_ name: String) -> Bool {
+        if let sole = Self.soleExtension(of: name) { return registry.declaresTag(String(sole), tagClass: .filenameExtension) }
+        return Self.extensions(of: name).contains { registry.declaresTag($0, tagClass: .filenameExtension) }
+    }
+
+    /// The extension of a name that has exactly one (`extensions(of:)`
+    /// gives one), else nil.
+    static func soleExtension(of name: String) -> Substring? {
+        let bytes = name.utf8
+        var start: String.Index?
+        var previous: UInt8 = 0
+        for index in bytes.indices {
+            let byte = bytes[index]
+            defer { previous = byte }
+            guard byte == UInt8(ascii: "."), index != bytes.startIndex, previous != UInt8(ascii: ".") else { continue }
+            guard bytes.index(after: index) != bytes.endIndex else { continue }
+            if start != nil { return nil }
+            start = bytes.index(after: index)
+        }
+        return start.map { name[$0...] }
+    }
+
+    /// Where the name alone decided on `decided`: what `uti EXT` gives for
+    /// the longest extension of the name a type claims, when `decided` is
+    /// neither that type nor a subtype or supertype of it, their kinds do
+    /// not clash (`SystemTypePlacement.kindsClash`), and the name's case
+    /// did not decide (`x.C` is C++ by a case-sensitive glob). `x.heic` is
+    /// then `public.heic`, as on a Mac, though shared-mime-info names its
     /// `*.heic` glob `image/heif`; the MIME type stays the database's.
     func extensionAnswer(_ name: String, where decided: UTType) -> (type: UTType, extension: String)? {
-        guard let (claimed, ext) = declaredType(forName: name, excludingSystem: true), claimed != decided,
+        let ext: String
+        if let sole = Self.soleExtension(of: name) {
+            ext = String(sole)
+        } else {
+            guard let found = Self.extensions(of: name).first(where: { registry.claims(tag: $0) }) else { return nil }
+            ext = found
+        }
+        guard let claimed = registry.type(filenameExtension: ext), claimed.isDeclared, claimed != decided,
               !decided.conforms(to: claimed), !claimed.conforms(to: decided) else { return nil }
         let lowered = String(decoding: name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
         if let db = registry.mimeDatabase, lowered != name,
