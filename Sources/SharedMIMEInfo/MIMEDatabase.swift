@@ -247,10 +247,10 @@ public final class MIMEDatabase: Sendable {
         withNameMatches(name) { $0.first }
     }
 
-    /// The best match of `name` as `withNameMatches` packs it (nil when
-    /// none) and how many there are: one is certain, as GIO takes it.
-    public func bestNameMatchAndCount(_ name: String) -> (best: UInt64?, count: Int) {
-        withNameMatches(name) { ($0.first, $0.count) }
+    /// The match of `name` when it has exactly one (GIO is then certain
+    /// by the name), packed as `withNameMatches` packs it; nil otherwise.
+    public func soleNameMatch(_ name: String) -> UInt64? {
+        withNameMatches(name) { $0.count == 1 ? $0[0] : nil }
     }
 
     // MARK: Content

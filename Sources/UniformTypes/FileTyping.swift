@@ -138,21 +138,11 @@ public struct FileTyping: Sendable {
     /// compiled indexes without allocating.
     public func preferredType(forName name: String) -> UTType {
         guard let db = registry.mimeDatabase, !name.utf8.contains(UInt8(ascii: "/")) else { return type(forName: name).type }
-        let (best, count) = db.bestNameMatchAndCount(name)
-        // One glob decides, as in `guess`; several leave GIO's first unless
-        // an extension some type declares itself may pick another
-        // (`preferredCandidate`), which the full guess settles.
-        guard let best, count == 1 || !declaresAnExtension(name) else { return type(forName: name).type }
+        // One glob decides, as in `guess`; of several, `guess` settles which.
+        guard let best = db.soleNameMatch(name) else { return type(forName: name).type }
         let index = Int(best >> 32)
         let byGlob = registry.slot(forMIMEName: index).map { UTType(registry, $0) } ?? type(ofMIME: db.nameIndex.name(index))
-        return count == 1 ? extensionAnswer(name, where: byGlob)?.type ?? byGlob : byGlob
-    }
-
-    /// Whether some type declares an extension of `name` itself (not only
-    /// system data), without allocating for a name with one extension.
-    private func declaresAnExtension(_ name: String) -> Bool {
-        if let sole = Self.soleExtension(of: name) { return registry.declaresTag(String(sole), tagClass: .filenameExtension) }
-        return Self.extensions(of: name).contains { registry.declaresTag($0, tagClass: .filenameExtension) }
+        return extensionAnswer(name, where: byGlob)?.type ?? byGlob
     }
 
     /// The extension of a name that has exactly one (`extensions(of:)`
@@ -256,13 +246,15 @@ public struct FileTyping: Sendable {
             // Typed by name when the name decides (as Apple types files, and
             // as shared-mime-info's detection tests expect: `core`, `disk.img`);
             // otherwise there is nothing to go on but the emptiness.
-            if byName.certain && byName.basis == .name { return byName }
+            if byName.basis == .name && (byName.certain || declaredType(forName: name, excludingSystem: true) != nil) {
+                return byName
+            }
             var result = Result(type: type(ofMIME: Self.emptyMIMEType), mimeType: Self.emptyMIMEType, basis: .fileSystem,
                                 certain: true)
             result.nameCandidates = byName.nameCandidates
             return result
         }
-        let declaredByExtension = byName.matchedExtension != nil && byName.nameCandidates.isEmpty
+        let declaredByExtension = byName.certain && byName.matchedExtension != nil && byName.nameCandidates.isEmpty
         guard options.sniff, !byName.certain || declaredByExtension else { return byName }
         let data = try Self.readPrefix(path, count: db.sniffLength, follow: options.followSymbolicLinks)
         if declaredByExtension {
@@ -393,6 +385,13 @@ public struct FileTyping: Sendable {
         if guess.nameMatches.isEmpty, let declared = declaredByName(name) {
             return declared
         }
+        // A name alone whose extension only system data without globs
+        // (mime.types) claims: that type, as `uti EXT` gives it, uncertain.
+        if data == nil, guess.nameMatches.isEmpty, let ext = Self.extensions(of: name).first(where: { registry.claims(tag: $0) }),
+           let type = registry.type(filenameExtension: ext), type.isDeclared {
+            return Result(type: type, mimeType: type.preferredMIMEType ?? guess.mimeType, basis: .name, certain: false,
+                          matchedExtension: ext)
+        }
         let octetStream = guess.mimeType == "application/octet-stream" && guess.uncertain
         if octetStream && guess.nameMatches.isEmpty {
             var result = unknown(name, mime: guess.mimeType)
@@ -425,13 +424,14 @@ public struct FileTyping: Sendable {
 
     /// Of the MIME types several globs give a name (GIO then takes the first
     /// and is uncertain), the one the registry's own answer for the name's
-    /// extension claims: `x.ts` is an MPEG-2 transport stream, as `uti ts`
-    /// says, not a Qt message catalog. Nil when that answer claims none.
-    /// Only an extension a type declares itself counts: where system data
-    /// alone gives it, GIO's order stands.
+    /// longest claimed extension claims: `x.ts` is an MPEG-2 transport
+    /// stream, as `uti ts` says, not a Qt message catalog. Nil when that
+    /// answer claims none, or is itself a type of system data: then both
+    /// orders come from the same data, and GIO's stands.
     private func preferredCandidate(_ name: String, among candidates: [String]) -> String? {
-        for ext in Self.extensions(of: name) where registry.declaresTag(ext, tagClass: .filenameExtension) {
-            guard let type = registry.type(filenameExtension: ext), type.isDeclared else { return nil }
+        for ext in Self.extensions(of: name) where registry.claims(tag: ext) {
+            guard let type = registry.type(filenameExtension: ext), type.isDeclared,
+                  !(type.origin?.source.isSystem ?? true) else { return nil }
             let claimed = Set(type.tags(.mimeType).map(TagClass.mimeType.normalize))
             return candidates.first { claimed.contains(TagClass.mimeType.normalize($0)) }
         }

@@ -62,9 +62,15 @@ public enum Spelling {
         length < 6 ? 1 : max(2, length / 5)
     }
 
+    /// Words longer than this (in bytes) get no suggestions: nothing
+    /// suggested is near so long, and the work stays bounded.
+    public static let longestWord = 256
+
     /// The words of `candidates` nearest `word` within its tolerance, best
-    /// first (ties in the order given), at most `limit`.
+    /// first (ties in the order given), at most `limit`; none for a word
+    /// longer than `longestWord`.
     public static func nearest(_ word: String, among candidates: [String], limit: Int = 3) -> [String] {
+        guard word.utf8.count <= longestWord else { return [] }
         let tolerance = tolerance(forLength: word.unicodeScalars.count)
         var scored: [(Int, Int, String)] = []
         for (order, candidate) in candidates.enumerated() {
@@ -80,6 +86,9 @@ extension TypeRegistry {
     /// `public.image`), then those within a few edits of it, whole or by
     /// last component (`public.imgae`, `imgae`). Public types first on a tie.
     public func suggestions(for query: String, limit: Int = 3) -> [String] {
+        // No identifier is anywhere near so long: a huge query costs no walk
+        // over every type.
+        guard query.utf8.count <= Spelling.longestWord else { return [] }
         let word = query.lowercased()
         let tolerance = Spelling.tolerance(forLength: word.unicodeScalars.count)
         var scored: [(score: Int, rank: Int, identifier: String)] = []

@@ -57,3 +57,11 @@ import TestSupport
         #expect(run.status == 1 && run.stderr.contains("is not UTF-8 text; for a file: uti file bad\\xffname.png"))
     }
 }
+
+extension ByteNameTests {
+    @Test func aBatchQueryThatIsNotUTF8IsRefused() throws {
+        let run = try Self.shell(#"printf 'x\377.pdf\njpg\n' | "$UTI" batch"#, in: "/")
+        #expect(run.status == 1 && run.stdout == "\npublic.jpeg\n")
+        #expect(run.stderr.contains("line 1: x\\xff.pdf: is not UTF-8 text"))
+    }
+}

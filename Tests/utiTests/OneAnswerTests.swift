@@ -93,12 +93,60 @@ private func systemExtensions() throws -> [String] {
         let folder = TemporaryFolder("uti-source-tree")
         let files = ["tool.py": "import os\nprint(os.name)\n", "lib.pm": "package Lib;\n1;\n", "app.rb": "puts 1\n",
                      "page.php": "<?php echo 1; ?>\n", "main.c": "int main(void) { return 0; }\n", "run.sh": "#!/bin/sh\necho\n",
-                     "notes.txt": "plain words\n", "photo.png": "\u{89}PNG\r\n\u{1A}\n"]
+                     "notes.txt": "plain words\n", "photo.png": "\u{89}PNG\r\n\u{1A}\n", "__init__.py": "", "empty.pm": ""]
         for (name, text) in files { try text.write(toFile: folder.path + "/" + name, atomically: false, encoding: .utf8) }
         let paths = files.keys.sorted().map { folder.path + "/" + $0 }
         let run = try Run(["filter", "public.source-code"] + paths, environment: systemData)
         let kept = Set(run.lines.map { ($0 as NSString).lastPathComponent })
-        #expect(kept == ["tool.py", "lib.pm", "app.rb", "page.php", "main.c", "run.sh"], "\(run.stdout)\(run.stderr)")
+        // Empty files whose extension a declared type claims are typed by it (several globs or one).
+        #expect(kept == ["tool.py", "lib.pm", "app.rb", "page.php", "main.c", "run.sh", "__init__.py", "empty.pm"],
+                "\(run.stdout)\(run.stderr)")
+    }
+
+    /// Extensions only mime.types claims (no glob): the name gives the type
+    /// `uti EXT` gives, through every door; content that says nothing gives
+    /// plain data, its supertype, with GIO's MIME type.
+    @Test func extensionsOnlyMimeTypesClaims() throws {
+        let folder = TemporaryFolder("uti-mime-types")
+        try "application/x-uti-clr 1clr\nchemical/x-cache cache\nvideo/mp2t mpl\n"
+            .write(toFile: folder.path + "/mime.types", atomically: false, encoding: .utf8)
+        let environment = ["XDG_DATA_DIRS": "/usr/share", "UTI_MIME_TYPES": folder.path + "/mime.types"]
+        // x.mpl: two globs, and the candidate `uti mpl` claims, as for x.ts.
+        let names = ["x.1clr", "x.cache", "x.mpl"]
+        let lookup = try Run(["-b", "1clr", "cache", "mpl"], environment: environment)
+        let file = try Run(["file", "--no-sniff", "-b"] + names, environment: environment)
+        let batch = try Run(["batch", "--file"], stdin: names.joined(separator: "\n") + "\n", environment: environment)
+        #expect(lookup.status == 0 && file.status == 0 && batch.status == 0, "\(file.stderr)\(batch.stderr)")
+        #expect(lookup.lines == ["org.freedesktop.mime.application.x-uti-clr", "org.freedesktop.mime.chemical.x-cache",
+                                 "public.mpeg-2-transport-stream"])
+        #expect(file.lines == lookup.lines)
+        #expect(batch.lines == lookup.lines)
+        try Data([0, 1, 2, 0xFE, 0xFF, 0, 7]).write(to: URL(fileURLWithPath: folder.path + "/data.1clr"))
+        let typed = try Run(["file", folder.path + "/data.1clr"], environment: environment)
+        #expect(typed.stdout.hasSuffix(": public.data (application/octet-stream, data) by unknown, uncertain\n"))
+    }
+
+    /// A name that gives no type is no answer from `batch --file` either.
+    @Test func batchRefusesWhatFileRefuses() throws {
+        let batch = try Run(["batch", "--file"], stdin: "Core\nx.pdf\n", environment: systemData)
+        #expect(batch.status == 1 && batch.lines == ["", "com.adobe.pdf"])
+        #expect(batch.stderr == "uti: standard input line 1: Core: the name gives no type\n")
+        #expect(try Run(["file", "--no-sniff", "-b", "Core"], environment: systemData).status == 1)
+        let json = try Run(["batch", "--file", "--json"], stdin: "x.pdf\n", environment: systemData)
+        #expect(json.stdout.contains("\"exists\":null"))
+        let query = try Run(["batch"], stdin: "x\u{7F}.pdf\n", environment: systemData)
+        #expect(query.status == 1)
+    }
+
+    /// `conforms` types an existing path that names no type as written, even
+    /// with a `/` (a MIME type no type claims names only a dynamic type).
+    @Test func conformsTypesAnExistingPathWithASlash() throws {
+        let folder = TemporaryFolder("uti-conforms-path")
+        try folder.makeFolder("dir")
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]).write(to: URL(fileURLWithPath: folder.path + "/dir/pic.dat"))
+        let run = try Run(["conforms", "-v", "dir/pic.dat", "public.image"], environment: systemData, directory: folder.path)
+        #expect(run.status == 0 && run.stdout == "public.png conforms to public.image\n", "\(run.stdout)\(run.stderr)")
+        #expect(try Run(["conforms", "text/plain", "public.text"], environment: systemData, directory: folder.path).status == 0)
     }
 }
 

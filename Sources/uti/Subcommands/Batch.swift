@@ -8,7 +8,9 @@ struct Batch: ParsableCommand {
         discussion: """
         Prints one line per input line: the identifier (with --json, one JSON object
         per line). With --file each line is a file name typed by name alone; the file
-        system is not consulted. A line that cannot be answered prints an empty line
+        system is not consulted (in JSON, "exists" is null), and a name that gives no
+        type (as uti file --no-sniff says) is not answered. A line that cannot be
+        answered prints an empty line
         (or an object with "error"), is reported on standard error, and makes the exit
         status 1.
         """)
@@ -32,8 +34,9 @@ struct Batch: ParsableCommand {
         let fileNames = fileNames, json = output.json
         while let record = input.nextBytes() {
             lineNumber += 1
-            // A file name need not be UTF-8 (see PathText); a query is text.
-            let line = fileNames ? PathText.text(record) : String(decoding: record, as: UTF8.self)
+            // Kept as bytes (see PathText): a file name need not be UTF-8, and a
+            // query that is not UTF-8 is refused rather than repaired.
+            let line = PathText.text(record)
             if fileNames {
                 if line.isEmpty {
                     failed = true
@@ -43,11 +46,28 @@ struct Batch: ParsableCommand {
                     continue
                 }
                 let name = FileTyping.fileName(of: Array(record))
-                if json {
-                    out.line(FileCommand.json(path: line, typing.type(forName: name)).serialized(indent: nil))
-                } else {
-                    typing.preferredType(forName: name).withIdentifierUTF8 { out.line(utf8: $0) }
+                var type = json ? nil : typing.preferredType(forName: name)
+                // What `uti file --no-sniff` says of the name: one that gives no
+                // type (no glob, no extension: the fast route gives plain data)
+                // is no answer; an unclaimed extension gives its dynamic type.
+                if type == nil || type!.identifier == "public.data" {
+                    let result = typing.type(forName: name)
+                    if result.basis == .unknown && !result.type.isDynamic {
+                        failed = true
+                        out.flush()
+                        Console.error("uti: standard input line \(lineNumber): \(Escaping.name(line)): the name gives no type")
+                        out.line(json ? JSON.object(JSON.path("path", bytes: Array(record)) + [("error", .string("the name gives no type"))])
+                            .serialized(indent: nil) : "")
+                        continue
+                    }
+                    if json {
+                        // Names alone: whether anything is at the path is not known.
+                        out.line(FileCommand.json(path: line, result, nameOnly: true).serialized(indent: nil))
+                        continue
+                    }
+                    type = result.type
                 }
+                type!.withIdentifierUTF8 { out.line(utf8: $0) }
                 continue
             }
             do {
@@ -60,8 +80,9 @@ struct Batch: ParsableCommand {
             } catch {
                 failed = true
                 out.flush()
-                Console.error("uti: standard input line \(lineNumber): \(line): \(error)")
-                out.line(json ? JSON.object([("query", .string(line)), ("error", .string(error.description))]).serialized(indent: nil) : "")
+                Console.error("uti: standard input line \(lineNumber): \(Escaping.name(line)): \(error)")
+                out.line(json ? JSON.object(JSON.path("query", bytes: Array(record)) + [("error", .string(error.description))])
+                    .serialized(indent: nil) : "")
             }
         }
         out.flush()

@@ -89,7 +89,7 @@ struct FileCommand: ParsableCommand {
                 } else {
                     result = try typing.type(forPath: PathText.bytes(path), options: options)
                 }
-                if !result.exists && result.basis == .unknown {
+                if !result.exists && result.basis == .unknown && !result.type.isDynamic {
                     throw FileTyping.Failure(path: PathText.bytes(path), reason: "no such file, and the name gives no type")
                 }
             } catch {
@@ -143,9 +143,11 @@ struct FileCommand: ParsableCommand {
         return try? FileTyping.charset(ofFileAt: PathText.bytes(path), follow: follow)
     }
 
-    static func json(path: String, _ result: FileTyping.Result, language: String? = nil) -> JSON {
+    /// The JSON of one path; `exists` is null for names typed without
+    /// asking the file system (`nameOnly`).
+    static func json(path: String, _ result: FileTyping.Result, language: String? = nil, nameOnly: Bool = false) -> JSON {
         .object(JSON.path("path", bytes: PathText.bytes(path)) + [
-            ("exists", .bool(result.exists)),
+            ("exists", nameOnly ? .null : .bool(result.exists)),
             ("mimeType", .optional(result.mimeType)),
             ("basis", .string(result.basis.rawValue)),
             ("certain", .bool(result.certain)),

@@ -131,7 +131,10 @@ struct OpenIn: ParsableCommand {
                     subjects.append(Subject(label: argument, target: target, type: result.type, mimeType: result.mimeType,
                                             missing: !result.exists))
                     // A script must be able to tell; --no-sniff asks about names alone.
-                    if !result.exists && !noSniff { failed = true }
+                    if !result.exists && !noSniff {
+                        failed = true
+                        Console.error("uti: \(Escaping.name(argument)): no such file; typed by its name")
+                    }
                 } catch {
                     failed = true
                     Console.error("uti: \(Escaping.name(argument)): \(error.reason)")
