@@ -58,6 +58,12 @@ def main():
             uncertain += 1
         if row.get("mimeType") == gio_type:
             continue
+        # A name that gives no type: uti answers nothing, GIO plain data.
+        if "error" in row:
+            if gio_type == "application/octet-stream":
+                continue
+            disagreements.append((name, gio_type, certainty, None, row["error"]))
+            continue
         candidates = row.get("nameCandidates") or []
         # Where GIO is uncertain between globs, uti takes the candidate its
         # own answer for the extension claims (also uncertain).
