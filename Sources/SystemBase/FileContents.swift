@@ -60,9 +60,18 @@ public enum FileStatus {
 
     /// True when the path whose bytes are `path` names something.
     public static func exists(_ path: [UInt8]) -> Bool {
-        guard !path.contains(0) else { return false }
         var info = stat()
-        return (path + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &info) } } == 0
+        return withCPath(path) { lstat($0, &info) } == 0
+    }
+
+    /// Calls `body` (a system call) with the path whose bytes are `path` as
+    /// a C string; a path holding a NUL byte names nothing: -1 and `ENOENT`.
+    public static func withCPath(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> Int32) -> Int32 {
+        guard !path.contains(0) else {
+            errno = ENOENT
+            return -1
+        }
+        return (path + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) } }
     }
 }
 

@@ -221,7 +221,7 @@ public struct FileTyping: Sendable {
     /// types a path given as text.
     public func type(forPath path: [UInt8], options: Options = Options()) throws(Failure) -> Result {
         var info = stat()
-        let found = Self.withCPath(path) { options.followSymbolicLinks ? stat($0, &info) : lstat($0, &info) }
+        let found = FileStatus.withCPath(path) { options.followSymbolicLinks ? stat($0, &info) : lstat($0, &info) }
         let name = Self.fileName(of: path)
         guard found == 0 else {
             if errno == ENOENT || errno == ENOTDIR {
@@ -274,20 +274,10 @@ public struct FileTyping: Sendable {
     public func type(ofExistingPath path: [UInt8], options: Options = Options()) throws(Failure) -> Result {
         var info = stat()
         guard !path.isEmpty,
-              Self.withCPath(path, { options.followSymbolicLinks ? stat($0, &info) : lstat($0, &info) }) == 0 else {
+              FileStatus.withCPath(path, { options.followSymbolicLinks ? stat($0, &info) : lstat($0, &info) }) == 0 else {
             throw Failure(path: path, reason: path.isEmpty ? "empty path" : SystemError.current.reason)
         }
         return try type(forPath: path, options: options)
-    }
-
-    /// Calls `body` with `path` as a C string; a path holding a NUL byte
-    /// names nothing (`ENOENT`).
-    static func withCPath(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> Int32) -> Int32 {
-        guard !path.contains(0) else {
-            errno = ENOENT
-            return -1
-        }
-        return (path + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) } }
     }
 
     /// The type of unnamed content (standard input, `uti file -`): its
@@ -462,7 +452,7 @@ public struct FileTyping: Sendable {
     /// Up to `count` leading bytes of a regular file; FIFOs and devices are
     /// refused before they are opened (and `O_NONBLOCK` guards the race).
     static func readPrefix(_ path: [UInt8], count: Int, follow: Bool) throws(Failure) -> [UInt8] {
-        let fd = withCPath(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW)) }
+        let fd = FileStatus.withCPath(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW)) }
         guard fd >= 0 else { throw Failure(path: path, reason: "cannot read: \(SystemError.current.reason)") }
         defer { close(fd) }
         var info = stat()
