@@ -10,9 +10,8 @@ struct Batch: ParsableCommand {
         per line). With --file each line is a file name typed by name alone; the file
         system is not consulted (in JSON, "exists" is null), and a name that gives no
         type (as uti file --no-sniff says) is not answered. A line that cannot be
-        answered prints an empty line
-        (or an object with "error"), is reported on standard error, and makes the exit
-        status 1.
+        answered prints an empty line (or an object with "error"), is reported on
+        standard error, and makes the exit status 1.
         """)
 
     @OptionGroup var registryOptions: RegistryOptions
