@@ -42,3 +42,27 @@ import SystemBase
         #expect(records.error == EBADF)
     }
 }
+
+/// A record past the limit is read through, reported with its length, and
+/// the records after it follow; the buffer never holds more than the limit
+/// and a block.
+@Suite struct RecordLimitTests {
+    @Test func aRecordPastTheLimitIsReportedAndSkipped() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let input = Array("ok\n".utf8) + [UInt8](repeating: 0x61, count: 100) + Array("\nnext\n".utf8)
+            + [UInt8](repeating: 0x62, count: 33) + Array("\nexact-sixteen-by\nlast-without-end!".utf8)
+        let written = input.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+        #expect(written == input.count)
+        close(fds[1])
+        var reader = RecordReader(fd: fds[0], blockSize: 4, maximumLength: 16)
+        #expect(reader.next() == .text("ok"))
+        #expect(reader.next() == .tooLong(byteCount: 100))
+        #expect(reader.next() == .text("next"))
+        #expect(reader.next() == .tooLong(byteCount: 33))
+        #expect(reader.next() == .text("exact-sixteen-by"))
+        #expect(reader.next() == .tooLong(byteCount: 17))
+        #expect(reader.next() == nil)
+        #expect(reader.count == 6)
+    }
+}

@@ -284,3 +284,17 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         #expect(try Run(["text/html;q=(1)", "-b"]).stdout == "public.html\n")
     }
 }
+
+/// A record of standard input past 1 MiB is an error for that record, and
+/// the records after it are still answered.
+@Suite struct LongRecordTests {
+    @Test func filterAndBatchSkipARecordPastTheLimit() throws {
+        let long = String(repeating: "a", count: (1 << 20) + 1)
+        let filter = try Run(["filter", "-0", "public.folder"], stdin: long + "\0/\0", environment: systemData)
+        #expect(filter.status == 2 && filter.stdout == "/\0")
+        #expect(filter.stderr == "uti: standard input record 1: 1048577 bytes, longer than 1048576; not typed\n")
+        let batch = try Run(["batch"], stdin: long + "\njpg\n", environment: systemData)
+        #expect(batch.status == 1 && batch.lines == ["", "public.jpeg"])
+        #expect(batch.stderr.contains("line 1: longer than 1048576 bytes"))
+    }
+}

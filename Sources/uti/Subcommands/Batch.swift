@@ -10,8 +10,8 @@ struct Batch: ParsableCommand {
         per line). With --file each line is a file name typed by name alone; the file
         system is not consulted (in JSON, "exists" is null), and a name that gives no
         type (as uti file --no-sniff says) is not answered. A line that cannot be
-        answered prints an empty line (or an object with "error"), is reported on
-        standard error, and makes the exit status 1.
+        answered (or longer than 1 MiB) prints an empty line (or an object with
+        "error"), is reported on standard error, and makes the exit status 1.
         """)
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -31,8 +31,16 @@ struct Batch: ParsableCommand {
         var input = RecordReader(fd: 0, stripsCarriageReturn: true)
         // Read once: each read of an option runs the parser's generic accessors.
         let fileNames = fileNames, json = output.json
-        while let record = input.nextBytes() {
+        while let next = input.nextBytes() {
             lineNumber += 1
+            guard case .bytes(let record) = next else {
+                failed = true
+                out.flush()
+                let problem = "longer than \(input.maximumLength) bytes; not read"
+                Console.error("uti: standard input line \(lineNumber): \(problem)")
+                out.line(json ? JSON.object([("error", .string(problem))]).serialized(indent: nil) : "")
+                continue
+            }
             // Kept as bytes (see PathText): a file name need not be UTF-8, and a
             // query that is not UTF-8 is refused rather than repaired.
             let line = PathText.text(record)

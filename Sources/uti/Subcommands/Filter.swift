@@ -14,7 +14,7 @@ struct Filter: ParsableCommand {
         Each is typed as `uti file` types it, by name and content. With -0 the paths
         are also printed NUL-separated. Exit 0 when a path was printed, 1 when none
         was, 2 when a path could not be typed (missing or unreadable: named on
-        standard error; a name need not be UTF-8) or TYPE names no declared type.
+        standard error; a name need not be UTF-8; a record over 1 MiB is not read) or TYPE names no declared type.
           find ~/Pictures -type f -print0 | uti filter -0 public.image | xargs -0 ls -l
         """)
 
@@ -60,15 +60,19 @@ struct Filter: ParsableCommand {
         } else {
             var reader = RecordReader(fd: 0, separator: separator)
             var count = 0
-            while let path = reader.nextBytes() {
+            while let record = reader.nextBytes() {
                 count += 1
-                guard path.isEmpty else {
+                let problem: String
+                switch record {
+                case .bytes(let path) where !path.isEmpty:
                     consider(Array(path))
                     continue
+                case .bytes: problem = "empty path"
+                case .tooLong(let length): problem = "\(length) bytes, longer than \(reader.maximumLength); not typed"
                 }
                 failed = true
                 out.flush()
-                Console.error("uti: standard input \(nulSeparated ? "record" : "line") \(count): empty path")
+                Console.error("uti: standard input \(nulSeparated ? "record" : "line") \(count): \(problem)")
             }
             if let error = reader.error {
                 failed = true
