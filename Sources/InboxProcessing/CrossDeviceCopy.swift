@@ -324,7 +324,8 @@ final class CrossDeviceCopy: Placement {
     /// Creates a hidden entry with `create`, which returns 0 or -1 with errno.
     private func makeHiddenName(_ create: (Int32, FileName) -> Int32) throws(Failure) -> FileName {
         for attempt in 0..<100 {
-            let candidate = FileName(".uti-inbox-\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(attempt).partial")
+            let candidate = FolderMoveJournal.hiddenName(prefix: FolderMoveJournal.partialPrefix, attempt: attempt,
+                                                         suffix: FolderMoveJournal.partialSuffix)
             if create(destination.fd, candidate) == 0 { return candidate }
             if errno != EEXIST { throw Failure(reason: "cannot create a copy in \(destination.path): \(SystemError.current)") }
         }
@@ -373,14 +374,34 @@ final class CrossDeviceCopy: Placement {
         }
     }
 
-    /// Removes a hidden partial copy.
-    static func removeTree(in dir: Int32, _ name: FileName) {
-        if name.bytes.withCString({ unlinkat(dir, $0, 0) }) == 0 { return }
-        let fd = name.bytes.withCString { openat(dir, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-        guard fd >= 0 else { return }
-        let folder = FolderDescriptor(adopting: fd, path: name.escaped)
-        for entry in (try? folder.names()) ?? [] { removeTree(in: folder.fd, entry) }
-        _ = name.bytes.withCString { unlinkat(dir, $0, AT_REMOVEDIR) }
+    /// Removes a hidden partial copy: a file, or a folder emptied by an
+    /// iterative walk at most `maximumDepth` folders deep (no copy is
+    /// deeper; what lies deeper is kept). False when something was kept.
+    @discardableResult
+    static func removeTree(in dir: Int32, _ name: FileName) -> Bool {
+        if name.bytes.withCString({ unlinkat(dir, $0, 0) }) == 0 { return true }
+        // Frames of an open folder and the names in it left to remove.
+        var frames: [(folder: FolderDescriptor, names: [FileName], name: FileName)] = []
+        func enter(_ parent: Int32, _ entry: FileName) -> Bool {
+            let fd = entry.bytes.withCString { openat(parent, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+            guard fd >= 0 else { return false }
+            let folder = FolderDescriptor(adopting: fd, path: entry.escaped)
+            frames.append((folder, (try? folder.names()) ?? [], entry))
+            return true
+        }
+        guard enter(dir, name) else { return false }
+        var whole = true
+        while let top = frames.last {
+            if let entry = frames[frames.count - 1].names.popLast() {
+                if entry.bytes.withCString({ unlinkat(top.folder.fd, $0, 0) }) == 0 { continue }
+                if frames.count >= maximumDepth || !enter(top.folder.fd, entry) { whole = false }
+                continue
+            }
+            frames.removeLast()
+            let parent = frames.last?.folder.fd ?? dir
+            if top.name.bytes.withCString({ unlinkat(parent, $0, AT_REMOVEDIR) }) != 0 { whole = false }
+        }
+        return whole
     }
 }
 

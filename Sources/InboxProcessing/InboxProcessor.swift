@@ -92,6 +92,9 @@ public final class InboxProcessor {
         /// What a run killed midway left that this one could not finish
         /// (a folder given back because entries were added, one without its journal).
         public var recoveryProblems: [String] = []
+        /// With `dryRun`: what recovery would do (one line each), as
+        /// `uti inbox --dry-run` prints it.
+        public var recoveryPlan: [String] = []
         /// Something was left behind or failed.
         public var isComplete: Bool { waiting == 0 && leftInPlace == 0 && failed == 0 && recoveryProblems.isEmpty }
     }
@@ -140,6 +143,14 @@ public final class InboxProcessor {
         // What runs killed midway left: removals to finish, partial copies to clear.
         if !options.dryRun {
             summary.recoveryProblems = FolderMoveJournal.recover(inbox: inbox, documents: documents)
+        } else {
+            summary.recoveryPlan = FolderMoveJournal.plan(inbox: inbox, documents: documents).map { step in
+                switch step {
+                case .partialCopy(let name): "would remove \(name.escaped), a partial copy of an interrupted run"
+                case .removal(let hidden, let original):
+                    "would finish removing \(hidden.escaped), moved as \(original.escaped) by an interrupted run"
+                }
+            }
         }
         let entries: [(name: FileName, type: UInt8)]
         do {

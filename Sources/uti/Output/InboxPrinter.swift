@@ -73,6 +73,7 @@ final class InboxPrinter: @unchecked Sendable {
     func finish(_ summary: InboxProcessor.Summary, inboxPath: String) {
         endProgress()
         for problem in summary.recoveryProblems { Console.error("uti: \(problem)") }
+        if !json { for step in summary.recoveryPlan { print(step) } }
         if json {
             print(JSON.object([
                 ("documents", .string(documents)),
@@ -199,6 +200,7 @@ final class InboxPrinter: @unchecked Sendable {
             members.append(("inboxReason", .string(reason)))
         case .notAFolder: members.append(("inbox", .string("not-a-folder")))
         }
+        if !summary.recoveryPlan.isEmpty { members.append(("recoveryPlan", JSON.strings(summary.recoveryPlan))) }
         return .object(members)
     }
 }
