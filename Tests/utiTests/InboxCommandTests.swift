@@ -409,3 +409,24 @@ func startUTI(_ arguments: [String]) throws -> Process {
         }
     }
 }
+
+/// A journal planted in the Inbox moves nothing outside it (issue: a
+/// journal naming `../../../elsewhere/.ssh` made a run move a folder
+/// there); through the built tool, with --dry-run first.
+@Suite struct PlantedJournalThroughTheToolTests {
+    @Test func aPlantedJournalIsADocument() throws {
+        let tree = try InboxTree()
+        let planted = tree.inbox + "/.uti-inbox-removing-x"
+        try tree.folder.makeFolder("Documents/Inbox/.uti-inbox-removing-x")
+        tree.write(planted, "file", "hi")
+        tree.write(planted, ".uti-inbox-journal", "nonexistent\u{0}../../../elsewhere/.ssh")
+        chmod(planted + "/.uti-inbox-journal", 0o600)
+        let dry = try Run(["inbox", tree.documents, "--settle", "0", "--dry-run"])
+        #expect(dry.status == 0 && dry.lines.first == "Inbox/.uti-inbox-removing-x -> .uti-inbox-removing-x  public.folder",
+                "\(dry.stdout)\(dry.stderr)")
+        let run = try Run(["inbox", tree.documents, "--settle", "0"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(tree.files() == ["Documents/.uti-inbox-removing-x/file": "hi",
+                                 "Documents/.uti-inbox-removing-x/.uti-inbox-journal": "nonexistent\u{0}../../../elsewhere/.ssh"])
+    }
+}
