@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 import TestSupport
 
@@ -428,5 +429,40 @@ func startUTI(_ arguments: [String]) throws -> Process {
         #expect(run.status == 0, "\(run.stderr)")
         #expect(tree.files() == ["Documents/.uti-inbox-removing-x/file": "hi",
                                  "Documents/.uti-inbox-removing-x/.uti-inbox-journal": "nonexistent\u{0}../../../elsewhere/.ssh"])
+    }
+}
+
+/// `uti inbox --watch --json | consumer`: each item's line reaches the pipe
+/// when the item is done, not when uti exits.
+@Suite struct LiveOutputTests {
+    @Test func eachItemReachesThePipeAsItIsDone() throws {
+        let tree = try InboxTree()
+        let process = Process()
+        process.executableURL = Run.binary
+        process.arguments = ["inbox", tree.documents, "--watch", "--json", "--settle", "0"]
+        process.environment = Run.environment()
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+        usleep(500_000)
+        let fd = open(tree.inbox + "/a.txt", O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        _ = write(fd, "a", 1)
+        close(fd)
+        let arrived = DispatchSemaphore(value: 0)
+        let line = Mutex("")
+        DispatchQueue.global().async {
+            while !line.withLock({ $0.contains("\"name\":\"a.txt\"") }) {
+                let data = out.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                line.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            }
+            arrived.signal()
+        }
+        // Waits for the line while uti still runs (it is stopped only afterwards).
+        #expect(arrived.wait(timeout: .now() + 30) == .success)
+        #expect(process.isRunning)
+        #expect(line.withLock { $0 }.contains("\"name\":\"a.txt\""))
     }
 }

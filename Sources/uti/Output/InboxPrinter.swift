@@ -49,6 +49,10 @@ final class InboxPrinter: @unchecked Sendable {
         }
     }
 
+    /// Sends what was printed on (every output stream): standard output is
+    /// block-buffered on a pipe.
+    func flush() { fflush(nil) }
+
     func endProgress() {
         progress?.clear()
         progress = nil

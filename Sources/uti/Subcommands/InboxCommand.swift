@@ -93,6 +93,8 @@ struct InboxCommand: ParsableCommand {
         let printer = InboxPrinter(registry: registry, documents: documents, json: json, dryRun: dryRun, streaming: watch)
         let relay = OrderedRelay<InboxProcessor.Event>(label: "uti.inbox.output") { batch in
             for event in batch { printer.handle(event) }
+            // Each item reaches a pipe as it is done (`--watch --json | consumer`).
+            printer.flush()
         }
         if watch {
             let signal: Int32
