@@ -63,13 +63,15 @@ public enum UserDefaultsWriter {
     /// or, when the file cannot be read or written, none.
     ///
     /// Runs that edit the same file take turns: each holds an exclusive
-    /// lock on the file's folder from reading the file to renaming the new
-    /// one over it, so that no run's change is lost to another's.
+    /// lock from reading the file to renaming the new one over it, so that
+    /// no run's change is lost to another's. The lock is a file of the
+    /// running user beside the list (`.NAME.uti-lock`, mode 0600), which no
+    /// other user can open; a run waits for it at most `lockWait` seconds.
     public static func apply(_ changes: [Change], in path: String) throws(Failure) {
         let target = try resolvedTarget(path)
         let folder = target.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         if !folder.isEmpty { try makeFolders(folder) }
-        let lock = try lockFolder(folder.isEmpty ? "." : folder)
+        let lock = try lockFile(beside: target)
         defer { close(lock) }
         var text = ""
         if FileStatus.exists(target) {
@@ -92,18 +94,36 @@ public enum UserDefaultsWriter {
         }
         try write(updated, to: target)
         // The rename is made durable before the next run may read the file.
-        _ = fsync(lock)
+        let folderFD = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderFD >= 0 { _ = fsync(folderFD); close(folderFD) }
     }
 
-    /// An open descriptor of `folder` holding an exclusive `flock`, released when closed.
-    private static func lockFolder(_ folder: String) throws(Failure) -> Int32 {
-        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw Failure(message: "\(folder): \(SystemError.current.reason)") }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            let reason = SystemError.current.reason
+    /// How long a run waits for another to release the lock, in seconds.
+    public static let lockWait = 10.0
+
+    /// An open descriptor of the lock file beside `target` holding an
+    /// exclusive `flock`, released when closed: a regular file of the
+    /// running user (made with mode 0600), waited for at most `lockWait`.
+    private static func lockFile(beside target: String) throws(Failure) -> Int32 {
+        let parts = target.split(separator: "/", omittingEmptySubsequences: false)
+        let path = (parts.dropLast().map(String.init) + [".\(parts.last ?? "mimeapps.list").uti-lock"]).joined(separator: "/")
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
+        guard fd >= 0 else { throw Failure(message: "\(path): cannot open the lock: \(SystemError.current.reason); nothing was written") }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
             close(fd)
-            throw Failure(message: "\(folder): cannot lock it against other runs of uti (\(reason)); nothing was written")
+            throw Failure(message: "\(path): the lock is not a private file of this user; nothing was written")
+        }
+        var waited = 0.0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            guard errno == EWOULDBLOCK, waited < lockWait else {
+                let reason = errno == EWOULDBLOCK ? "another process has held it for \(Int(lockWait)) s" : SystemError.current.reason
+                close(fd)
+                throw Failure(message: "\(path): cannot lock it against other runs of uti (\(reason)); nothing was written")
+            }
+            usleep(50_000)
+            waited += 0.05
         }
         return fd
     }
@@ -174,7 +194,8 @@ public enum UserDefaultsWriter {
         if !folder.isEmpty { try makeFolders(folder) }
         var mode: mode_t = 0o644
         var info = stat()
-        if stat(path, &info) == 0 { mode = info.st_mode & 0o7777 }
+        let existed = stat(path, &info) == 0
+        if existed { mode = info.st_mode & 0o7777 }
         let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(parts.last ?? "mimeapps.list").uti-\(getpid()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { throw Failure(message: "\(temporary): \(SystemError.current.reason)") }
@@ -185,6 +206,12 @@ public enum UserDefaultsWriter {
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { failure = SystemError.current.reason; break }
             bytes = bytes.dropFirst(n)
+        }
+        // The file keeps its owner (root editing a user's list) and mode.
+        var mine = stat()
+        if failure == nil && existed && fstat(fd, &mine) == 0 && (mine.st_uid != info.st_uid || mine.st_gid != info.st_gid)
+            && fchown(fd, info.st_uid, info.st_gid) != 0 {
+            failure = "cannot keep its owner (\(SystemError.current.reason))"
         }
         if failure == nil && fchmod(fd, mode) != 0 { failure = SystemError.current.reason }
         if failure == nil && fsync(fd) != 0 { failure = SystemError.current.reason }

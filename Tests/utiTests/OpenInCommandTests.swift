@@ -135,6 +135,47 @@ import TestSupport
         #expect(text.components(separatedBy: "\n").filter { $0.hasPrefix("[") } == ["[Default Applications]"])
     }
 
+    /// Anyone who can read the config folder could hold a lock on it; the
+    /// lock is a private file of the user, and a run waits for it only so
+    /// long. Run as root on a user's list, the list keeps its owner and mode.
+    @Test func theLockIsPrivateAndTheListKeepsItsOwner() throws {
+        let tree = try Tree()
+        _ = try Run(["set-default", "--no-system", "txt", "editor.desktop"], environment: tree.environment)
+        // Another process holding a lock on the folder no longer stops a run.
+        let folder = open(tree.root + "/config", O_RDONLY | O_DIRECTORY)
+        #expect(flock(folder, LOCK_EX) == 0)
+        defer { close(folder) }
+        let list = tree.root + "/config/mimeapps.list"
+        if geteuid() == 0 {
+            #expect(chown(list, 65534, 65534) == 0 && chmod(list, 0o640) == 0)
+        }
+        let run = try Run(["set-default", "--no-system", "text/x-uti-lock", "editor.desktop"], environment: tree.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        var info = stat()
+        #expect(stat(list, &info) == 0 && info.st_mode & 0o777 == (geteuid() == 0 ? 0o640 : 0o644))
+        if geteuid() == 0 { #expect(info.st_uid == 65534 && info.st_gid == 65534) }
+        var lock = stat()
+        #expect(stat(tree.root + "/config/.mimeapps.list.uti-lock", &lock) == 0 && lock.st_mode & 0o777 == 0o600)
+        // A lock that is not a private file of the user is refused, and nothing is written.
+        chmod(tree.root + "/config/.mimeapps.list.uti-lock", 0o666)
+        let refused = try Run(["set-default", "--no-system", "text/x-uti-other", "editor.desktop"], environment: tree.environment)
+        #expect(refused.status == 2 && refused.stderr.contains("the lock is not a private file of this user; nothing was written"))
+    }
+
+    /// A run holding the lock (a stuck one of the user's own) makes another
+    /// wait `UserDefaults.lockWait` seconds, then stop with nothing written.
+    @Test func aHeldLockIsWaitedForOnlySoLong() throws {
+        let tree = try Tree()
+        _ = try Run(["set-default", "--no-system", "txt", "editor.desktop"], environment: tree.environment)
+        let lock = open(tree.root + "/config/.mimeapps.list.uti-lock", O_RDWR)
+        #expect(lock >= 0 && flock(lock, LOCK_EX) == 0)
+        defer { close(lock) }
+        let before = try String(contentsOfFile: tree.root + "/config/mimeapps.list", encoding: .utf8)
+        let run = try Run(["set-default", "--no-system", "text/x-uti-waits", "editor.desktop"], environment: tree.environment)
+        #expect(run.status == 2 && run.stderr.contains("another process has held it for 10 s); nothing was written"), "\(run.stderr)")
+        #expect(try String(contentsOfFile: tree.root + "/config/mimeapps.list", encoding: .utf8) == before)
+    }
+
     @Test func badSourcesAndArgumentsExitTwo() throws {
         let tree = try Tree()
         let missing = try Run(["open-in", "--no-system", "--apps", tree.root + "/nowhere", "x.txt"], environment: tree.environment)
