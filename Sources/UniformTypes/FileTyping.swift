@@ -46,6 +46,9 @@ public struct FileTyping: Sendable {
         public var contentTypes: [String] = []
         /// False when nothing is at the path, so only its name was typed.
         public var exists = true
+        /// Nothing decided, and no extension gave even a dynamic type: the
+        /// answer is plain data by default (`Core` where nothing is).
+        public var givesNoType: Bool { basis == .unknown && !type.isDynamic }
     }
 
     public struct Options: Sendable {
@@ -106,14 +109,7 @@ public struct FileTyping: Sendable {
     /// The last path component, ignoring trailing slashes.
     public static func fileName(of path: String) -> String {
         // Bytes, as the kernel splits paths: "/" is never part of another character's UTF-8.
-        let slash = UInt8(ascii: "/")
-        var trimmed = path.utf8[...]
-        guard trimmed.contains(slash) else { return path }
-        while trimmed.count > 1 && trimmed.last == slash { trimmed = trimmed.dropLast() }
-        if trimmed.count > 1, let at = trimmed.lastIndex(of: slash) {
-            return String(Substring(trimmed[trimmed.index(after: at)...]))
-        }
-        return String(Substring(trimmed))
+        path.utf8.contains(UInt8(ascii: "/")) ? fileName(of: Array(path.utf8)) : path
     }
 
     /// The candidate extensions of a name, longest first: `a.tar.gz` gives
@@ -145,6 +141,14 @@ public struct FileTyping: Sendable {
         return extensionAnswer(name, where: byGlob)?.type ?? byGlob
     }
 
+    /// The longest extension of `name` a type claims; for a name with one
+    /// extension, that one unchecked (its lookup says whether it is
+    /// claimed), without allocating.
+    func longestClaimedExtension(of name: String) -> String? {
+        if let sole = Self.soleExtension(of: name) { return String(sole) }
+        return Self.extensions(of: name).first { registry.claims(tag: $0) }
+    }
+
     /// The extension of a name that has exactly one (`extensions(of:)`
     /// gives one), else nil.
     static func soleExtension(of name: String) -> Substring? {
@@ -170,14 +174,8 @@ public struct FileTyping: Sendable {
     /// then `public.heic`, as on a Mac, though shared-mime-info names its
     /// `*.heic` glob `image/heif`; the MIME type stays the database's.
     func extensionAnswer(_ name: String, where decided: UTType) -> (type: UTType, extension: String)? {
-        let ext: String
-        if let sole = Self.soleExtension(of: name) {
-            ext = String(sole)
-        } else {
-            guard let found = Self.extensions(of: name).first(where: { registry.claims(tag: $0) }) else { return nil }
-            ext = found
-        }
-        guard let claimed = registry.type(filenameExtension: ext), claimed.isDeclared, claimed != decided,
+        guard let ext = longestClaimedExtension(of: name), let claimed = registry.type(filenameExtension: ext),
+              claimed.isDeclared, claimed != decided,
               !decided.conforms(to: claimed), !claimed.conforms(to: decided) else { return nil }
         let lowered = String(decoding: name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
         if let db = registry.mimeDatabase, lowered != name,
@@ -377,7 +375,7 @@ public struct FileTyping: Sendable {
         }
         // A name alone whose extension only system data without globs
         // (mime.types) claims: that type, as `uti EXT` gives it, uncertain.
-        if data == nil, guess.nameMatches.isEmpty, let ext = Self.extensions(of: name).first(where: { registry.claims(tag: $0) }),
+        if data == nil, guess.nameMatches.isEmpty, let ext = longestClaimedExtension(of: name),
            let type = registry.type(filenameExtension: ext), type.isDeclared {
             return Result(type: type, mimeType: type.preferredMIMEType ?? guess.mimeType, basis: .name, certain: false,
                           matchedExtension: ext)

@@ -108,11 +108,12 @@ struct QueryResolver {
     }
 
     /// Whether `query` names a type as written: a declared or dynamic
-    /// identifier, a MIME type, or a tag some type claims.
+    /// identifier, or a MIME type or other tag some type claims (an
+    /// unclaimed one, `dir/pic.dat`, names only a dynamic type).
     func knows(_ query: String) -> Bool {
         switch kind(of: query) {
         case .identifier: true
-        case .mimeType: TagClass.isMIMESyntax(query)
+        case .mimeType: TagClass.isMIMESyntax(query) && registry.claims(tag: query)
         case .filenameExtension: registry.claims(tag: query)
         case .tag: true
         }

@@ -53,28 +53,25 @@ struct Batch: ParsableCommand {
                     continue
                 }
                 let name = FileTyping.fileName(of: Array(record))
-                var type = json ? nil : typing.preferredType(forName: name)
-                // What `uti file --no-sniff` says of the name: one that gives no
-                // type (no glob, no extension: the fast route gives plain data)
-                // is no answer; an unclaimed extension gives its dynamic type.
-                if type == nil || type!.identifier == "public.data" {
-                    let result = typing.type(forName: name)
-                    if result.basis == .unknown && !result.type.isDynamic {
-                        failed = true
-                        out.flush()
-                        Console.error("uti: standard input line \(lineNumber): \(Escaping.name(line)): the name gives no type")
-                        out.line(json ? JSON.object(JSON.path("path", bytes: Array(record)) + [("error", .string("the name gives no type"))])
-                            .serialized(indent: nil) : "")
-                        continue
-                    }
-                    if json {
-                        // Names alone: whether anything is at the path is not known.
-                        out.line(FileCommand.json(path: line, result, nameOnly: true).serialized(indent: nil))
-                        continue
-                    }
-                    type = result.type
+                if !json, case let type = typing.preferredType(forName: name), type.identifier != "public.data" {
+                    type.withIdentifierUTF8 { out.line(utf8: $0) }
+                    continue
                 }
-                type!.withIdentifierUTF8 { out.line(utf8: $0) }
+                // Plain data from the fast route, or JSON: the whole answer says
+                // whether the name gives a type at all, as `uti file --no-sniff`.
+                let result = typing.type(forName: name)
+                if result.givesNoType {
+                    failed = true
+                    out.flush()
+                    Console.error("uti: standard input line \(lineNumber): \(Escaping.name(line)): the name gives no type")
+                    out.line(json ? JSON.object(JSON.path("path", bytes: Array(record)) + [("error", .string("the name gives no type"))])
+                        .serialized(indent: nil) : "")
+                } else if json {
+                    // Names alone: whether anything is at the path is not known.
+                    out.line(FileCommand.json(path: line, result, nameOnly: true).serialized(indent: nil))
+                } else {
+                    result.type.withIdentifierUTF8 { out.line(utf8: $0) }
+                }
                 continue
             }
             do {

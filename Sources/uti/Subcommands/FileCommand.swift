@@ -89,7 +89,7 @@ struct FileCommand: ParsableCommand {
                 } else {
                     result = try typing.type(forPath: PathText.bytes(path), options: options)
                 }
-                if !result.exists && result.basis == .unknown && !result.type.isDynamic {
+                if !result.exists && result.givesNoType {
                     throw FileTyping.Failure(path: PathText.bytes(path), reason: "no such file, and the name gives no type")
                 }
             } catch {

@@ -41,10 +41,7 @@ struct Conforms: ParsableCommand {
         let b = try QueryResolver(registry: resolver.registry).declaredArgument(supertype, "SUPERTYPE")
         let a: UTType
         let path = PathText.bytes(type)
-        // An existing path that names no type as written is a file: a MIME
-        // type no type claims (`dir/pic.dat`) names only a dynamic type.
-        let namesAType = resolver.knows(type) && (resolver.kind(of: type) != .mimeType || resolver.registry.claims(tag: type))
-        if file || PathText.isRaw(type) || (!namesAType && FileStatus.exists(path)) {
+        if file || PathText.isRaw(type) || (!resolver.knows(type) && FileStatus.exists(path)) {
             let typing = FileTyping(registry: resolver.registry)
             do {
                 a = try typing.type(ofExistingPath: path, options: FileTyping.Options(followSymbolicLinks: follow)).type
