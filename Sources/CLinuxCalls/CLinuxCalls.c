@@ -51,6 +51,8 @@ int uti_has_writer(int fd) {
     return errno == EAGAIN ? 1 : -1;
 }
 
+int uti_lease_held(int fd) { return fcntl(fd, F_GETLEASE) == F_RDLCK; }
+
 ssize_t uti_copy_range(int from, int to, size_t length) {
     return copy_file_range(from, NULL, to, NULL, length, 0);
 }

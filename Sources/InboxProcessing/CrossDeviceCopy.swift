@@ -10,6 +10,17 @@ import SystemBase
 /// supported), synced, published without replacing anything, and only then
 /// is the source removed. Mode and modification time are kept, and the
 /// owner where the process may set it; set-ID bits only with the owner.
+///
+/// A file is set aside (`SetAside`) before it is copied: that proves it can
+/// be removed afterwards (one that cannot is not copied, so no run copies
+/// it twice), and no writer opening it by name reaches it any more. A read
+/// lease held from then on makes any later writer wait, and the lease still
+/// held with the file unchanged is checked just before the source goes: a
+/// write is never lost between the check and the removal. A folder is
+/// copied in place (writers reach its files by path), each of its files
+/// subject to the settle rules a single file is, then set aside once its
+/// copy is published; each file is removed only unchanged and with no
+/// writer.
 final class CrossDeviceCopy: Placement {
     /// The deepest folder nesting copied.
     static let maximumDepth = 256
@@ -23,31 +34,51 @@ final class CrossDeviceCopy: Placement {
     private let source: FolderDescriptor
     private let name: FileName
     private let destination: FolderDescriptor
+    private let settle: SettlePolicy
+    private let isKnownExtension: (ArraySlice<UInt8>) -> Bool
     private var prepared: Prepared?
     /// What was copied, to remove from the source once the copy is published.
     private var copied: CopiedTree?
-    /// Keeps the source file locked so that two processors do not both copy it.
+    /// The set-aside source file, open read-only (holding the lease, if any).
     private var sourceFD: Int32 = -1
+    private var holdsLease = false
     private var sourceStatus = stat()
+    private var setAside: SetAside?
     /// The inode and name of the published copy.
     private var publishedInode: ino_t = 0
     private var published: FileName?
 
-    struct Failure: Error { var reason: String; var sourceGone = false }
+    struct Failure: Error {
+        var reason: String
+        var sourceGone = false
+        /// Set when the item is not ready: it was left in the Inbox as it was.
+        var wait: InboxProcessor.WaitReason?
+    }
 
-    init(source: FolderDescriptor, name: FileName, destination: FolderDescriptor) {
+    /// How a published copy ended.
+    enum Completion {
+        case moved
+        /// Written to after it was copied: the copy was withdrawn and the item given back.
+        case waiting(InboxProcessor.WaitReason)
+        case failed(String)
+    }
+
+    init(source: FolderDescriptor, name: FileName, destination: FolderDescriptor, settle: SettlePolicy,
+         isKnownExtension: @escaping (ArraySlice<UInt8>) -> Bool) {
         self.source = source
         self.name = name
         self.destination = destination
+        self.settle = settle
+        self.isKnownExtension = isKnownExtension
     }
 
     deinit {
         discard()
-        if sourceFD >= 0 { close(sourceFD) }
+        giveBack()
     }
 
     /// Makes the unpublished copy. Throws with `sourceGone` when another
-    /// process has taken the source.
+    /// process has taken the source, with `wait` when it is not ready.
     func prepare() throws(Failure) {
         guard case .success(let info) = source.status(of: name) else {
             if errno == ENOENT { throw Failure(reason: "gone", sourceGone: true) }
@@ -59,6 +90,10 @@ final class CrossDeviceCopy: Placement {
         case S_IFLNK:
             prepared = .link(target: try Self.readLink(source.fd, name))
         case S_IFDIR:
+            if let problem = SetAside.removalProblem(name, in: source) {
+                if problem.code == ENOENT { throw Failure(reason: "gone", sourceGone: true) }
+                throw Failure(reason: "cannot be removed from the Inbox (\(problem)), so it is not copied")
+            }
             let hidden = try makeHiddenName { dir, candidate in
                 candidate.bytes.withCString { mkdirat(dir, $0, 0o700) }
             }
@@ -67,14 +102,14 @@ final class CrossDeviceCopy: Placement {
             do {
                 let from = try source.openFolder(name, displayPath: name.escaped)
                 let to = try destination.openFolder(hidden, displayPath: hidden.escaped)
-                try Self.copyFolder(from: from, to: to, record: &tree, depth: 0)
+                try copyFolder(from: from, to: to, record: &tree, depth: 0)
                 try Self.applyMetadata(info, toFile: to.fd)
                 to.sync()
                 // Published only when whole: an entry added, removed or
                 // changed while the copy was made leaves the folder for the
                 // next run rather than splitting it in two.
                 guard tree.matches(from) else {
-                    throw Failure(reason: "changed while it was being copied; left for the next run")
+                    throw Failure(reason: "changed while it was being copied", wait: .changedRecently(secondsAgo: 0))
                 }
             } catch let error as SystemError {
                 throw Failure(reason: error.description)
@@ -122,51 +157,97 @@ final class CrossDeviceCopy: Placement {
         return error.code == EEXIST ? .taken : .failed("cannot publish the copy: \(error)")
     }
 
-    /// Whether the source file still is exactly what was copied: the same
-    /// inode under its name, with the size, modification and change times it
-    /// had before the copy (an append, a write or a rename changes them).
-    /// Checked on the descriptor held since before the copy, immediately
-    /// before the source is removed.
-    func sourceIsUnchanged() -> Bool {
-        guard sourceFD >= 0 else { return true }
+    /// Removes the source once the copy is published as `target`; a file
+    /// written to since it was copied (or with a writer waiting for it)
+    /// stays instead, and the copy is withdrawn.
+    func complete(as target: FileName) -> Completion {
+        switch sourceStatus.st_mode & S_IFMT {
+        case S_IFREG: return completeFile(target)
+        case S_IFDIR: return completeFolder(target)
+        default:
+            guard case .success(let now) = source.status(of: name) else { return .moved }
+            guard now.st_ino == sourceStatus.st_ino && now.st_dev == sourceStatus.st_dev else {
+                return .failed("copied as \(target.escaped), but the original was replaced meanwhile and was kept")
+            }
+            let removed = name.bytes.withCString { unlinkat(source.fd, $0, 0) }
+            return removed == 0 || errno == ENOENT
+                ? .moved : .failed("copied as \(target.escaped), but the original was kept: \(SystemError.current)")
+        }
+    }
+
+    private func completeFile(_ target: FileName) -> Completion {
+        guard let setAside else { return .failed("copied as \(target.escaped), but the original was not set aside") }
+        // Recorded so that a run killed from here on removes the original
+        // rather than giving it back for a second copy.
+        try? setAside.record(copy: target)
+        guard sourceIsUnchanged() else {
+            if withdraw(target) {
+                giveBack()
+                return .waiting(.changedRecently(secondsAgo: 0))
+            }
+            let back = giveBack().map { " (the original is \($0.escaped) again)" } ?? ""
+            return .failed("changed after it was copied; both the original and the copy \(target.escaped) were kept\(back)")
+        }
+        if SetAside.itemName.bytes.withCString({ unlinkat(setAside.folder.fd, $0, 0) }) != 0 && errno != ENOENT {
+            let problem = SystemError.current
+            let back = giveBack().map { "was kept as \($0.escaped)" } ?? "was kept"
+            return .failed("copied as \(target.escaped), but the original \(back): \(problem)")
+        }
+        close(sourceFD)
+        sourceFD = -1
+        self.setAside = nil
+        if let rest = setAside.end(isKnownExtension: isKnownExtension) { return .failed("copied, but \(rest)") }
+        return .moved
+    }
+
+    private func completeFolder(_ target: FileName) -> Completion {
+        guard let tree = copied else { return .failed("copied as \(target.escaped), but the original folder was kept") }
+        let aside: SetAside
+        do { aside = try SetAside.begin(name, in: source, copy: target) } catch {
+            switch error {
+            case .gone: return .moved
+            case .notRemovable(let reason), .failed(let reason):
+                return .failed("copied as \(target.escaped), but the original folder could not be set aside for removal: \(reason)")
+            }
+        }
+        do {
+            let folder = try aside.folder.openFolder(SetAside.itemName, displayPath: name.escaped)
+            if let problem = tree.remove(from: folder, settle: settle) {
+                return .failed("copied, but \(problem) (a later run finishes it)")
+            }
+        } catch {
+            return .failed("copied, but the original could not be opened to remove it: \(error) (a later run finishes it)")
+        }
+        _ = SetAside.itemName.bytes.withCString { unlinkat(aside.folder.fd, $0, AT_REMOVEDIR) }
+        return aside.end(isKnownExtension: isKnownExtension).map { .failed("copied, but \($0)") } ?? .moved
+    }
+
+    /// Whether the set-aside file still is exactly what was copied (size,
+    /// modification and change times), and no process has asked to write it
+    /// since its lease was taken.
+    private func sourceIsUnchanged() -> Bool {
         var now = stat()
-        guard fstat(sourceFD, &now) == 0, case .success(let named) = source.status(of: name) else { return false }
-        return named.st_ino == sourceStatus.st_ino && named.st_dev == sourceStatus.st_dev
-            && now.st_size == sourceStatus.st_size
+        guard sourceFD >= 0, fstat(sourceFD, &now) == 0 else { return false }
+        if holdsLease && uti_lease_held(sourceFD) != 1 { return false }
+        return now.st_size == sourceStatus.st_size
             && now.st_mtim.tv_sec == sourceStatus.st_mtim.tv_sec && now.st_mtim.tv_nsec == sourceStatus.st_mtim.tv_nsec
             && now.st_ctim.tv_sec == sourceStatus.st_ctim.tv_sec && now.st_ctim.tv_nsec == sourceStatus.st_ctim.tv_nsec
     }
 
     /// Removes a published copy of a file again (the source changed after
     /// it was copied), only if `target` still names that copy.
-    func withdraw(_ target: FileName) -> Bool {
+    private func withdraw(_ target: FileName) -> Bool {
         guard case .success(let info) = destination.status(of: target), info.st_ino == publishedInode else { return false }
         return target.bytes.withCString { unlinkat(destination.fd, $0, 0) } == 0
     }
 
-    /// Removes the source after the copy was published; returns what could
-    /// not be removed.
-    func removeSource() -> String? {
-        guard case .success(let now) = source.status(of: name) else { return nil }
-        guard now.st_ino == sourceStatus.st_ino && now.st_dev == sourceStatus.st_dev else {
-            return "copied, but the original was replaced meanwhile and was kept"
-        }
-        if (now.st_mode & S_IFMT) == S_IFDIR {
-            guard let tree = copied, let target = published else { return "copied, but the original folder was kept" }
-            let hidden: FileName
-            do { hidden = try FolderMoveJournal.begin(name, in: source, copy: target) } catch {
-                return "copied, but the original folder could not be set aside for removal: \(error)"
-            }
-            do {
-                let folder = try source.openFolder(hidden, displayPath: hidden.escaped)
-                if let problem = tree.remove(from: folder) { return "copied, but \(problem) (a later run finishes it)" }
-            } catch {
-                return "copied, but the original could not be opened to remove it: \(error) (a later run finishes it)"
-            }
-            return FolderMoveJournal.finish(hidden, in: source, originalName: name).map { "copied, but \($0)" }
-        }
-        let removed = name.bytes.withCString { unlinkat(source.fd, $0, 0) }
-        return removed == 0 || errno == ENOENT ? nil : "copied, but the original was kept: \(SystemError.current)"
+    /// Gives a set-aside file back to the Inbox; the name it has there.
+    @discardableResult
+    private func giveBack() -> FileName? {
+        if sourceFD >= 0 { close(sourceFD); sourceFD = -1 }   // ends the lease: a waiting writer goes on
+        guard let setAside else { return nil }
+        self.setAside = nil
+        return setAside.giveBack(isKnownExtension: isKnownExtension)
     }
 
     /// Throws away an unpublished copy.
@@ -183,22 +264,38 @@ final class CrossDeviceCopy: Placement {
     // MARK: Files
 
     private func prepareFile() throws(Failure) {
-        let fd = name.bytes.withCString { openat(source.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
-        guard fd >= 0 else {
-            if errno == ENOENT { throw Failure(reason: "gone", sourceGone: true) }
-            throw Failure(reason: "cannot read: \(SystemError.current)")
+        let aside: SetAside
+        do { aside = try SetAside.begin(name, in: source) } catch {
+            switch error {
+            case .gone: throw Failure(reason: "gone", sourceGone: true)
+            case .notRemovable(let reason):
+                throw Failure(reason: "cannot be removed from the Inbox (\(reason)), so it is not copied")
+            case .failed(let reason): throw Failure(reason: "cannot be set aside for the move: \(reason)")
+            }
+        }
+        setAside = aside
+        let fd = SetAside.itemName.bytes.withCString {
+            openat(aside.folder.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        }
+        var info = stat()
+        guard fd >= 0, fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            let problem = SystemError.current
+            if fd >= 0 { close(fd) }
+            giveBack()
+            throw Failure(reason: "cannot read: \(problem)")
         }
         sourceFD = fd
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            throw Failure(reason: "another process is copying it", sourceGone: errno == EWOULDBLOCK)
-        }
-        // Copied and removed by another process before the lock was ours?
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_nlink > 0,
-              case .success(let named) = source.status(of: name), named.st_ino == info.st_ino else {
-            throw Failure(reason: "gone", sourceGone: true)
-        }
         sourceStatus = info
+        // A writer that opened it before it was set aside still holds it:
+        // it waits, as a single file in the Inbox would. Without one, the
+        // lease now held makes any later writer wait until this run is done.
+        switch uti_has_writer(fd) {
+        case 0: holdsLease = true
+        case 1 where settle.writerMatters(changed: info):
+            giveBack()
+            throw Failure(reason: "open for writing", wait: .openForWriting)
+        default: break
+        }
         let mode = mode_t(info.st_mode & 0o7777)
         let unnamed = uti_open_unnamed_file(destination.fd, mode & 0o777 | 0o600)
         if unnamed >= 0 {
@@ -208,7 +305,9 @@ final class CrossDeviceCopy: Placement {
             return
         }
         guard [EOPNOTSUPP, EISDIR, EINVAL, ENOENT].contains(errno) else {
-            throw Failure(reason: "cannot create a file in \(destination.path): \(SystemError.current)")
+            let problem = SystemError.current
+            giveBack()
+            throw Failure(reason: "cannot create a file in \(destination.path): \(problem)")
         }
         var out: Int32 = -1
         let hidden = try makeHiddenName { dir, candidate in
@@ -221,11 +320,11 @@ final class CrossDeviceCopy: Placement {
         try checkUnchanged(fd, since: info)
     }
 
-    /// A file written to while it was copied is left for the next run.
+    /// A file written to while it was copied is given back for the next run.
     private func checkUnchanged(_ fd: Int32, since before: stat) throws(Failure) {
         var after = stat()
         guard fstat(fd, &after) == 0, FileIdentity(after) == FileIdentity(before) else {
-            throw Failure(reason: "changed while it was being copied; left for the next run")
+            throw Failure(reason: "changed while it was being copied", wait: .changedRecently(secondsAgo: 0))
         }
     }
 
@@ -324,8 +423,8 @@ final class CrossDeviceCopy: Placement {
     /// Creates a hidden entry with `create`, which returns 0 or -1 with errno.
     private func makeHiddenName(_ create: (Int32, FileName) -> Int32) throws(Failure) -> FileName {
         for attempt in 0..<100 {
-            let candidate = FolderMoveJournal.hiddenName(prefix: FolderMoveJournal.partialPrefix, attempt: attempt,
-                                                         suffix: FolderMoveJournal.partialSuffix)
+            let candidate = SetAside.hiddenName(prefix: SetAside.partialPrefix, attempt: attempt,
+                                                suffix: SetAside.partialSuffix)
             if create(destination.fd, candidate) == 0 { return candidate }
             if errno != EEXIST { throw Failure(reason: "cannot create a copy in \(destination.path): \(SystemError.current)") }
         }
@@ -334,27 +433,32 @@ final class CrossDeviceCopy: Placement {
 
     // MARK: Folders
 
-    private static func copyFolder(from: FolderDescriptor, to: FolderDescriptor, record: inout CopiedTree, depth: Int) throws {
-        guard depth < maximumDepth else { throw Failure(reason: "nested deeper than \(maximumDepth) folders") }
+    private func copyFolder(from: FolderDescriptor, to: FolderDescriptor, record: inout CopiedTree, depth: Int) throws {
+        guard depth < Self.maximumDepth else { throw Failure(reason: "nested deeper than \(Self.maximumDepth) folders") }
         // What cannot be removed from the Inbox afterwards is not copied:
         // every later run would publish another copy of it.
         guard faccessat(from.fd, ".", W_OK | X_OK, AT_EACCESS) == 0 else {
             throw Failure(reason: "\(from.path) could not be emptied afterwards (\(SystemError.current)); not copied")
         }
-        for entry in try from.names() where entry != FolderMoveJournal.journalName {
+        for entry in try from.names() {
             guard case .success(let info) = from.status(of: entry) else { throw SystemError.current }
             switch info.st_mode & S_IFMT {
             case S_IFREG:
+                // Each file waits as it would alone: a folder with a file
+                // still being written is left for a later run.
+                if let wait = settle.wait(for: info, kind: .file, entry, in: from) {
+                    throw Failure(reason: "\(entry.escaped) in it is not ready", wait: wait)
+                }
                 let input = entry.bytes.withCString { openat(from.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
                 guard input >= 0 else { throw Failure(reason: "cannot read \(entry): \(SystemError.current)") }
                 defer { close(input) }
                 let output = entry.bytes.withCString { openat(to.fd, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
                 guard output >= 0 else { throw Failure(reason: "cannot create \(entry): \(SystemError.current)") }
                 defer { close(output) }
-                try copyContents(from: input, to: output, info)
+                try Self.copyContents(from: input, to: output, info)
                 record.files.append((entry, FileIdentity(info)))
             case S_IFLNK:
-                let target = try readLink(from.fd, entry)
+                let target = try Self.readLink(from.fd, entry)
                 let made = target.withCString { text in entry.bytes.withCString { symlinkat(text, to.fd, $0) } }
                 guard made == 0 else { throw Failure(reason: "cannot copy the link \(entry): \(SystemError.current)") }
                 record.files.append((entry, FileIdentity(info)))
@@ -365,7 +469,7 @@ final class CrossDeviceCopy: Placement {
                 let innerCopy = try to.openFolder(entry, displayPath: entry.escaped)
                 var sub = CopiedTree()
                 try copyFolder(from: inner, to: innerCopy, record: &sub, depth: depth + 1)
-                try applyMetadata(info, toFile: innerCopy.fd)
+                try Self.applyMetadata(info, toFile: innerCopy.fd)
                 innerCopy.sync()
                 record.folders.append((entry, FileIdentity(info), sub))
             default:
@@ -428,11 +532,10 @@ struct CopiedTree {
     var files: [(FileName, FileIdentity)] = []
     var folders: [(FileName, FileIdentity, CopiedTree)] = []
 
-    /// Whether `folder` holds exactly these entries, in the states copied
-    /// (the journal file aside).
+    /// Whether `folder` holds exactly these entries, in the states copied.
     func matches(_ folder: FolderDescriptor) -> Bool {
         guard let names = try? folder.names() else { return false }
-        let present = Set(names.filter { $0 != FolderMoveJournal.journalName })
+        let present = Set(names)
         guard present == Set(files.map(\.0) + folders.map(\.0)) else { return false }
         for (name, identity) in files {
             guard case .success(let info) = folder.status(of: name), FileIdentity(info) == identity else { return false }
@@ -444,9 +547,21 @@ struct CopiedTree {
         return true
     }
 
-    func remove(from folder: FolderDescriptor) -> String? {
+    /// Removes from `folder` the entries copied, in the states copied; a
+    /// file some process has open for writing stays (with its folder).
+    func remove(from folder: FolderDescriptor, settle: SettlePolicy) -> String? {
         for (name, identity) in files {
-            guard case .success(let info) = folder.status(of: name), FileIdentity(info) == identity else { continue }
+            let fd = name.bytes.withCString { openat(folder.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+            var info = stat()
+            if fd >= 0 {
+                defer { close(fd) }
+                // The lease (held until the close) keeps a writer waiting until the file is gone.
+                guard fstat(fd, &info) == 0, FileIdentity(info) == identity,
+                      !(settle.checkWriters && uti_has_writer(fd) == 1) else { continue }
+            } else {
+                // A link, or a file that cannot be read: its status decides.
+                guard case .success(let found) = folder.status(of: name), FileIdentity(found) == identity else { continue }
+            }
             if name.bytes.withCString({ unlinkat(folder.fd, $0, 0) }) != 0 && errno != ENOENT {
                 return "\(name) could not be removed from the original: \(SystemError.current)"
             }
@@ -454,8 +569,9 @@ struct CopiedTree {
         for (name, identity, tree) in folders {
             guard case .success(let info) = folder.status(of: name), info.st_ino == identity.inode else { continue }
             guard let inner = try? folder.openFolder(name, displayPath: name.escaped) else { continue }
-            if let problem = tree.remove(from: inner) { return problem }
-            if name.bytes.withCString({ unlinkat(folder.fd, $0, AT_REMOVEDIR) }) != 0 && errno != ENOENT {
+            if let problem = tree.remove(from: inner, settle: settle) { return problem }
+            if name.bytes.withCString({ unlinkat(folder.fd, $0, AT_REMOVEDIR) }) != 0 && errno != ENOENT
+                && errno != ENOTEMPTY && errno != EEXIST {
                 return "\(name) was kept in the original: \(SystemError.current)"
             }
         }

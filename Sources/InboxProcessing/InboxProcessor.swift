@@ -142,9 +142,9 @@ public final class InboxProcessor {
         }
         // What runs killed midway left: removals to finish, partial copies to clear.
         if !options.dryRun {
-            summary.recoveryProblems = FolderMoveJournal.recover(inbox: inbox, documents: documents)
+            summary.recoveryProblems = SetAside.recover(inbox: inbox, documents: documents, isKnownExtension: isKnownExtension)
         } else {
-            summary.recoveryPlan = FolderMoveJournal.plan(inbox: inbox, documents: documents).map { step in
+            summary.recoveryPlan = SetAside.plan(inbox: inbox, documents: documents).map { step in
                 switch step {
                 case .partialCopy(let name): "would remove \(name.escaped), a partial copy of an interrupted run"
                 case .removal(let hidden, let original):
@@ -154,7 +154,7 @@ public final class InboxProcessor {
         }
         let entries: [(name: FileName, type: UInt8)]
         do {
-            entries = try inbox.entries().filter { !FolderMoveJournal.isInternal($0.name) }.sorted { $0.name < $1.name }
+            entries = try inbox.entries().filter { !SetAside.isInternal($0.name) }.sorted { $0.name < $1.name }
         } catch {
             throw Failure(path: inboxPath, reason: "cannot be read: \(error)")
         }
@@ -311,21 +311,20 @@ public final class InboxProcessor {
         // nothing slow (such as waiting for the registry to know extensions)
         // comes between the copy and the removal of its source.
         _ = NumberedName(name, isKnownExtension: isKnownExtension)
-        let copy = CrossDeviceCopy(source: folder, name: name, destination: documents)
+        let copy = CrossDeviceCopy(source: folder, name: name, destination: documents, settle: options.settle,
+                                   isKnownExtension: isKnownExtension)
         do { try copy.prepare() } catch {
+            if let wait = error.wait { return .waiting(wait) }
             return error.sourceGone ? .gone : .failed(error.reason)
         }
         var placement: CrossDeviceCopy = copy
         switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &placement) {
         case .placed(let target):
-            // Written to after it was copied: the copy is withdrawn and the
-            // file waits for the next run, so no appended line is lost.
-            if !copy.sourceIsUnchanged() {
-                if copy.withdraw(target) { return .waiting(.changedRecently(secondsAgo: 0)) }
-                return .failed("changed after it was copied; both the original and the copy \(target.escaped) were kept")
+            switch copy.complete(as: target) {
+            case .moved: return .moved(to: target, copied: true)
+            case .waiting(let reason): return .waiting(reason)
+            case .failed(let reason): return .failed(reason)
             }
-            if let problem = copy.removeSource() { return .failed("\(problem) (the copy is \(target.escaped))") }
-            return .moved(to: target, copied: true)
         case .gone: return .gone
         case .failed(let reason): return .failed(reason)
         case .crossDevice: return .failed("cannot be copied into \(documentsPath)")

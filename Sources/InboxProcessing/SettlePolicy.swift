@@ -49,20 +49,38 @@ public struct SettlePolicy: Sendable {
         }
         return folder.status(of: name).map { info in
             let kind = InboxProcessor.kind(of: info)
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            let age = Double(now.tv_sec - info.st_ctim.tv_sec) + Double(now.tv_nsec - info.st_ctim.tv_nsec) / 1e9
-            if age < interval { return Inspection(kind: kind, wait: .changedRecently(secondsAgo: max(age, 0))) }
-            if checkWriters && kind == .file && age < max(writerWindow, interval) {
-                switch hasWriter(folder, name) {
-                case 1: return Inspection(kind: kind, wait: .openForWriting)
-                case 0: break
-                // Not known: taken only once unchanged for the whole window.
-                default: return Inspection(kind: kind, wait: .writerUnknown(secondsAgo: max(age, 0)))
-                }
-            }
-            return Inspection(kind: kind)
+            return Inspection(kind: kind, wait: wait(for: info, kind: kind, name, in: folder))
         }
+    }
+
+    /// Whether the entry `name` of `folder`, of status `info`, must wait:
+    /// changed within the interval, or a regular file changed within the
+    /// writer window that a process has open for writing (or of which that
+    /// cannot be told). Every regular file of a folder moved across file
+    /// systems is asked this too.
+    func wait(for info: stat, kind: InboxProcessor.Kind, _ name: FileName, in folder: FolderDescriptor) -> InboxProcessor.WaitReason? {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let age = Double(now.tv_sec - info.st_ctim.tv_sec) + Double(now.tv_nsec - info.st_ctim.tv_nsec) / 1e9
+        if age < interval { return .changedRecently(secondsAgo: max(age, 0)) }
+        if checkWriters && kind == .file && age < max(writerWindow, interval) {
+            switch hasWriter(folder, name) {
+            case 1: return .openForWriting
+            case 0: break
+            // Not known: taken only once unchanged for the whole window.
+            default: return .writerUnknown(secondsAgo: max(age, 0))
+            }
+        }
+        return nil
+    }
+
+    /// Whether a writer that has the file open now may still be writing it
+    /// (it changed within the writer window): then it must wait.
+    func writerMatters(changed info: stat) -> Bool {
+        guard checkWriters else { return false }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec - info.st_ctim.tv_sec) < max(writerWindow, interval)
     }
 
     /// 1 when a process has the regular file open for writing, 0 when none

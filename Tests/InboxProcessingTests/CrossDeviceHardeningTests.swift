@@ -34,8 +34,9 @@ import Testing
         }
     }
 
-    /// A line appended after the copy, while the run is still naming it (a
-    /// taken name), stays: the copy is withdrawn and the file waits.
+    /// A writer that opens the file by name after it was set aside (here
+    /// while the run is naming its copy) makes a new file, which the next
+    /// run takes: no line is lost.
     @Test(.enabled(if: otherFileSystem, "needs /dev/shm on another file system"))
     func anAppendAfterTheCopyIsNeverLost() throws {
         let tree = Tree()
@@ -52,19 +53,96 @@ import Testing
         }(), isKnownExtension: { bytes in
             // Asked once before the copy and again while naming after it.
             if calls.withLock({ $0 += 1; return $0 }) == 2 {
-                let fd = open(source, O_WRONLY | O_APPEND)
+                let fd = open(source, O_WRONLY | O_APPEND | O_CREAT, 0o644)
                 _ = write(fd, "second\n", 7)
                 close(fd)
             }
             return knownExtensions(bytes)
         })
         let (reports, _) = try run(appending)
-        #expect(reports[FileName("log.txt")]?.outcome == .waiting(.changedRecently(secondsAgo: 0)))
-        #expect(remote.read(remote.inbox, "log.txt") == "first\nsecond\n")
-        #expect(tree.textNames(tree.documents) == ["Inbox", "log.txt"])   // the copy was withdrawn
+        #expect(reports[FileName("log.txt")]?.outcome == .moved(to: FileName("log-1.txt"), copied: true))
+        #expect(tree.read(tree.documents, "log-1.txt") == "first\n")
+        #expect(remote.read(remote.inbox, "log.txt") == "second\n")
         let (again, _) = try run(processor(tree) { $0.inbox = remote.inbox })
-        #expect(again[FileName("log.txt")]?.outcome == .moved(to: FileName("log-1.txt"), copied: true))
-        #expect(tree.read(tree.documents, "log-1.txt") == "first\nsecond\n")
+        #expect(again[FileName("log.txt")]?.outcome == .moved(to: FileName("log-2.txt"), copied: true))
+        #expect(tree.read(tree.documents, "log-2.txt") == "second\n")
+    }
+
+    /// A writer that already holds the file open when it is set aside keeps
+    /// it in the Inbox, as it would a file that is not moved across.
+    @Test(.enabled(if: otherFileSystem, "needs /dev/shm on another file system"))
+    func aWriterHoldingTheFileKeepsItWaiting() throws {
+        let tree = Tree()
+        let remote = Tree(base: "/dev/shm")
+        remote.write(remote.inbox, "log.txt", "first\n")
+        let source = remote.inbox + "/log.txt"
+        let writer = Mutex<Int32>(-1)
+        defer { close(writer.withLock { $0 }) }
+        let holding = InboxProcessor(documents: tree.documents, options: {
+            var options = InboxProcessor.Options()
+            options.settle = SettlePolicy(interval: 0)
+            options.inbox = remote.inbox
+            return options
+        }(), isKnownExtension: { bytes in
+            // Asked just before the copy begins, after the writer check of the pass.
+            writer.withLock { if $0 < 0 { $0 = open(source, O_WRONLY | O_APPEND) } }
+            return knownExtensions(bytes)
+        })
+        let (reports, _) = try run(holding)
+        #expect(reports[FileName("log.txt")]?.outcome == .waiting(.openForWriting))
+        #expect(remote.read(remote.inbox, "log.txt") == "first\n")
+        #expect(tree.textNames(tree.documents) == ["Inbox"])
+        _ = writer.withLock { write($0, "second\n", 7) }
+        close(writer.withLock { fd in defer { fd = -1 }; return fd })
+        let (again, _) = try run(processor(tree) { $0.inbox = remote.inbox })
+        #expect(again[FileName("log.txt")]?.outcome == .moved(to: FileName("log.txt"), copied: true))
+        #expect(tree.read(tree.documents, "log.txt") == "first\nsecond\n")
+    }
+
+    /// A file the run may not remove from the Inbox is not copied: no run
+    /// makes a second copy of it.
+    @Test(.enabled(if: otherFileSystem && geteuid() != 0, "needs /dev/shm on another file system, and not root"))
+    func aFileThatCannotBeRemovedIsNeverCopied() throws {
+        let tree = Tree()
+        let remote = Tree(base: "/dev/shm")
+        remote.write(remote.inbox, "a.txt", "a")
+        mkdir(remote.inbox + "/Pack.app", 0o755)
+        remote.write(remote.inbox + "/Pack.app", "b.txt", "b")
+        chmod(remote.inbox, 0o555)
+        defer { chmod(remote.inbox, 0o755) }
+        for _ in 0..<3 {
+            let (reports, summary) = try run(processor(tree) { $0.inbox = remote.inbox })
+            #expect(summary.failed == 2)
+            for name in ["a.txt", "Pack.app"] {
+                guard case .failed(let reason)? = reports[FileName(name)]?.outcome else {
+                    Issue.record("\(name): \(String(describing: reports[FileName(name)]))"); continue
+                }
+                #expect(reason.contains("cannot be removed from the Inbox") && reason.contains("not copied"), "\(reason)")
+            }
+        }
+        #expect(tree.textNames(tree.documents) == ["Inbox"])
+        #expect(remote.read(remote.inbox, "a.txt") == "a")
+    }
+
+    /// Every file of a folder is checked as a single file is: a folder with
+    /// a file still open for writing waits, and nothing written is lost.
+    @Test(.enabled(if: otherFileSystem, "needs /dev/shm on another file system"))
+    func aFolderWithAFileBeingWrittenWaits() throws {
+        let tree = Tree()
+        let remote = Tree(base: "/dev/shm")
+        mkdir(remote.inbox + "/Pack.app", 0o755)
+        remote.write(remote.inbox + "/Pack.app", "done.txt", "done")
+        remote.write(remote.inbox + "/Pack.app", "log.txt", "first\n")
+        let writer = open(remote.inbox + "/Pack.app/log.txt", O_WRONLY | O_APPEND)
+        let (reports, _) = try run(processor(tree) { $0.inbox = remote.inbox })
+        #expect(reports[FileName("Pack.app")]?.outcome == .waiting(.openForWriting))
+        #expect(tree.textNames(tree.documents) == ["Inbox"])
+        _ = write(writer, "second\n", 7)
+        close(writer)
+        let (again, _) = try run(processor(tree) { $0.inbox = remote.inbox })
+        #expect(again[FileName("Pack.app")]?.outcome == .moved(to: FileName("Pack.app"), copied: true))
+        #expect(tree.read(tree.documents + "/Pack.app", "log.txt") == "first\nsecond\n")
+        #expect(!tree.exists(remote.inbox))
     }
 
     /// Documents on tmpfs, where copy_file_range is refused and bytes are
@@ -174,13 +252,14 @@ import Testing
         mkdir(tree.documents + "/Pack.app/Contents", 0o755)
         tree.write(tree.documents + "/Pack.app/Contents", "Info.plist", "info")
         let hidden = tree.inbox + "/.uti-inbox-removing-\(Self.deadRun)-1-0"
-        mkdir(hidden, 0o755)
-        mkdir(hidden + "/Contents", 0o755)
-        tree.write(hidden + "/Contents", "Info.plist", "info")
+        mkdir(hidden, 0o700)
+        mkdir(hidden + "/item", 0o755)
+        mkdir(hidden + "/item/Contents", 0o755)
+        tree.write(hidden + "/item/Contents", "Info.plist", "info")
         var copied = tree.status(tree.documents + "/Pack.app/Contents/Info.plist")
         var times = [copied.st_atim, copied.st_mtim]
-        utimensat(AT_FDCWD, hidden + "/Contents/Info.plist", &times, 0)
-        tree.write(hidden, ".uti-inbox-journal", "Pack.app\u{0}Pack.app")
+        utimensat(AT_FDCWD, hidden + "/item/Contents/Info.plist", &times, 0)
+        tree.write(hidden, "journal", "Pack.app\u{0}Pack.app\u{0}", mode: 0o600)
         let (reports, summary) = try run(processor(tree))
         #expect(reports.isEmpty, "\(reports)")
         #expect(summary.recoveryProblems == [])
@@ -222,31 +301,45 @@ import Testing
 @Suite struct PlantedRecoveryStateTests {
     static let deadRun = InterruptedFolderMoveTests.deadRun
 
-    @Test(arguments: ["../../../elsewhere/.ssh", "/tmp/uti-planted-absolute", "..", ".", "a/b"])
-    func aPlantedJournalNamesNothingOutside(original: String) throws {
+    @Test(arguments: ["../../../elsewhere/.ssh", "/tmp/uti-planted-absolute", "..", ".", "a/b"], [false, true])
+    func aPlantedJournalNamesNothingOutside(hostile: String, asCopy: Bool) throws {
         let tree = Tree()
         let hidden = ".uti-inbox-removing-\(Self.deadRun)-3-0"
-        mkdir(tree.inbox + "/" + hidden, 0o755)
-        tree.write(tree.inbox + "/" + hidden, "payload", "x")
-        tree.write(tree.inbox + "/" + hidden, ".uti-inbox-journal", "nonexistent\u{0}" + original, mode: 0o600)
+        mkdir(tree.inbox + "/" + hidden, 0o700)
+        mkdir(tree.inbox + "/" + hidden + "/item", 0o755)
+        tree.write(tree.inbox + "/" + hidden + "/item", "payload", "x")
+        let record = asCopy ? "Pack.app\u{0}\(hostile)\u{0}" : "\(hostile)\u{0}nonexistent\u{0}"
+        tree.write(tree.inbox + "/" + hidden, "journal", record, mode: 0o600)
         let (_, summary) = try run(processor(tree))
         #expect(!tree.exists(tree.root + "/elsewhere") && !tree.exists("/tmp/uti-planted-absolute"))
         // Taken for the document it is.
         #expect(summary.moved == 1)
-        #expect(tree.read(tree.documents + "/" + hidden, "payload") == "x")
+        #expect(tree.read(tree.documents + "/" + hidden + "/item", "payload") == "x")
     }
 
     @Test func aJournalOthersCanWriteOrThatCopiesOutsideIsNotTrusted() throws {
         let tree = Tree()
-        for (index, (record, mode)) in [("../secret\u{0}Pack.app", mode_t(0o600)), ("Pack.app\u{0}Pack.app", mode_t(0o666))].enumerated() {
-            let hidden = ".uti-inbox-removing-\(Self.deadRun)-4-\(index)"
-            mkdir(tree.inbox + "/" + hidden, 0o755)
-            tree.write(tree.inbox + "/" + hidden, ".uti-inbox-journal", record, mode: mode)
-            chmod(tree.inbox + "/" + hidden + "/.uti-inbox-journal", mode)
+        // Pack.app in Documents matches the item: a trusted journal would have it removed.
+        mkdir(tree.documents + "/Pack.app", 0o755)
+        let cases: [(record: String, journalMode: mode_t, folderMode: mode_t)] = [
+            ("Pack.app\u{0}../secret\u{0}", 0o600, 0o700),
+            ("Pack.app\u{0}Pack.app\u{0}", 0o666, 0o700),
+            ("Pack.app\u{0}Pack.app\u{0}", 0o600, 0o777),
+            ("Pack.app\u{0}Pack.app", 0o600, 0o700),   // not ended by NUL: cut short
+        ]
+        for (index, (record, journalMode, folderMode)) in cases.enumerated() {
+            let hidden = tree.inbox + "/.uti-inbox-removing-\(Self.deadRun)-4-\(index)"
+            mkdir(hidden, 0o700)
+            mkdir(hidden + "/item", 0o755)
+            tree.write(hidden, "journal", record, mode: journalMode)
+            chmod(hidden + "/journal", journalMode)
+            chmod(hidden, folderMode)
         }
         let (_, summary) = try run(processor(tree))
-        #expect(summary.moved == 2 && summary.recoveryProblems.isEmpty)
-        #expect(!tree.textNames(tree.documents).contains("Pack.app"))
+        #expect(summary.moved == cases.count && summary.recoveryProblems.isEmpty)
+        for index in cases.indices {
+            #expect(tree.exists(tree.documents + "/.uti-inbox-removing-\(Self.deadRun)-4-\(index)/item"), "case \(index)")
+        }
     }
 
     @Test func theUsersOwnDataNamedLikeAPartialIsKept() throws {

@@ -155,6 +155,87 @@ func startUTI(_ arguments: [String]) throws -> Process {
         #expect(killed == [], "killed by signals \(killed)")
     }
 
+    static var otherFileSystem: Bool {
+        var shm = stat(), tmp = stat()
+        return stat("/dev/shm", &shm) == 0 && stat(NSTemporaryDirectory(), &tmp) == 0 && shm.st_dev != tmp.st_dev
+    }
+
+    /// `uti` as a user who may not remove what the Inbox holds: as itself
+    /// when not root, else as nobody (root may remove anything), its trees
+    /// handed to nobody.
+    static func runWithoutRemovalRights(_ arguments: [String], trees: [InboxTree]) throws -> Run {
+        guard geteuid() == 0 else { return try Run(arguments, environment: ["UTI_CACHE_DIR": ""]) }
+        for tree in trees {
+            _ = try Run(["-R", "65534:65534", tree.root], executable: "/bin/chown")
+        }
+        return try Run(["--reuid=65534", "--regid=65534", "--clear-groups", Run.binary.path] + arguments,
+                       environment: ["UTI_CACHE_DIR": ""], executable: "/usr/bin/setpriv")
+    }
+
+    /// README (Inbox): an item that cannot be removed from the Inbox is not
+    /// copied, so no run makes a second copy of it.
+    @Test(.enabled(if: otherFileSystem, "needs /dev/shm on another file system"))
+    func anItemThatCannotBeRemovedIsNeverCopied() throws {
+        let tree = try InboxTree(), remote = try InboxTree(base: "/dev/shm")
+        remote.write(remote.inbox, "a.txt", "a")
+        try FileManager.default.createDirectory(atPath: remote.inbox + "/Pack.app", withIntermediateDirectories: false)
+        remote.write(remote.inbox + "/Pack.app", "b.txt", "b")
+        chmod(remote.inbox, 0o555)
+        defer { chmod(remote.inbox, 0o755) }
+        for round in 0..<3 {
+            let run = try Self.runWithoutRemovalRights(
+                ["inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--no-system"], trees: [tree, remote])
+            #expect(run.status == 1, "round \(round): \(run.stdout) \(run.stderr)")
+            for name in ["a.txt", "Pack.app"] {
+                #expect(run.stderr.contains("\(name): not moved: cannot be removed from the Inbox"), "\(run.stderr)")
+            }
+            #expect(run.stderr.contains("so it is not copied"), "\(run.stderr)")
+        }
+        #expect(tree.files(under: tree.documents) == [:])
+        #expect(remote.files(under: remote.inbox).count == 2)
+    }
+
+    /// A writer that opens, appends to and closes a file by name, again and
+    /// again, while runs move it across file systems: every line written
+    /// ends up in Documents exactly once (a writer that opens it after it
+    /// was set aside makes a new file, which a later run takes). Before the
+    /// set-aside, most trials here lost a line or more.
+    @Test(.enabled(if: otherFileSystem, "needs /dev/shm on another file system"))
+    func appendsDuringCrossDeviceMovesAreNeverLost() throws {
+        var moved = 0
+        for trial in 0..<6 {
+            let tree = try InboxTree(), remote = try InboxTree(base: "/dev/shm")
+            let path = remote.inbox + "/log.txt"
+            let lines = 1500
+            let done = Mutex(false)
+            let writer = Thread {
+                for i in 0..<lines {
+                    let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+                    let line = Array("line \(i)\n".utf8)
+                    _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                    close(fd)
+                    usleep(500)
+                }
+                done.withLock { $0 = true }
+            }
+            writer.start()
+            var runs = 0
+            while !done.withLock({ $0 }) {
+                let run = try Run("inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--keep-inbox",
+                                  "--no-system")
+                moved += run.stdout.components(separatedBy: "(copied across file systems)").count - 1
+                runs += 1
+            }
+            let last = try Run("inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--no-system")
+            #expect(last.status == 0, "trial \(trial): \(last.stdout) \(last.stderr)")
+            let found = tree.files(under: tree.documents).values.flatMap { $0.split(separator: "\n").map(String.init) }
+            #expect(found.count == lines && Set(found).count == lines,
+                    "trial \(trial) (\(runs) runs): \(found.count) lines found of \(lines), \(Set(found).count) distinct")
+        }
+        // The moves really raced the writer.
+        #expect(moved >= 50, "only \(moved) moves while the writer was at work")
+    }
+
     /// A package moved across file systems by runs killed at random
     /// moments (copying, publishing, removing the source) ends up in
     /// Documents exactly once and whole, with nothing left over.

@@ -23,9 +23,16 @@ int uti_link_open_file(int fd, int to_dir, const char *to);
 /// Whether some process has the regular file open for writing: 1 yes,
 /// 0 no, -1 unknown (a read lease cannot be tried: not the owner, or the
 /// file system has no leases). `fd` must be open read-only; a lease taken
-/// is held until `fd` is closed, so close it at once. SIGIO (the lease-break
-/// signal) is ignored from the first call on, unless a handler is set.
+/// is held until `fd` is closed: while it is, an open for writing by any
+/// process waits (until the lease is given up or the kernel's
+/// lease-break-time passes), and `uti_lease_held` turns 0. SIGIO (the
+/// lease-break signal) is ignored from the first call on, unless a handler
+/// is set.
 int uti_has_writer(int fd);
+
+/// 1 while the read lease `uti_has_writer` took on `fd` is held and no
+/// process has asked to write the file since; 0 otherwise.
+int uti_lease_held(int fd);
 
 /// Sets SIGIO to be ignored when its action is the default (which ends the process).
 void uti_ignore_lease_breaks(void);
