@@ -111,6 +111,8 @@ public final class InboxProcessor {
     private let isKnownExtension: (ArraySlice<UInt8>) -> Bool
     private var picker = NamePicker()
     private var reserved: Set<FileName> = []
+    /// Where each item of this pass went, for links that point at one.
+    private var movedThisPass: [FileName: FileName] = [:]
 
     /// - Parameter isKnownExtension: whether an extension (without its dot)
     ///   is one a type claims, so that counters go before `tar.gz`, not `gz`.
@@ -129,6 +131,7 @@ public final class InboxProcessor {
     /// One pass over the Inbox. `observe` hears of each item as it is done.
     public func run(_ observe: (Event) -> Void) throws(Failure) -> Summary {
         reserved = []
+        movedThisPass = [:]
         // Counters are remembered within a pass only: between the passes of
         // a watch, names in Documents may have gone.
         picker = NamePicker()
@@ -159,9 +162,15 @@ public final class InboxProcessor {
             throw Failure(path: inboxPath, reason: "cannot be read: \(error)")
         }
         observe(.started(itemCount: entries.count))
-        for (name, type) in entries {
+        // Links last, so that one pointing at another item can follow it.
+        let isLink = { (type: UInt8) in Int32(type) == Int32(DT_LNK) }
+        for (name, type) in entries.filter({ !isLink($0.type) }) + entries.filter({ isLink($0.type) }) {
             let report = process(name, typeHint: type, in: inbox, displayPath: Self.join(displayInbox, name.escaped),
                                  to: documents)
+            switch report.outcome {
+            case .moved(let target, _), .wouldMove(let target): movedThisPass[name] = target
+            default: break
+            }
             count(report.outcome, in: &summary)
             observe(.item(report))
         }
@@ -292,8 +301,28 @@ public final class InboxProcessor {
             return report
         }
         if options.dryRun {
+            if report.kind == .symbolicLink, case .refused(let reason) = relink(name, in: folder, to: documents) {
+                report.outcome = .failed(reason)
+                return report
+            }
             report.outcome = .wouldMove(to: pickDryRunName(name, in: documents, alwaysNumber: alwaysNumber))
             return report
+        }
+        if report.kind == .symbolicLink {
+            switch relink(name, in: folder, to: documents) {
+            case .refused(let reason):
+                report.outcome = .failed(reason)
+                return report
+            case .relink(var relinking):
+                switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &relinking) {
+                case .placed(let target): report.outcome = .moved(to: target, copied: false)
+                case .gone: report.outcome = .gone
+                case .failed(let reason): report.outcome = .failed(reason)
+                case .crossDevice: report.outcome = .failed("cannot be linked in \(documentsPath)")
+                }
+                return report
+            case .asItIs: break
+            }
         }
         var placement = RenamePlacement(source: folder, name: name, isFolder: report.kind == .folder, destination: documents)
         switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &placement) {
@@ -303,6 +332,38 @@ public final class InboxProcessor {
         case .crossDevice: report.outcome = copyAcross(name, in: folder, to: documents, alwaysNumber: alwaysNumber)
         }
         return report
+    }
+
+    /// For a relative link whose target would mean something else from
+    /// Documents: the placement that makes it anew, pointing where it
+    /// pointed. Nil when the link can be moved as it is (an absolute target,
+    /// or one that reads the same from Documents).
+    private func relink(_ name: FileName, in folder: FolderDescriptor,
+                        to documents: FolderDescriptor) -> LinkMove {
+        guard case .success(let info) = folder.status(of: name), info.st_mode & S_IFMT == S_IFLNK,
+              let target = try? LinkTarget.read(folder.fd, name.bytes) else { return .asItIs }
+        guard target.first != UInt8(ascii: "/") else { return .asItIs }
+        guard let from = LinkTarget.path(of: folder), let to = LinkTarget.path(of: documents) else {
+            return .refused("a relative link, and where its folder is cannot be told; left in the Inbox")
+        }
+        guard var absolute = LinkTarget.absolute(target, from: from) else {
+            return .refused("a relative link whose target (\(FileName(target).escaped)) goes up after a name; "
+                + "moved, it would point elsewhere, so it is left in the Inbox")
+        }
+        // Into an item of this Inbox that this pass moved: to where it went.
+        let inbox = LinkTarget.components(from)
+        if absolute.count > inbox.count, absolute.starts(with: inbox), let moved = movedThisPass[FileName(absolute[inbox.count])] {
+            absolute = LinkTarget.components(to) + [moved.bytes] + absolute[(inbox.count + 1)...]
+        }
+        let rebased = LinkTarget.relative(absolute, from: to, trailingSlash: target.last == UInt8(ascii: "/"))
+        if rebased == target { return .asItIs }
+        return .relink(RelinkPlacement(source: folder, name: name, original: info, target: rebased, destination: documents))
+    }
+
+    private enum LinkMove {
+        case asItIs
+        case relink(RelinkPlacement)
+        case refused(String)
     }
 
     private func copyAcross(_ name: FileName, in folder: FolderDescriptor, to documents: FolderDescriptor,

@@ -114,6 +114,47 @@ import Testing
         #expect(tree.status(tree.documents + "/Inbox-1").st_mode & S_IFMT == S_IFLNK)
     }
 
+    /// A moved link points where it pointed: a relative target is
+    /// rewritten for Documents, one into the Inbox follows the item it named
+    /// (even renamed), an absolute one is kept, and one whose meaning cannot
+    /// be known stays, with the reason.
+    @Test(arguments: [false, true])
+    func movedLinksPointWhereTheyPointed(acrossFileSystems: Bool) throws {
+        guard !acrossFileSystems || CrossDeviceHardeningTests.otherFileSystem else { return }
+        let tree = Tree()
+        let remote = Tree(base: "/dev/shm")
+        let inbox = acrossFileSystems ? remote.inbox : tree.inbox
+        let beside = acrossFileSystems ? remote.documents : tree.documents
+        tree.write(tree.documents, "photo.jpg", "taken")
+        tree.write(beside, "my report.pdf", "report")
+        tree.write(inbox, "photo.jpg", "photo")
+        let links = [
+            ("rel-link", "../my report.pdf"), ("latest", "photo.jpg"), ("latest-dot", "./photo.jpg"),
+            ("absolute", tree.documents + "/photo.jpg"), ("folder-link", "../"), ("unknowable", "x/../photo.jpg"),
+        ]
+        for (name, target) in links { symlink(target, inbox + "/" + name) }
+        // What each link read before the move.
+        var before: [String: String] = [:]
+        for (name, _) in links { before[name] = try? String(contentsOfFile: inbox + "/" + name, encoding: .utf8) }
+        let (reports, _) = try run(processor(tree) { $0.inbox = acrossFileSystems ? remote.inbox : "Inbox" })
+        #expect(reports[FileName("photo.jpg")]?.outcome == .moved(to: FileName("photo-1.jpg"), copied: acrossFileSystems))
+        if !acrossFileSystems { #expect(readLink(tree.documents + "/rel-link") == "my report.pdf") }
+        #expect(readLink(tree.documents + "/latest") == "photo-1.jpg")
+        #expect(readLink(tree.documents + "/latest-dot") == "photo-1.jpg")
+        #expect(readLink(tree.documents + "/absolute") == tree.documents + "/photo.jpg")
+        #expect(try String(contentsOfFile: tree.documents + "/rel-link", encoding: .utf8) == "report")
+        #expect(try String(contentsOfFile: tree.documents + "/latest", encoding: .utf8) == "photo")
+        #expect(before["rel-link"] == "report")
+        var folder = stat(), target = stat()
+        #expect(stat(tree.documents + "/folder-link", &folder) == 0 && stat(beside, &target) == 0)
+        #expect(folder.st_ino == target.st_ino)
+        guard case .failed(let reason)? = reports[FileName("unknowable")]?.outcome else {
+            Issue.record("\(String(describing: reports[FileName("unknowable")]))"); return
+        }
+        #expect(reason.contains("goes up after a name") && reason.contains("left in the Inbox"))
+        #expect(readLink(inbox + "/unknowable") == "x/../photo.jpg")
+    }
+
     @Test func aSymlinkedDocumentsFolderIsFollowed() throws {
         let tree = Tree()
         tree.write(tree.inbox, "a.txt", "a")

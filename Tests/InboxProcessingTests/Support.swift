@@ -119,3 +119,11 @@ extension InboxProcessor.Outcome {
         }
     }
 }
+
+/// The target of the symbolic link at `path`, nil when it is not one.
+func readLink(_ path: String) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let n = readlink(path, &buffer, buffer.count)
+    guard n >= 0 else { return nil }
+    return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
