@@ -25,8 +25,8 @@ final class ImageStorage: @unchecked Sendable {
         case allocated
         /// Anonymous memory from `mmap`, of this length.
         case anonymous(Int)
-        /// The file itself, from `uti_map_guarded`.
-        case file
+        /// The file itself, from `uti_map_guarded`, and the descriptor holding its lease.
+        case file(lease: Int32)
     }
 
     init(copying bytes: UnsafeRawBufferPointer) {
@@ -37,21 +37,33 @@ final class ImageStorage: @unchecked Sendable {
         origin = .allocated
     }
 
-    /// Maps `count` bytes of `fd`, guarded: a file cut short while mapped
-    /// reads as zeros past its new end (see `isIntact`) rather than killing
-    /// the process with SIGBUS. Nil when the file cannot be mapped.
+    /// Maps `count` bytes of `fd` under a read lease, guarded. No process
+    /// has the file open for writing when the lease is granted, and while it
+    /// is held any process that opens the file for writing or truncates it
+    /// must wait (for the kernel's lease-break-time at most): what the
+    /// mapping reads is the file as it was, until `isIntact` turns false. A
+    /// file cut short anyway reads as zeros past its new end rather than
+    /// killing the process with SIGBUS. Nil when the file cannot be mapped
+    /// or no lease can be had (a writer has it open, the file system has no
+    /// leases): then it must be read and checked whole.
     init?(mapping fd: Int32, count: Int) {
-        guard let memory = uti_map_guarded(fd, count) else { return nil }
+        let leased = dup(fd)
+        guard leased >= 0 else { return nil }
+        guard uti_has_writer(leased) == 0, let memory = uti_map_guarded(leased, count) else {
+            close(leased)
+            return nil
+        }
         base = UnsafeRawPointer(memory)
         self.count = count
-        origin = .file
+        origin = .file(lease: leased)
     }
 
-    /// False once the mapped file was cut short while in use; then some of
-    /// its pages read as zeros.
+    /// False once the mapped file's lease was broken (a process asked to
+    /// write it, or the lease-break-time passed) or the file was cut short;
+    /// answers read since may not be the file's.
     var isIntact: Bool {
-        guard case .file = origin else { return true }
-        return uti_mapping_cut_short(base) == 0
+        guard case .file(let lease) = origin else { return true }
+        return uti_mapping_cut_short(base) == 0 && uti_lease_held(lease) == 1
     }
 
     /// Reads `count` bytes of `fd` from its start into memory of its own.
@@ -116,7 +128,9 @@ final class ImageStorage: @unchecked Sendable {
         switch origin {
         case .allocated: base.deallocate()
         case .anonymous(let length): munmap(UnsafeMutableRawPointer(mutating: base), length)
-        case .file: uti_unmap_guarded(UnsafeMutableRawPointer(mutating: base), count)
+        case .file(let lease):
+            uti_unmap_guarded(UnsafeMutableRawPointer(mutating: base), count)
+            close(lease)
         }
     }
 }
@@ -152,10 +166,14 @@ public struct ImageView: @unchecked Sendable {
         /// Read into memory of its own: the view keeps its content whatever
         /// later happens to the file.
         case copy
-        /// Mapped: only the pages used are read, but a view of a file that
-        /// is cut short while in use reads zeros past the new end (and
-        /// `isIntact` turns false); one that is written in place shows the
-        /// change. For short-lived readers.
+        /// Mapped under a read lease: only the pages used are read, and a
+        /// process that opens the file for writing waits until the view is
+        /// gone (or the kernel's lease-break-time, 45 s by default, passes;
+        /// then `isIntact` turns false, as it does when the file is cut
+        /// short anyway). Where no lease can be had, the file is read and
+        /// checked whole as with `copy`. The lease-break signal, SIGIO, is
+        /// ignored from then on unless the process handles it. For
+        /// short-lived readers that check `isIntact` before they use an answer.
         case map
     }
 
@@ -181,16 +199,20 @@ public struct ImageView: @unchecked Sendable {
         let size = Int(info.st_size)
         guard size >= headerSize, size <= limit else { throw ImageError("size \(size) is out of range") }
         let storage: ImageStorage
+        var verified = isVerified(info)
         if reading == .map, let mapped = ImageStorage(mapping: fd, count: size) {
             storage = mapped
         } else {
+            // Not mapped under a lease: what a writer may be changing is checked whole.
+            if reading == .map { verified = false }
             storage = try ImageStorage(reading: fd, count: size)
         }
-        return try ImageView(storage: storage, kind: kind, checksum: !isVerified(info))
+        return try ImageView(storage: storage, kind: kind, checksum: !verified)
     }
 
-    /// False once the file this view maps was cut short while in use
-    /// (`Reading.map`); its answers since may be incomplete.
+    /// False once the file this view maps was asked for writing or cut
+    /// short while in use (`Reading.map`); its answers since may not be the
+    /// file's.
     public var isIntact: Bool { storage.isIntact }
 
     private init(storage: ImageStorage, kind expectedKind: ImageKind, checksum: Bool = true) throws(ImageError) {

@@ -27,9 +27,9 @@ public struct RegistryCache: Sendable {
     /// The folder holding the cache files.
     public var directory: String
     /// How a cache file is brought into memory: `.map` reads only the pages
-    /// a lookup touches (for short-lived processes: check
-    /// `TypeRegistry.isIntact` before trusting answers), `.copy` reads it
-    /// whole into memory of its own.
+    /// a lookup touches, under a read lease (for short-lived processes:
+    /// check `TypeRegistry.isIntact` after making an answer and before using
+    /// it), `.copy` reads it whole into memory of its own.
     public var reading: Reading
     public typealias Reading = ImageView.Reading
     /// How old a file's change time must be before its checksum is recorded.
@@ -253,6 +253,9 @@ public struct RegistryCache: Sendable {
                 done += n
             }
         }
+        // Read-only: a process of the user must change the mode (and so the
+        // change time the checksum record holds) before it can write it.
+        if failure == nil && fchmod(temporary.fd, 0o444) != 0 { failure = SystemError.current.reason }
         if flush && failure == nil && fsync(temporary.fd) != 0 { failure = SystemError.current.reason }
         if close(temporary.fd) != 0 && failure == nil { failure = SystemError.current.reason }
         if failure == nil && rename(temporary.path, file) != 0 { failure = SystemError.current.reason }

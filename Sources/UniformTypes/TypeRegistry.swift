@@ -29,9 +29,10 @@ public final class TypeRegistry: Sendable {
     /// could not be read and were left out, each as its error.
     public let skippedSources: [Diagnostic]
 
-    /// False once the cache file this registry maps (`RegistryCache` with
-    /// `.map`) was cut short while in use: answers given since may be
-    /// incomplete, and should be reported as unreliable.
+    /// False once a process asked to write the cache file this registry
+    /// maps (`RegistryCache` with `.map`), or cut it short, while it was in
+    /// use: answers made since may not be the file's. Check it after making
+    /// an answer and before using it.
     public var isIntact: Bool { image.isIntact }
 
     /// Reads a compiled registry (see `RegistryImage`).

@@ -54,23 +54,26 @@ enum FastPath {
     nonisolated(unsafe) private static var retained: TypeRegistry?
 
     /// The registry, its cache file mapped: this process ends after its
-    /// answer, which `checked` confirms.
+    /// answer. Every write to standard output first asks that the mapping
+    /// is still intact, and `checked` says when output was held back.
     private static func registry() -> TypeRegistry? {
         do {
-            retained = try RegistryOptions.loadCached(reading: .map)
-            return retained
+            let registry = try RegistryOptions.loadCached(reading: .map)
+            retained = registry
+            Console.answersAreIntact = { registry.isIntact }
+            return registry
         } catch {
             _ = error.reported()
             return nil
         }
     }
 
-    /// `status`, or an error when the registry's file was cut short while
-    /// the answer was made (its pages then read as zeros).
+    /// `status`, or an error when output was held back because the
+    /// registry's file was asked for writing or cut short while in use.
     private static func checked(_ status: Int32, _ registry: TypeRegistry) -> Int32 {
-        guard registry.isIntact else {
-            Console.error("uti: the compiled registry's file was cut short while in use (by another program); "
-                + "the answer above may be incomplete: run again")
+        guard !Console.withheld else {
+            Console.error("uti: another program asked to change the compiled registry's file while it was in use; "
+                + "answers from then on were not printed: run again")
             return Status.error
         }
         return status

@@ -130,8 +130,19 @@ enum Console {
         text.withUTF8 { write(fd, $0) }
     }
 
+    /// Asked before anything reaches standard output: false when the answers
+    /// may not be the ones the data gave (the mapped registry's file was
+    /// asked for writing or cut short), and then nothing more is written.
+    nonisolated(unsafe) static var answersAreIntact: (() -> Bool)?
+    /// Set once output was held back by `answersAreIntact`.
+    nonisolated(unsafe) private(set) static var withheld = false
+
     /// Writes all of `bytes` to `fd`, stopping quietly when the reader is gone.
     static func write(_ fd: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        if fd == 1, withheld || answersAreIntact?() == false {
+            withheld = true
+            return
+        }
         var done = 0
         while done < bytes.count {
             let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)

@@ -298,3 +298,54 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         #expect(batch.stderr.contains("line 1: longer than 1048576 bytes"))
     }
 }
+
+/// What `uti` prints is what the compiled registry gave intact.
+@Suite struct IntactAnswerTests {
+    /// The cache file is mapped under a read lease. A program that asks to
+    /// write it while answers are being made (here while `uti` is stopped
+    /// midway) is kept waiting, and `uti` prints none of them: an error and
+    /// exit status 2 instead.
+    @Test func noAnswerIsPrintedAfterTheCacheFileIsAskedForWriting() throws {
+        let folder = TemporaryFolder("uti-intact")
+        let cache = folder.path + "/cache"
+        let photo = folder.path + "/x.jpg"
+        FileManager.default.createFile(atPath: photo, contents: Data([0xFF, 0xD8, 0xFF, 0xE0]))
+        let warm = try Run(["-b", "jpg"], environment: ["UTI_CACHE_DIR": cache])
+        #expect(warm.stdout == "public.jpeg\n")
+        let image = try #require(try FileManager.default.contentsOfDirectory(atPath: cache).first { $0.hasSuffix(".img") })
+        let process = Process()
+        process.executableURL = Run.binary
+        process.arguments = ["file", "-b"] + Array(repeating: photo, count: 20_000)
+        process.environment = Run.environment(["UTI_CACHE_DIR": cache])
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Stopped once it holds the cache file (mapped, under its lease).
+        var holding = false
+        let deadline = Date().addingTimeInterval(20)
+        while !holding && process.isRunning && Date() < deadline {
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd")) ?? []
+            holding = fds.contains { fd in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.processIdentifier)/fd/\(fd)"))?
+                    .hasSuffix(image) == true
+            }
+        }
+        kill(process.processIdentifier, SIGSTOP)
+        #expect(holding)
+        let writer = open(cache + "/" + image, O_WRONLY | O_NONBLOCK)
+        #expect(writer < 0 && errno == EWOULDBLOCK, "the open for writing was not held back")
+        if writer >= 0 { close(writer) }
+        kill(process.processIdentifier, SIGCONT)
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        #expect(printed.isEmpty, "\(printed.count) bytes printed")
+        #expect(message.contains("answers from then on were not printed"), "\(message)")
+        // Once uti is done, the file can be opened for writing again.
+        let later = open(cache + "/" + image, O_RDONLY | O_NONBLOCK)
+        #expect(later >= 0)
+        close(later)
+    }
+}
