@@ -145,6 +145,20 @@ import Testing
         #expect(!tree.exists(remote.inbox))
     }
 
+    /// A folder's own files are all copied, whatever their names: one named
+    /// like the journal of older versions is data like any other.
+    @Test(.enabled(if: otherFileSystem, "needs /dev/shm on another file system"))
+    func aFolderHoldingAJournalNamedFileIsCopiedWhole() throws {
+        let tree = Tree()
+        let remote = Tree(base: "/dev/shm")
+        mkdir(remote.inbox + "/Pack.app", 0o755)
+        for name in [".uti-inbox-journal", "journal", "item"] { remote.write(remote.inbox + "/Pack.app", name, name) }
+        let (reports, _) = try run(processor(tree) { $0.inbox = remote.inbox })
+        #expect(reports[FileName("Pack.app")]?.outcome == .moved(to: FileName("Pack.app"), copied: true))
+        for name in [".uti-inbox-journal", "journal", "item"] { #expect(tree.read(tree.documents + "/Pack.app", name) == name) }
+        #expect(!tree.exists(remote.inbox))
+    }
+
     /// Documents on tmpfs, where copy_file_range is refused and bytes are
     /// copied by hand: only the data segments are written.
     @Test(.enabled(if: otherFileSystem, "needs /dev/shm on another file system"))
