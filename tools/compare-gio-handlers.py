@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Compares `uti open-in --type` with `gio mime TYPE` for every MIME type the
-shared-mime-info database knows: the default application and the set of
-registered applications.
+shared-mime-info database knows: the default application, the set of
+registered applications, and the order of those both list (each
+mimeapps.list takes its turn, its defaults then its additions, before the
+next).
 
 It runs twice: on this machine's desktop entries and lists, and on a fixture
 XDG tree it builds (desktop entries with Hidden, NoDisplay, TryExec, a
@@ -118,6 +120,12 @@ def compare(label, uti, env):
         if g_default != u_default and not (g_default in removed and u_default == next(
                 (c["id"] for c in cands if in_chain(c) and c["id"] not in removed), None)):
             problems.append(f"default: gio {g_default}, uti {u_default}")
+        # Each list takes its turn (its defaults, then its additions) before
+        # the next: the order of what both list must agree.
+        u_order = [c["id"] for c in cands if c["id"] in g_set and c["id"] not in removed]
+        g_order = [i for i in g_set if i in u_order]
+        if not problems and u_order != g_order:
+            problems.append(f"order: gio {g_order}, uti {u_order}")
         if problems:
             mismatches.append(f"{label} {mime}: " + "; ".join(problems))
         else:
@@ -133,7 +141,7 @@ def compare(label, uti, env):
 
 
 FIXTURE = {
-    "applications/viewer.desktop": "Name=Viewer\nExec=true %U\nMimeType=image/png;image/jpeg;\n",
+    "applications/viewer.desktop": "Name=Viewer\nExec=true %U\nMimeType=image/png;image/jpeg;image/gif;\n",
     "applications/paint.desktop": "Name=Paint\nExec=true %f\nMimeType=image/png;\n",
     "applications/kde/okular.desktop": "Name=Okular\nExec=true %U\nMimeType=application/pdf;image/png;\n",
     "applications/editor.desktop": "Name=Editor\nExec=true %F\nMimeType=text/plain;\n",
@@ -144,10 +152,13 @@ FIXTURE = {
     "applications/hex.desktop": "Name=Hex\nExec=true %f\nMimeType=application/octet-stream;\n",
     "applications/browser.desktop": "Name=Browser\nExec=true %u\nMimeType=text/html;application/xhtml+xml;\n",
     "applications/mimeapps.list": "[Added Associations]\ntext/markdown=browser.desktop;\n"
-                                  "[Removed Associations]\nimage/png=paint.desktop;\n",
+                                  "[Removed Associations]\nimage/png=paint.desktop;\n"
+                                  "[Default Applications]\nimage/gif=viewer.desktop;\n",
 }
 USER_FIXTURE = {
     "mimeapps.list": "[Default Applications]\napplication/pdf=viewer.desktop;\ntext/x-csrc=browser.desktop;\n"
+                     "image/gif=editor.desktop;\n"
+                     "[Added Associations]\nimage/gif=editor.desktop;hex.desktop;\n"
                      "[Removed Associations]\ntext/x-python=editor.desktop;\n",
     "gnome-mimeapps.list": "[Default Applications]\nimage/jpeg=paint.desktop;\n",
 }

@@ -219,17 +219,21 @@ public struct HandlerResolver: Sendable {
         for (distance, matched) in chain.enumerated() {
             let here = (claimsByType[matched.identifier.lowercased()] ?? []).map { claims[$0] }
             var level: [Candidate] = []
-            // The defaults for the role asked for come before those for every role.
-            for claim in here where claim.kind == .userDefault && claim.role != nil {
+            // The default: the most important list's (one for the role asked
+            // for before one for every role). The other lists' defaults take
+            // their turn among the associations, as the MIME Applications
+            // Associations spec reads each list in turn (its defaults, then
+            // its additions) before the next.
+            for claim in here where claim.kind == .userDefault && claim.role != nil && level.isEmpty {
                 offer(claim, matched, distance, into: &level)
             }
-            for claim in here where claim.kind == .userDefault && claim.role == nil {
+            for claim in here where claim.kind == .userDefault && claim.role == nil && level.isEmpty {
                 offer(claim, matched, distance, into: &level)
             }
             var associations: [Candidate] = []
             var precedence = Int.min
             var removedHere: [String] = []
-            for claim in here where claim.kind != .userDefault {
+            for claim in here {
                 if claim.precedence != precedence {
                     blocked.formUnion(removedHere)
                     removedHere = []
@@ -248,7 +252,8 @@ public struct HandlerResolver: Sendable {
                     if let owner = catalog.desktopEntryPrecedence[claim.handlerID], owner < claim.precedence { continue }
                     offer(claim, matched, distance, into: &associations)
                 case .userDefault:
-                    break
+                    if blocked.contains(claim.handlerID) { continue }
+                    offer(claim, matched, distance, into: &associations)
                 }
             }
             blocked.formUnion(removedHere)

@@ -61,6 +61,31 @@ import UniformTypes
         return apps
     }
 
+    /// GLib's mimeapps test: the data folder's list makes myapp3 the
+    /// default; the user's list adds myapp and myapp2 and makes myapp the
+    /// default. Each list takes its turn (defaults, then additions) before
+    /// the next, as the spec says and GLib answers: myapp, myapp2, myapp3.
+    @Test func eachListTakesItsTurnAfterTheDefault() throws {
+        let tree = HandlerTree()
+        for name in ["myapp", "myapp2", "myapp3"] {
+            tree.desktop("share/applications/\(name).desktop", name: name, mime: [])
+        }
+        tree.write("share/applications/mimeapps.list", "[Default Applications]\nimage/png=myapp3.desktop;\n")
+        tree.write("config/mimeapps.list", """
+        [Default Applications]
+        image/png=myapp.desktop;
+        [Added Associations]
+        image/png=myapp.desktop;myapp2.desktop;
+        """)
+        let resolver = try tree.resolver()
+        #expect(resolver.ids("public.png") == ["myapp.desktop", "myapp2.desktop", "myapp3.desktop"])
+        let png = resolver.resolve(resolver.registry.type(identifier: "public.png")!)
+        #expect(png.candidates.map(\.claim.kind) == [.userDefault, .added, .userDefault])
+        // Without the user's list, the data folder's default is the default again.
+        try FileManager.default.removeItem(atPath: tree.configHome + "/mimeapps.list")
+        #expect(try tree.resolver().ids("public.png") == ["myapp3.desktop"])
+    }
+
     @Test func bundleRanksRolesAndExportedTypes() throws {
         let tree = HandlerTree()
         let resolver = try tree.resolver(bundles: [Self.bundles(tree)])
