@@ -43,6 +43,16 @@ public struct AssociationClaim: Sendable {
     /// for defaults that hold for every role.
     public var role: AppBundle.Role?
 
+    /// Whether the claim names every MIME type of a major type (`image/*`).
+    public var isWildcard: Bool { typeNameKind == .mimeType && Self.isWildcard(typeName) }
+
+    /// Whether `name` is a wildcard MIME key: a major type, then `/*`.
+    public static func isWildcard(_ name: String) -> Bool {
+        guard name.hasSuffix("/*") else { return false }
+        let major = name.dropLast(2)
+        return !major.isEmpty && major.unicodeScalars.allSatisfy { KeyFile.isKeyCharacter($0) && $0 != "/" && $0 != "*" }
+    }
+
     /// `file:line`.
     public var place: String { DeclarationOrigin(source: .user, file: file, position: position).description }
 }
@@ -211,6 +221,11 @@ public struct HandlerCatalog: Sendable {
                     let ids: [String]
                     do { ids = try KeyFileValue.strings(entry.rawValue) } catch {
                         diagnostics.append(Diagnostic(.error, file: path, position: .line(entry.line), "\(entry.key): \(error.message)"))
+                        continue
+                    }
+                    if entry.key.contains("*") && !AssociationClaim.isWildcard(entry.key) {
+                        diagnostics.append(Diagnostic(.error, file: path, position: .line(entry.line),
+                                                      "\(entry.key): a wildcard key is a MIME type's major part and /* (image/*); the line is skipped"))
                         continue
                     }
                     for id in ids.map({ String($0.trimmingSpaces) }) where !id.isEmpty {

@@ -217,7 +217,9 @@ public struct HandlerResolver: Sendable {
         }
 
         for (distance, matched) in chain.enumerated() {
-            let here = (claimsByType[matched.identifier.lowercased()] ?? []).map { claims[$0] }
+            let named = (claimsByType[matched.identifier.lowercased()] ?? []).map { claims[$0] }
+            // What names the type itself comes before a wildcard (`image/*`) that covers it.
+            let here = named.filter { !$0.isWildcard } + named.filter(\.isWildcard)
             var level: [Candidate] = []
             // The default: the most important list's (one for the role asked
             // for before one for every role). The other lists' defaults take
@@ -314,6 +316,11 @@ public struct HandlerResolver: Sendable {
             return registry.type(identifier: name).map { [$0] } ?? []
         case .mimeType:
             if let scheme = URLScheme(handlerMIMEType: name) { return [scheme.type(in: registry)] }
+            if claim.isWildcard {
+                // `image/*`: every declared type with a MIME type of that major type.
+                let major = name.dropLast(1).lowercased()
+                return registry.allTypes.filter { type in type.tags(.mimeType).contains { $0.lowercased().hasPrefix(major) } }
+            }
             return tagged(.mimeType)
         case .urlScheme:
             return URLScheme(name).map { [$0.type(in: registry)] } ?? []

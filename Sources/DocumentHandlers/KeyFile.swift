@@ -102,7 +102,7 @@ public struct KeyFile: Sendable {
                     continue
                 }
                 guard !key.isEmpty, key.unicodeScalars.allSatisfy(Self.isKeyCharacter) else {
-                    report(lineNumber, "invalid key \"\(keyPart)\" (keys are letters, digits, -, /, ., + and _)")
+                    report(lineNumber, "invalid key \"\(keyPart)\" (keys are letters, digits, -, /, ., +, _ and *)")
                     continue
                 }
                 if let locale, locale.isEmpty {
@@ -187,7 +187,8 @@ public struct KeyFile: Sendable {
     /// and `+`, which MIME types used as keys in `mimeapps.list` need.
     static func isKeyCharacter(_ c: Unicode.Scalar) -> Bool {
         switch c {
-        case "A"..."Z", "a"..."z", "0"..."9", "-", "/", ".", "+", "_": true
+        // `*`: wildcard MIME keys (`image/*`) of mimeapps.list, as handlr writes them.
+        case "A"..."Z", "a"..."z", "0"..."9", "-", "/", ".", "+", "_", "*": true
         default: false
         }
     }

@@ -108,6 +108,40 @@ import TestSupport
         #expect(unknown.stderr == "uti: nothing.desktop: no desktop entry or app bundle has this ID\n")
     }
 
+    /// `image/*`-style keys (handlr writes them) are written on purpose,
+    /// read back, and never stop a later `set-default`: the exact type's
+    /// default wins over the wildcard's, which comes before the applications
+    /// that declare the type.
+    @Test func wildcardDefaultsAreWrittenAndRead() throws {
+        let tree = try Tree()
+        try tree.write("share/applications/viewer.desktop", "[Desktop Entry]\nType=Application\nName=Viewer\nExec=/bin/true %f\nMimeType=text/plain;\n")
+        try tree.write("share/applications/pager.desktop", "[Desktop Entry]\nType=Application\nName=Pager\nExec=/bin/true %f\n")
+        let wildcard = try Run(["set-default", "--no-system", "text/*", "pager.desktop"], environment: tree.environment)
+        #expect(wildcard.status == 0, "\(wildcard.stderr)")
+        #expect(wildcard.stdout == "every text/ type: pager.desktop is the default (text/*) in \(tree.root)/config/mimeapps.list\n")
+        let plain = try Run(["open-in", "--no-system", "--type", "txt", "--json"], environment: tree.environment)
+        let ids = try (JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) as! [[String: Any]])[0]["candidates"]
+            .map { ($0 as! [[String: Any]]).map { $0["id"] as! String } }
+        #expect(ids == ["pager.desktop", "editor.desktop", "viewer.desktop"])
+        let exact = try Run(["set-default", "--no-system", "txt", "viewer.desktop"], environment: tree.environment)
+        #expect(exact.status == 0 && exact.stderr.isEmpty, "\(exact.stderr)")
+        #expect(try String(contentsOfFile: tree.root + "/config/mimeapps.list", encoding: .utf8)
+            == "[Default Applications]\ntext/*=pager.desktop;\ntext/plain=viewer.desktop;\n")
+        let after = try Run(["open-in", "--no-system", "--type", "txt", "--json"], environment: tree.environment)
+        #expect((try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as! [[String: Any]])[0]["default"] as? String
+            == "viewer.desktop")
+        for bad in ["text/*x", "*/*", "*"] {
+            let refused = try Run(["set-default", "--no-system", bad, "pager.desktop"], environment: tree.environment)
+            #expect(refused.status == 2 && refused.stderr.contains("a wildcard names a MIME type's major part"), "\(bad): \(refused.stderr)")
+        }
+        let role = try Run(["set-default", "--no-system", "--role", "viewer", "text/*", "pager.desktop"], environment: tree.environment)
+        #expect(role.status == 2 && role.stderr.contains("a wildcard default is for all roles"))
+        // A key uti does not read is reported, and the rest of the file still counts.
+        try tree.write("config/mimeapps.list", "[Default Applications]\ntext/x*=pager.desktop;\ntext/plain=viewer.desktop;\n")
+        let odd = try Run(["open-in", "--no-system", "--type", "txt", "--json"], environment: tree.environment)
+        #expect(odd.stderr.contains("text/x*: a wildcard key is a MIME type's major part and /*"), "\(odd.stderr)")
+    }
+
     /// Twenty runs at once, each setting the default of another type: every
     /// one of them is in the file afterwards.
     @Test func concurrentSetDefaultsAllSurvive() throws {

@@ -14,6 +14,9 @@ struct SetDefault: ParsableCommand {
         atomically. A default for a type beats every other application for that type
         and for its subtypes that have no default or handler of their own.
 
+        A wildcard, image/*, is written as it is (as handlr writes it): the default of
+        every image/ type that has no default of its own.
+
         A URL scheme is written as x-scheme-handler/SCHEME, as xdg-settings and
         xdg-mime do. It is named as https:, as a URL, as x-scheme-handler/https, or as
         a bare word that no type claims as an extension but some application claims
@@ -64,6 +67,8 @@ struct SetDefault: ParsableCommand {
         var keys: [String]
         var type: UTType
         var scheme: URLScheme?
+        /// `image/*`: the default of every type of that major type that has none of its own.
+        var wildcard = false
     }
 
     func run() throws {
@@ -144,6 +149,10 @@ struct SetDefault: ParsableCommand {
                     continue
                 }
                 if let role = request.role {
+                    if subject.wildcard {
+                        refuse("\(request.subject): a wildcard default is for all roles")
+                        continue
+                    }
                     if subject.scheme != nil {
                         refuse("\(request.subject): URL schemes have no roles; set the default for all roles")
                         continue
@@ -187,6 +196,14 @@ struct SetDefault: ParsableCommand {
             return Subject(label: type.identifier, keys: mimeTypes.isEmpty ? [type.identifier] : mimeTypes, type: type)
         }
         if let scheme = URLScheme(handlerMIMEType: word) { return schemeSubject(scheme) }
+        if AssociationClaim.isWildcard(word) {
+            // Written as it is: every type of that major type without a default of its own.
+            return Subject(label: "every \(word.dropLast(1).lowercased()) type", keys: [word.lowercased()],
+                           type: registry.declaredType("public.data")!, wildcard: true)
+        }
+        if word.contains("*") {
+            throw QueryError(description: "a wildcard names a MIME type's major part and /* (image/*)")
+        }
         if word.contains(":") {
             guard let scheme = URLScheme(urlString: word) else {
                 throw QueryError(description: "is neither a type nor a URL scheme (a scheme is a letter, then letters, digits, \"+\", \"-\" or \".\")")
