@@ -257,9 +257,12 @@ public struct ExecCommand: Sendable, Equatable {
         return uri
     }
 
-    /// `argv` written so a POSIX shell would read it back unchanged: each
-    /// argument with anything but `A-Za-z0-9_@%+=:,./-` in single quotes.
-    public static func shellQuoted(_ argv: [String]) -> String {
+    /// `argv` written so a shell reads it back to the same bytes: each
+    /// argument with anything but `A-Za-z0-9_@%+=:,./-` in single quotes,
+    /// and one holding a control character, or a byte `rawByte` says is not
+    /// text, in bash's and zsh's `$'…'` (`\n`, `\t`, `\xHH`, `\\`, `\'`),
+    /// which single quotes cannot carry visibly.
+    public static func shellQuoted(_ argv: [String], rawByte: (Unicode.Scalar) -> UInt8? = { _ in nil }) -> String {
         argv.map { argument in
             let plain = !argument.isEmpty && argument.unicodeScalars.allSatisfy { c in
                 switch c {
@@ -267,7 +270,34 @@ public struct ExecCommand: Sendable, Equatable {
                 default: false
                 }
             }
-            return plain ? argument : "'" + argument.replacing("'", with: "'\\''") + "'"
+            if plain { return argument }
+            let isControl = { (c: Unicode.Scalar) in c.value < 0x20 || (0x7F...0x9F).contains(c.value) }
+            guard argument.unicodeScalars.contains(where: { isControl($0) || rawByte($0) != nil }) else {
+                return "'" + argument.replacing("'", with: "'\\''") + "'"
+            }
+            var out = "$'"
+            func hex(_ byte: UInt8) -> String {
+                let digits = Array("0123456789abcdef")
+                return "\\x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 15)])
+            }
+            for c in argument.unicodeScalars {
+                if let byte = rawByte(c) { out += hex(byte); continue }
+                switch c {
+                case "\\": out += "\\\\"
+                case "'": out += "\\'"
+                case "\n": out += "\\n"
+                case "\t": out += "\\t"
+                case "\r": out += "\\r"
+                default:
+                    if isControl(c) {
+                        // C1 controls as their UTF-8 bytes.
+                        for byte in String(c).utf8 { out += hex(byte) }
+                    } else {
+                        out.unicodeScalars.append(c)
+                    }
+                }
+            }
+            return out + "'"
         }.joined(separator: " ")
     }
 

@@ -50,6 +50,9 @@ enum PathText {
     /// The byte a carrier scalar stands for.
     static func byte(_ scalar: Unicode.Scalar) -> UInt8 { UInt8(scalar.value - base) }
 
+    /// The byte a carrier scalar stands for; nil for any other scalar.
+    static func rawByte(_ scalar: Unicode.Scalar) -> UInt8? { isCarrier(scalar) ? byte(scalar) : nil }
+
     /// Whether `text` stands for bytes that are not UTF-8.
     static func isRaw(_ text: String) -> Bool { text.unicodeScalars.contains(where: isCarrier) }
 

@@ -121,4 +121,27 @@ import Foundation
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(output == "it's|a b|$HOME|`x`||plain-1.txt|")
     }
+
+    /// Control characters, C1 controls and bytes that are not text are
+    /// printed in `$'…'`, which bash reads back to the very bytes: what is
+    /// printed is what runs.
+    @Test func controlsAndRawBytesRoundTripThroughBash() throws {
+        let raw: Unicode.Scalar = "\u{10FFFF}"   // stands for the byte 0xFF here
+        let argv = ["printf", "%s|", "esc\u{1B}[31mred", "tab\there", "line\nbreak", "it's \\ done", "c1\u{85}x",
+                    "bad" + String(Character(raw)) + ".txt", "é plain"]
+        let quoted = ExecCommand.shellQuoted(argv, rawByte: { $0 == raw ? 0xFF : nil })
+        #expect(quoted == #"printf '%s|' $'esc\x1b[31mred' $'tab\there' $'line\nbreak' 'it'\''s \ done' $'c1\xc2\x85x' $'bad\xff.txt' 'é plain'"#)
+        #expect(!quoted.unicodeScalars.contains { $0.value < 0x20 || $0 == raw })
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", quoted]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        process.waitUntilExit()
+        let output = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile())
+        let expected = Array("esc\u{1B}[31mred|tab\there|line\nbreak|it's \\ done|c1\u{85}x|bad".utf8) + [0xFF]
+            + Array(".txt|é plain|".utf8)
+        #expect(output == expected)
+    }
 }

@@ -219,7 +219,7 @@ struct OpenIn: ParsableCommand {
             lines.append("  using \(handler.id) (--app)")
         }
         if let command {
-            for argv in command { lines.append("  command: \(ExecCommand.shellQuoted(argv))") }
+            for argv in command { lines.append("  command: \(ExecCommand.shellQuoted(argv, rawByte: PathText.rawByte))") }
         } else if let problem {
             lines.append("  command: none (\(problem))")
         }
@@ -292,7 +292,7 @@ struct OpenIn: ParsableCommand {
         for argv in commands {
             let status = try ProcessLauncher.run(argv)
             if status != 0 {
-                Console.error("uti: \(ExecCommand.shellQuoted(argv)) exited with status \(status)")
+                Console.error("uti: \(ExecCommand.shellQuoted(argv, rawByte: PathText.rawByte)) exited with status \(status)")
                 allZero = false
             }
         }
