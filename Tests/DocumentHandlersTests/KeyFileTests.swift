@@ -111,14 +111,7 @@ import Foundation
         let argv = ["printf", "%s|", "it's", "a b", "$HOME", "`x`", "", "plain-1.txt"]
         let quoted = ExecCommand.shellQuoted(argv)
         #expect(quoted == #"printf '%s|' 'it'\''s' 'a b' '$HOME' '`x`' '' plain-1.txt"#)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", quoted]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        process.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output = String(decoding: try Self.output(of: "/bin/sh", running: quoted), as: UTF8.self)
         #expect(output == "it's|a b|$HOME|`x`||plain-1.txt|")
     }
 
@@ -132,16 +125,22 @@ import Foundation
         let quoted = ExecCommand.shellQuoted(argv, rawByte: { $0 == raw ? 0xFF : nil })
         #expect(quoted == #"printf '%s|' $'esc\x1b[31mred' $'tab\there' $'line\nbreak' 'it'\''s \ done' $'c1\xc2\x85x' $'bad\xff.txt' 'é plain'"#)
         #expect(!quoted.unicodeScalars.contains { $0.value < 0x20 || $0 == raw })
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", quoted]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        process.waitUntilExit()
-        let output = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile())
+        let output = try Self.output(of: "/bin/bash", running: quoted)
         let expected = Array("esc\u{1B}[31mred|tab\there|line\nbreak|it's \\ done|c1\u{85}x|bad".utf8) + [0xFF]
             + Array(".txt|é plain|".utf8)
         #expect(output == expected)
+    }
+
+    /// What `shell -c script` writes to standard output.
+    static func output(of shell: String, running script: String) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: shell)
+        process.arguments = ["-c", script]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        return output
     }
 }
