@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemBase
 
 /// A desktop entry's `Exec` value, split into arguments with its field codes
 /// found, ready to be expanded for files. Never passed through a shell.
@@ -299,6 +300,24 @@ public struct ExecCommand: Sendable, Equatable {
             }
             return out + "'"
         }.joined(separator: " ")
+    }
+
+    /// What goes before a command that runs in a terminal (`Terminal=true`),
+    /// the way desktops find one: `xdg-terminal-exec` on `PATH` (given the
+    /// command as it is), else `$TERMINAL -e`, else Debian's
+    /// `x-terminal-emulator -e`. A failure names what was looked for.
+    public static func terminal(environment: [String: String]) -> Result<[String], Problem> {
+        let searchPath = EnvironmentVariable.path.value(in: environment)
+        if let program = locate("xdg-terminal-exec", searchPath: searchPath) { return .success([program]) }
+        if let name = EnvironmentVariable.terminal.value(in: environment), !name.isEmpty {
+            guard let program = locate(name, searchPath: searchPath) else {
+                return .failure(Problem(message: "the entry runs in a terminal (Terminal=true), and TERMINAL=\(name) is not a program on PATH"))
+            }
+            return .success([program, "-e"])
+        }
+        if let program = locate("x-terminal-emulator", searchPath: searchPath) { return .success([program, "-e"]) }
+        return .failure(Problem(message: "the entry runs in a terminal (Terminal=true), and none was found: "
+            + "no xdg-terminal-exec or x-terminal-emulator on PATH, and TERMINAL is not set"))
     }
 
     /// The path of `program` as `execvp` would find it in `searchPath`

@@ -1,4 +1,5 @@
 import UniformTypes
+import SystemBase
 
 /// Which applications open a type, best first, and why.
 ///
@@ -73,13 +74,23 @@ public struct HandlerResolver: Sendable {
         /// The argument vectors that open `targets` (files and URLs), or why
         /// there are none: a command that takes only local files (`%f`,
         /// `%F`) cannot open a URL.
-        public func commands(opening targets: [OpenTarget]) -> Result<[[String]], ExecCommand.Problem> {
+        /// The commands that open `targets`; an entry with `Terminal=true` runs
+        /// in a terminal (`ExecCommand.terminal(environment:)`).
+        public func commands(opening targets: [OpenTarget],
+                             environment: [String: String] = ProcessEnvironment.current) -> Result<[[String]], ExecCommand.Problem> {
             switch source {
             case .desktopEntry(let entry):
                 guard let exec = entry.exec else { return .failure(ExecCommand.Problem(message: "the entry has no usable Exec line")) }
                 let details = ExecCommand.EntryDetails(icon: entry.icon, name: entry.name, location: entry.path)
-                do { return .success(try exec.commands(opening: targets, entry: details)) } catch {
+                let commands: [[String]]
+                do { commands = try exec.commands(opening: targets, entry: details) } catch {
                     return .failure(ExecCommand.Problem(message: "\(id): \(error.message)"))
+                }
+                guard entry.terminal else { return .success(commands) }
+                // Terminal=true: in a terminal, as the desktop runs it.
+                switch ExecCommand.terminal(environment: environment) {
+                case .success(let prefix): return .success(commands.map { prefix + $0 })
+                case .failure(let problem): return .failure(ExecCommand.Problem(message: "\(id): \(problem.message)"))
                 }
             case .bundle(let bundle):
                 guard let program = bundle.executablePath else {

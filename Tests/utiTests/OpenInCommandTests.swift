@@ -81,6 +81,52 @@ import TestSupport
         #expect(try String(contentsOfFile: tree.root + "/recorded", encoding: .utf8) == "--from\n\(entry)\n100%\n\(file)\n")
     }
 
+    /// `Terminal=true` runs in a terminal, as the desktop does:
+    /// `xdg-terminal-exec` first, then `$TERMINAL -e`, then
+    /// `x-terminal-emulator -e`; with none, a clear error and nothing run.
+    @Test func terminalEntriesRunInATerminal() throws {
+        let tree = try Tree()
+        try tree.write("share/applications/vim.desktop", """
+        [Desktop Entry]
+        Type=Application
+        Name=Vim
+        Exec=vim %f
+        Terminal=true
+        MimeType=text/x-markdown;text/markdown;
+        """)
+        try tree.write("notes.md", "# notes")
+        let bin = tree.root + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        // Each fake terminal records its arguments; vim itself must be on PATH for the entry to count.
+        for name in ["vim", "xdg-terminal-exec", "x-terminal-emulator", "myterm"] {
+            try tree.write("bin/\(name)", "#!/bin/sh\nprintf '%s\\n' \"\(name)\" \"$@\" > \"\(tree.root)/recorded\"\n")
+            chmod(bin + "/" + name, 0o755)
+        }
+        let file = tree.root + "/notes.md"
+        func run(_ extra: [String: String]) throws -> (Run, String?) {
+            try? FileManager.default.removeItem(atPath: tree.root + "/recorded")
+            var environment = tree.environment
+            environment["PATH"] = bin + ":/usr/bin:/bin"
+            for (key, value) in extra { environment[key] = value }
+            let run = try Run(["open-in", "--no-system", "--app", "vim.desktop", "--run", file], environment: environment)
+            return (run, try? String(contentsOfFile: tree.root + "/recorded", encoding: .utf8))
+        }
+        var (ran, recorded) = try run([:])
+        #expect(ran.status == 0, "\(ran.stderr)")
+        #expect(ran.stdout.contains("command: \(bin)/xdg-terminal-exec vim \(file)"), "\(ran.stdout)")
+        #expect(recorded == "xdg-terminal-exec\nvim\n\(file)\n")
+        unlink(bin + "/xdg-terminal-exec")
+        (ran, recorded) = try run(["TERMINAL": "myterm"])
+        #expect(recorded == "myterm\n-e\nvim\n\(file)\n")
+        (ran, recorded) = try run([:])
+        #expect(recorded == "x-terminal-emulator\n-e\nvim\n\(file)\n")
+        unlink(bin + "/x-terminal-emulator")
+        (ran, recorded) = try run([:])
+        #expect(ran.status == 2, "\(ran.stdout) \(ran.stderr)")
+        #expect(ran.stdout.contains("command: none (vim.desktop: the entry runs in a terminal (Terminal=true), and none was found"), "\(ran.stdout)")
+        #expect(recorded == nil)
+    }
+
     @Test func nothingOpensItExitsOne() throws {
         let tree = try Tree()
         let run = try Run(["open-in", "--no-system", "--type", "public.png", "--json"], environment: tree.environment)
