@@ -88,6 +88,10 @@ final class CrossDeviceCopy: Placement {
         switch info.st_mode & S_IFMT {
         case S_IFREG: try prepareFile()
         case S_IFLNK:
+            if let problem = SetAside.removalProblem(name, in: source) {
+                if problem.code == ENOENT { throw Failure(reason: "gone", sourceGone: true) }
+                throw Failure(reason: "cannot be removed from the Inbox (\(problem)), so it is not copied")
+            }
             prepared = .link(target: try Self.readLink(source.fd, name))
         case S_IFDIR:
             if let problem = SetAside.removalProblem(name, in: source) {
@@ -129,8 +133,13 @@ final class CrossDeviceCopy: Placement {
         let result: Int32
         switch prepared {
         case .unnamedFile(let fd):
+            var info = stat()
+            if let setAside, fstat(fd, &info) == 0 { try? setAside.record(copy: target, inode: UInt64(info.st_ino)) }
             result = target.bytes.withCString { uti_link_open_file(fd, destination.fd, $0) }
         case .hiddenEntry(let hidden):
+            if let setAside, case .success(let info) = destination.status(of: hidden) {
+                try? setAside.record(copy: target, inode: UInt64(info.st_ino))
+            }
             result = hidden.bytes.withCString { from in
                 target.bytes.withCString { to in uti_rename_noreplace(destination.fd, from, destination.fd, to) }
             }
@@ -177,9 +186,6 @@ final class CrossDeviceCopy: Placement {
 
     private func completeFile(_ target: FileName) -> Completion {
         guard let setAside else { return .failed("copied as \(target.escaped), but the original was not set aside") }
-        // Recorded so that a run killed from here on removes the original
-        // rather than giving it back for a second copy.
-        try? setAside.record(copy: target)
         guard sourceIsUnchanged() else {
             if withdraw(target) {
                 giveBack()
@@ -196,14 +202,16 @@ final class CrossDeviceCopy: Placement {
         close(sourceFD)
         sourceFD = -1
         self.setAside = nil
-        if let rest = setAside.end(isKnownExtension: isKnownExtension) { return .failed("copied, but \(rest)") }
+        if let rest = setAside.end(left: "what was written to it meanwhile", isKnownExtension: isKnownExtension) {
+            return .failed("copied, but \(rest)")
+        }
         return .moved
     }
 
     private func completeFolder(_ target: FileName) -> Completion {
         guard let tree = copied else { return .failed("copied as \(target.escaped), but the original folder was kept") }
         let aside: SetAside
-        do { aside = try SetAside.begin(name, in: source, copy: target) } catch {
+        do { aside = try SetAside.begin(name, in: source, copy: (target, UInt64(publishedInode))) } catch {
             switch error {
             case .gone: return .moved
             case .notRemovable(let reason), .failed(let reason):
@@ -219,7 +227,8 @@ final class CrossDeviceCopy: Placement {
             return .failed("copied, but the original could not be opened to remove it: \(error) (a later run finishes it)")
         }
         _ = SetAside.itemName.bytes.withCString { unlinkat(aside.folder.fd, $0, AT_REMOVEDIR) }
-        return aside.end(isKnownExtension: isKnownExtension).map { .failed("copied, but \($0)") } ?? .moved
+        let left = "what it held that was not copied as it is now (added, changed or still being written)"
+        return aside.end(left: left, isKnownExtension: isKnownExtension).map { .failed("copied, but \($0)") } ?? .moved
     }
 
     /// Whether the set-aside file still is exactly what was copied (size,
@@ -548,7 +557,8 @@ struct CopiedTree {
     }
 
     /// Removes from `folder` the entries copied, in the states copied; a
-    /// file some process has open for writing stays (with its folder).
+    /// file some process has open for writing stays (with its folder), as
+    /// it would have waited alone (changed within the writer window).
     func remove(from folder: FolderDescriptor, settle: SettlePolicy) -> String? {
         for (name, identity) in files {
             let fd = name.bytes.withCString { openat(folder.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
@@ -557,7 +567,7 @@ struct CopiedTree {
                 defer { close(fd) }
                 // The lease (held until the close) keeps a writer waiting until the file is gone.
                 guard fstat(fd, &info) == 0, FileIdentity(info) == identity,
-                      !(settle.checkWriters && uti_has_writer(fd) == 1) else { continue }
+                      !(uti_has_writer(fd) == 1 && settle.writerMatters(changed: info)) else { continue }
             } else {
                 // A link, or a file that cannot be read: its status decides.
                 guard case .success(let found) = folder.status(of: name), FileIdentity(found) == identity else { continue }

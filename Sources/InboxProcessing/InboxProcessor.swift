@@ -39,6 +39,9 @@ public final class InboxProcessor {
         /// for writing cannot be told (another user's file, whose processes
         /// cannot be seen): taken once unchanged for the writer window.
         case writerUnknown(secondsAgo: Double)
+        /// A symbolic link to this item of the Inbox, which stays in it: the
+        /// link goes with it, so that it keeps pointing at it.
+        case linkTargetInInbox(FileName)
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -144,27 +147,32 @@ public final class InboxProcessor {
             return summary
         }
         // What runs killed midway left: removals to finish, partial copies to clear.
+        // Recovery state a dry run leaves in place is not a document either.
+        var recovered: Set<FileName> = []
         if !options.dryRun {
             summary.recoveryProblems = SetAside.recover(inbox: inbox, documents: documents, isKnownExtension: isKnownExtension)
         } else {
             summary.recoveryPlan = SetAside.plan(inbox: inbox, documents: documents).map { step in
                 switch step {
-                case .partialCopy(let name): "would remove \(name.escaped), a partial copy of an interrupted run"
+                case .partialCopy(let name): return "would remove \(name.escaped), a partial copy of an interrupted run"
                 case .removal(let hidden, let original):
-                    "would finish removing \(hidden.escaped), moved as \(original.escaped) by an interrupted run"
+                    recovered.insert(hidden)
+                    return "would finish removing \(hidden.escaped), moved as \(original.escaped) by an interrupted run"
+                case .emptyFolder(let hidden):
+                    recovered.insert(hidden)
+                    return "would remove \(hidden.escaped), an empty folder of an interrupted run"
                 }
             }
         }
         let entries: [(name: FileName, type: UInt8)]
         do {
-            entries = try inbox.entries().filter { !SetAside.isInternal($0.name) }.sorted { $0.name < $1.name }
+            entries = try inbox.entries().filter { !SetAside.isInternal($0.name) && !recovered.contains($0.name) }
+                .sorted { $0.name < $1.name }
         } catch {
             throw Failure(path: inboxPath, reason: "cannot be read: \(error)")
         }
         observe(.started(itemCount: entries.count))
-        // Links last, so that one pointing at another item can follow it.
-        let isLink = { (type: UInt8) in Int32(type) == Int32(DT_LNK) }
-        for (name, type) in entries.filter({ !isLink($0.type) }) + entries.filter({ isLink($0.type) }) {
+        func handle(_ name: FileName, _ type: UInt8) {
             let report = process(name, typeHint: type, in: inbox, displayPath: Self.join(displayInbox, name.escaped),
                                  to: documents)
             switch report.outcome {
@@ -173,6 +181,24 @@ public final class InboxProcessor {
             }
             count(report.outcome, in: &summary)
             observe(.item(report))
+        }
+        // Links last, so that one pointing at another item can follow it;
+        // one pointing at another link after that link.
+        let isLink = { (type: UInt8) in Int32(type) == Int32(DT_LNK) }
+        for (name, type) in entries where !isLink(type) { handle(name, type) }
+        var links = entries.filter { isLink($0.type) }
+        let inboxPath = LinkTarget.path(of: inbox)
+        while !links.isEmpty {
+            let pending = Set(links.map(\.name))
+            let ready = links.filter { link in
+                guard let inboxPath, let target = LinkTarget.inboxEntry(linkedBy: link.name, in: inbox, at: inboxPath) else { return true }
+                return target == link.name || !pending.contains(target)
+            }
+            // A cycle of links: taken as they are.
+            let now = ready.isEmpty ? links : ready
+            for (name, type) in now { handle(name, type) }
+            let done = Set(now.map(\.name))
+            links.removeAll { done.contains($0.name) }
         }
         summary.inbox = removeInbox(parent, inboxName, summary)
         return summary
@@ -301,9 +327,16 @@ public final class InboxProcessor {
             return report
         }
         if options.dryRun {
-            if report.kind == .symbolicLink, case .refused(let reason) = relink(name, in: folder, to: documents) {
-                report.outcome = .failed(reason)
-                return report
+            if report.kind == .symbolicLink {
+                switch relink(name, in: folder, to: documents) {
+                case .refused(let reason):
+                    report.outcome = .failed(reason)
+                    return report
+                case .waits(let item):
+                    report.outcome = .waiting(.linkTargetInInbox(item))
+                    return report
+                default: break
+                }
             }
             report.outcome = .wouldMove(to: pickDryRunName(name, in: documents, alwaysNumber: alwaysNumber))
             return report
@@ -320,6 +353,9 @@ public final class InboxProcessor {
                 case .failed(let reason): report.outcome = .failed(reason)
                 case .crossDevice: report.outcome = .failed("cannot be linked in \(documentsPath)")
                 }
+                return report
+            case .waits(let item):
+                report.outcome = .waiting(.linkTargetInInbox(item))
                 return report
             case .asItIs: break
             }
@@ -350,10 +386,16 @@ public final class InboxProcessor {
             return .refused("a relative link whose target (\(FileName(target).escaped)) goes up after a name; "
                 + "moved, it would point elsewhere, so it is left in the Inbox")
         }
-        // Into an item of this Inbox that this pass moved: to where it went.
+        // Into an item of this Inbox: to where this pass moved it; one still
+        // in the Inbox keeps the link waiting with it.
         let inbox = LinkTarget.components(from)
-        if absolute.count > inbox.count, absolute.starts(with: inbox), let moved = movedThisPass[FileName(absolute[inbox.count])] {
-            absolute = LinkTarget.components(to) + [moved.bytes] + absolute[(inbox.count + 1)...]
+        if absolute.count > inbox.count, absolute.starts(with: inbox) {
+            let item = FileName(absolute[inbox.count])
+            if let moved = movedThisPass[item] {
+                absolute = LinkTarget.components(to) + [moved.bytes] + absolute[(inbox.count + 1)...]
+            } else if item != name, folder.contains(item) {
+                return .waits(item)
+            }
         }
         let rebased = LinkTarget.relative(absolute, from: to, trailingSlash: target.last == UInt8(ascii: "/"))
         if rebased == target { return .asItIs }
@@ -364,6 +406,8 @@ public final class InboxProcessor {
         case asItIs
         case relink(RelinkPlacement)
         case refused(String)
+        /// It points at this item of the Inbox, which is not moved yet.
+        case waits(FileName)
     }
 
     private func copyAcross(_ name: FileName, in folder: FolderDescriptor, to documents: FolderDescriptor,
@@ -411,6 +455,11 @@ public final class InboxProcessor {
         }
         var candidate = alwaysNumber ? nextCandidate() : name
         while true {
+            // A name only partial copies have would be cleared by a later run's recovery.
+            if SetAside.partialCopyWriter(candidate) != nil {
+                candidate = nextCandidate()
+                continue
+            }
             switch placement.place(as: candidate) {
             case .placed:
                 if let counter { picker.used(counter, for: name) }
@@ -426,7 +475,9 @@ public final class InboxProcessor {
 
     /// The name a move would get, counting names this dry run already gave.
     private func pickDryRunName(_ name: FileName, in documents: FolderDescriptor, alwaysNumber: Bool) -> FileName {
-        let isTaken = { (candidate: FileName) in self.reserved.contains(candidate) || documents.contains(candidate) }
+        let isTaken = { (candidate: FileName) in
+            self.reserved.contains(candidate) || documents.contains(candidate) || SetAside.partialCopyWriter(candidate) != nil
+        }
         var target = name
         if alwaysNumber || isTaken(name) {
             let split = NumberedName(name, isKnownExtension: isKnownExtension)

@@ -53,6 +53,7 @@ public final class InboxWatcher {
                     case .changedRecently(let age): wait = max(interval - age, 0) + 0.05
                     case .openForWriting: wait = max(interval, 1)
                     case .writerUnknown(let age): wait = max(processor.options.settle.writerWindow - age, 1)
+                    case .linkTargetInInbox: wait = max(interval, 1)
                     }
                     retryAfter = min(retryAfter ?? wait, wait)
                 }

@@ -47,6 +47,15 @@ enum LinkTarget {
         path.split(separator: UInt8(ascii: "/")).map(Array.init)
     }
 
+    /// The entry of the Inbox (canonical path `inboxPath`) that the link
+    /// `name` in it points at or into, when it points into the Inbox.
+    static func inboxEntry(linkedBy name: FileName, in inbox: FolderDescriptor, at inboxPath: [UInt8]) -> FileName? {
+        guard let target = try? read(inbox.fd, name.bytes), let absolute = absolute(target, from: inboxPath) else { return nil }
+        let base = components(inboxPath)
+        guard absolute.count > base.count, absolute.starts(with: base) else { return nil }
+        return FileName(absolute[base.count])
+    }
+
     /// The canonical absolute path of an open folder (its `/proc/self/fd` link).
     static func path(of folder: FolderDescriptor) -> [UInt8]? {
         guard let target = try? read(AT_FDCWD, Array("/proc/self/fd/\(folder.fd)".utf8)),

@@ -99,8 +99,9 @@ final class SetAside {
     }
 
     /// Moves `name` of `inbox` into a new hidden folder beside a journal
-    /// naming it (and `copy`, when already published).
-    static func begin(_ name: FileName, in inbox: FolderDescriptor, copy: FileName? = nil) throws(Refusal) -> SetAside {
+    /// naming it (and `copy`, the published copy with its inode, when there is one).
+    static func begin(_ name: FileName, in inbox: FolderDescriptor,
+                      copy: (name: FileName, inode: UInt64)? = nil) throws(Refusal) -> SetAside {
         if let problem = removalProblem(name, in: inbox) { throw problem.code == ENOENT ? .gone : .notRemovable(problem) }
         var made: FileName?
         for attempt in 0..<100 {
@@ -116,7 +117,7 @@ final class SetAside {
         }
         let setAside = SetAside(inbox: inbox, hidden: hidden, original: name, folder: folder)
         do {
-            try setAside.writeJournal(name.bytes + [0] + (copy.map { $0.bytes + [0] } ?? []))
+            try setAside.writeJournal(name.bytes + [0] + (copy.map { Self.copyRecord($0.name, inode: $0.inode) } ?? []))
         } catch {
             setAside.removeFolder()
             throw .failed(error)
@@ -154,14 +155,21 @@ final class SetAside {
         }
     }
 
-    /// Records the published copy's name in the journal.
-    func record(copy: FileName) throws(SystemError) {
+    /// Records in the journal the name a copy (the file or folder of
+    /// `inode` in Documents) is published under, before it is: a run killed
+    /// after the publication removes the original rather than giving it back
+    /// for a second copy. The last record counts.
+    func record(copy: FileName, inode: UInt64) throws(SystemError) {
         let fd = Self.journalName.bytes.withCString { openat(folder.fd, $0, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) }
         guard fd >= 0 else { throw .current }
         defer { close(fd) }
-        let record = copy.bytes + [0]
+        let record = Self.copyRecord(copy, inode: inode)
         let written = record.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         guard written == record.count, fsync(fd) == 0 else { throw .current }
+    }
+
+    private static func copyRecord(_ copy: FileName, inode: UInt64) -> [UInt8] {
+        copy.bytes + [0] + Array(String(inode).utf8) + [0]
     }
 
     /// Gives the item back to the Inbox under its first name, or the first
@@ -178,14 +186,15 @@ final class SetAside {
         return name
     }
 
-    /// Removes the journal and the hidden folder once the item is gone. What
-    /// was left, when something was.
-    func end(isKnownExtension: (ArraySlice<UInt8>) -> Bool) -> String? {
+    /// Removes the journal and the hidden folder once the item is gone; an
+    /// item still there goes back to the Inbox. What happened to it then
+    /// (`left`: what it is, as "what it held that was not copied").
+    func end(left: String, isKnownExtension: (ArraySlice<UInt8>) -> Bool) -> String? {
         if folder.contains(Self.itemName) {
             guard let name = giveBack(isKnownExtension: isKnownExtension) else {
-                return "what was left of it stays in the Inbox as \(hidden.escaped)/item"
+                return "\(left) stays in the Inbox as \(hidden.escaped)/item (it could not be given back)"
             }
-            return "entries added to it meanwhile were left in the Inbox as \(name.escaped)"
+            return "\(left) went back to the Inbox as \(name.escaped)"
         }
         removeFolder()
         return nil
@@ -233,6 +242,8 @@ final class SetAside {
         case partialCopy(FileName)
         /// An item set aside: what its copy holds is removed, the rest given back.
         case removal(hidden: FileName, original: FileName)
+        /// A hidden folder of this program's with nothing left in it, removed.
+        case emptyFolder(FileName)
     }
 
     /// The recovery state of runs that have ended: partial copies in
@@ -248,9 +259,13 @@ final class SetAside {
             plan.append(.partialCopy(name))
         }
         for name in (try? inbox.names()) ?? [] {
-            guard let run = writer(of: name, prefix: removingPrefix), !run.mayBeRunning,
-                  let (_, journal) = openOwnFolder(name, in: inbox) else { continue }
-            plan.append(.removal(hidden: name, original: journal.original))
+            guard let run = writer(of: name, prefix: removingPrefix), !run.mayBeRunning else { continue }
+            if let (_, journal) = openOwnFolder(name, in: inbox) {
+                plan.append(.removal(hidden: name, original: journal.original))
+            } else if isOwnEmptyFolder(name, in: inbox) {
+                // Killed after its journal went and before the folder did.
+                plan.append(.emptyFolder(name))
+            }
         }
         return plan
     }
@@ -268,11 +283,14 @@ final class SetAside {
                 }
             case .removal(let name, _):
                 guard let (folder, journal) = openOwnFolder(name, in: inbox) else { continue }
-                if let copy = journal.copy { removeCopied(itemIn: folder, copy: copy, in: documents) }
+                let copied = journal.copy.map { removeCopied(itemIn: folder, copy: $0, in: documents) } ?? false
                 let setAside = SetAside(inbox: inbox, hidden: name, original: journal.original, folder: folder)
-                if let rest = setAside.end(isKnownExtension: isKnownExtension) {
+                let left = copied ? "what an interrupted run had not copied of it" : "it was not copied by the interrupted run moving it, so it"
+                if let rest = setAside.end(left: left, isKnownExtension: isKnownExtension) {
                     problems.append("\(journal.original.escaped): \(rest)")
                 }
+            case .emptyFolder(let name):
+                _ = name.bytes.withCString { unlinkat(inbox.fd, $0, AT_REMOVEDIR) }
             }
         }
         return problems
@@ -280,14 +298,29 @@ final class SetAside {
 
     struct Journal: Equatable {
         var original: FileName
-        var copy: FileName?
+        /// The published copy's name in Documents and its inode.
+        var copy: (name: FileName, inode: UInt64)?
+
+        static func == (a: Journal, b: Journal) -> Bool {
+            a.original == b.original && a.copy?.name == b.copy?.name && a.copy?.inode == b.copy?.inode
+        }
+    }
+
+    /// Whether `name` is an empty folder of the running user that no one else may write.
+    private static func isOwnEmptyFolder(_ name: FileName, in inbox: FolderDescriptor) -> Bool {
+        guard let folder = try? inbox.openFolder(name, displayPath: name.escaped) else { return false }
+        var info = stat()
+        guard fstat(folder.fd, &info) == 0, info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else { return false }
+        return (try? folder.names())?.isEmpty == true
     }
 
     /// The hidden folder `name` and its journal, when both are as this
     /// program writes them: a folder of the running user that no one else
     /// may write, holding a journal that is a regular file of the running
-    /// user, not writable by others, of one or two single path components
-    /// each ended by a NUL byte. Nil otherwise.
+    /// user, not writable by others, of single path components
+    /// each ended by a NUL byte: the first name, then any number of
+    /// records of a copy (its name and its inode in decimal), the last of
+    /// which counts. Nil otherwise.
     static func openOwnFolder(_ name: FileName, in inbox: FolderDescriptor) -> (FolderDescriptor, Journal)? {
         guard let folder = try? inbox.openFolder(name, displayPath: name.escaped) else { return nil }
         var info = stat()
@@ -295,34 +328,48 @@ final class SetAside {
         let fd = journalName.bytes.withCString { openat(folder.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        let limit = 2 * (FileName.maximumLength + 1)
+        let limit = 64 * (FileName.maximumLength + 24)
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), info.st_nlink == 1,
               info.st_mode & 0o022 == 0, info.st_size <= limit else { return nil }
         var buffer = [UInt8](repeating: 0, count: limit + 1)
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         guard n > 0, n == Int(info.st_size), buffer[n - 1] == 0 else { return nil }
         let fields = buffer[..<(n - 1)].split(separator: 0, omittingEmptySubsequences: false).map(Array.init)
-        guard (1...2).contains(fields.count), fields.allSatisfy(isSingleComponent) else { return nil }
-        return (folder, Journal(original: FileName(fields[0]), copy: fields.count == 2 ? FileName(fields[1]) : nil))
+        guard fields.count % 2 == 1, isSingleComponent(fields[0]) else { return nil }
+        var journal = Journal(original: FileName(fields[0]))
+        for index in stride(from: 1, to: fields.count, by: 2) {
+            let digits = fields[index + 1]
+            guard isSingleComponent(fields[index]), !digits.isEmpty, digits.count <= 20,
+                  digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                  let inode = UInt64(String(decoding: digits, as: UTF8.self)) else { return nil }
+            journal.copy = (FileName(fields[index]), inode)
+        }
+        return (folder, journal)
     }
 
     /// Removes the set-aside item, or what of it `copy` in `documents`
-    /// holds too: a file of the same size and modification time, a link
-    /// to the same target, a folder's matching entries (entered).
-    private static func removeCopied(itemIn folder: FolderDescriptor, copy: FileName, in documents: FolderDescriptor) {
+    /// holds too, when `copy` is the very file or folder the journal
+    /// recorded (same inode, on Documents' file system): a file (or link)
+    /// whole, a folder's entries of the same size and modification time
+    /// (entered). Whether the copy was found.
+    private static func removeCopied(itemIn folder: FolderDescriptor, copy: (name: FileName, inode: UInt64),
+                                     in documents: FolderDescriptor) -> Bool {
+        var documentsInfo = stat()
         guard case .success(let item) = folder.status(of: itemName),
-              case .success(let copied) = documents.status(of: copy),
-              item.st_mode & S_IFMT == copied.st_mode & S_IFMT else { return }
+              case .success(let copied) = documents.status(of: copy.name), fstat(documents.fd, &documentsInfo) == 0,
+              UInt64(copied.st_ino) == copy.inode, copied.st_dev == documentsInfo.st_dev,
+              item.st_mode & S_IFMT == copied.st_mode & S_IFMT else { return false }
         switch item.st_mode & S_IFMT {
         case S_IFDIR:
             guard let inner = try? folder.openFolder(itemName, displayPath: itemName.escaped),
-                  let innerCopy = try? documents.openFolder(copy, displayPath: copy.escaped) else { return }
+                  let innerCopy = try? documents.openFolder(copy.name, displayPath: copy.name.escaped) else { return true }
             removeCopied(from: inner, matching: innerCopy, depth: 0)
             _ = itemName.bytes.withCString { unlinkat(folder.fd, $0, AT_REMOVEDIR) }
         case S_IFLNK, S_IFREG:
             if sameContents(item, copied) { _ = itemName.bytes.withCString { unlinkat(folder.fd, $0, 0) } }
         default: break
         }
+        return true
     }
 
     /// Links are made anew (their times are not kept): any two match.

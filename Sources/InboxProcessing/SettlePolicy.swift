@@ -80,7 +80,8 @@ public struct SettlePolicy: Sendable {
         guard checkWriters else { return false }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        return Double(now.tv_sec - info.st_ctim.tv_sec) < max(writerWindow, interval)
+        let age = Double(now.tv_sec - info.st_ctim.tv_sec) + Double(now.tv_nsec - info.st_ctim.tv_nsec) / 1e9
+        return age < max(writerWindow, interval)
     }
 
     /// 1 when a process has the regular file open for writing, 0 when none

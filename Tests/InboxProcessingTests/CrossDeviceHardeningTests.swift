@@ -159,6 +159,28 @@ import Testing
         #expect(!tree.exists(remote.inbox))
     }
 
+    /// A folder whose inner file a program holds open without writing it
+    /// for longer than the writer window is taken whole, as a single file
+    /// would be: never split between Documents and the Inbox.
+    @Test(.enabled(if: otherFileSystem, "needs /dev/shm on another file system"))
+    func aFolderHeldOpenPastTheWriterWindowMovesWhole() throws {
+        let tree = Tree()
+        let remote = Tree(base: "/dev/shm")
+        mkdir(remote.inbox + "/fold", 0o755)
+        remote.write(remote.inbox + "/fold", "inner.txt", "b")
+        remote.write(remote.inbox + "/fold", "other.txt", "c")
+        let holder = open(remote.inbox + "/fold/inner.txt", O_WRONLY | O_APPEND)
+        defer { close(holder) }
+        usleep(300_000)
+        let (reports, _) = try run(processor(tree) {
+            $0.inbox = remote.inbox
+            $0.settle = SettlePolicy(interval: 0, writerWindow: 0.2)
+        })
+        #expect(reports[FileName("fold")]?.outcome == .moved(to: FileName("fold"), copied: true))
+        #expect(tree.read(tree.documents + "/fold", "inner.txt") == "b")
+        #expect(!tree.exists(remote.inbox))
+    }
+
     /// Documents on tmpfs, where copy_file_range is refused and bytes are
     /// copied by hand: only the data segments are written.
     @Test(.enabled(if: otherFileSystem, "needs /dev/shm on another file system"))
@@ -273,7 +295,8 @@ import Testing
         var copied = tree.status(tree.documents + "/Pack.app/Contents/Info.plist")
         var times = [copied.st_atim, copied.st_mtim]
         utimensat(AT_FDCWD, hidden + "/item/Contents/Info.plist", &times, 0)
-        tree.write(hidden, "journal", "Pack.app\u{0}Pack.app\u{0}", mode: 0o600)
+        let inode = tree.status(tree.documents + "/Pack.app").st_ino
+        tree.write(hidden, "journal", "Pack.app\u{0}Pack.app\u{0}\(inode)\u{0}", mode: 0o600)
         let (reports, summary) = try run(processor(tree))
         #expect(reports.isEmpty, "\(reports)")
         #expect(summary.recoveryProblems == [])
@@ -293,6 +316,46 @@ import Testing
         let (reports, summary) = try run(processor(tree))
         #expect(reports.count == 1 && summary.moved == 1 && summary.recoveryProblems.isEmpty)
         #expect(tree.read(tree.documents + "/" + name, "data.txt") == "keep me")
+    }
+
+    /// A journal's copy counts only when it is the very file the run
+    /// published (its inode): a file of the same size and time, or another
+    /// link, does not make recovery drop the item; it goes back to the Inbox.
+    @Test func onlyTheRecordedCopyLetsRecoveryDropAnItem() throws {
+        let tree = Tree()
+        tree.write(tree.documents, "same.txt", "BBBB")
+        symlink("/somewhere/else", tree.documents + "/mine")
+        for (index, (copy, item)) in [("same.txt", "file"), ("mine", "link")].enumerated() {
+            let hidden = tree.inbox + "/.uti-inbox-removing-\(Self.deadRun)-9-\(index)"
+            mkdir(hidden, 0o700)
+            if item == "file" {
+                tree.write(hidden, "item", "AAAA")
+                var times = [tree.status(tree.documents + "/same.txt").st_atim, tree.status(tree.documents + "/same.txt").st_mtim]
+                utimensat(AT_FDCWD, hidden + "/item", &times, 0)
+            } else {
+                symlink("/outside/target2", hidden + "/item")
+            }
+            let wrongInode = tree.status(tree.documents + "/" + copy).st_ino + 1
+            tree.write(hidden, "journal", "\(copy == "same.txt" ? "a.txt" : "lnk")\u{0}\(copy)\u{0}\(wrongInode)\u{0}", mode: 0o600)
+        }
+        let (_, summary) = try run(processor(tree) { $0.removeEmptyInbox = false })
+        #expect(summary.recoveryProblems.count == 2, "\(summary.recoveryProblems)")
+        #expect(tree.read(tree.documents, "a.txt") == "AAAA" || tree.read(tree.inbox, "a.txt") == "AAAA")
+        #expect(readLink(tree.documents + "/lnk") == "/outside/target2" || readLink(tree.inbox + "/lnk") == "/outside/target2")
+    }
+
+    /// A run killed after its journal went and before its hidden folder did
+    /// leaves the folder empty: removed, never moved as a document.
+    @Test func anEmptyHiddenFolderOfAnEndedRunIsRemoved() throws {
+        let tree = Tree()
+        let hidden = ".uti-inbox-removing-\(Self.deadRun)-10-0"
+        mkdir(tree.inbox + "/" + hidden, 0o700)
+        let (dry, drySummary) = try run(processor(tree) { $0.dryRun = true })
+        #expect(dry.isEmpty, "the plan lists it; the pass does not")
+        #expect(drySummary.recoveryPlan == ["would remove \(hidden), an empty folder of an interrupted run"])
+        let (reports, _) = try run(processor(tree))
+        #expect(reports.isEmpty)
+        #expect(tree.textNames(tree.documents) == [])
     }
 
     @Test func aFolderChangedAfterItsCopyNoLongerMatches() throws {
@@ -354,6 +417,21 @@ import Testing
         for index in cases.indices {
             #expect(tree.exists(tree.documents + "/.uti-inbox-removing-\(Self.deadRun)-4-\(index)/item"), "case \(index)")
         }
+    }
+
+    /// A document delivered under a name only partial copies have gets a
+    /// counter, so no later run's recovery takes it for one.
+    @Test func aDocumentNamedLikeAPartialCopyIsNeverClearedLater() throws {
+        let tree = Tree()
+        let name = ".uti-inbox-\(Self.deadRun)-7-0.partial"
+        tree.write(tree.inbox, name, "important")
+        let (reports, _) = try run(processor(tree))
+        let renamed = ".uti-inbox-\(Self.deadRun)-7-0-1.partial"
+        #expect(reports[FileName(name)]?.outcome == .moved(to: FileName(renamed), copied: false))
+        mkdir(tree.inbox, 0o755)
+        tree.write(tree.inbox, "other.txt", "x")
+        _ = try run(processor(tree))
+        #expect(tree.read(tree.documents, renamed) == "important")
     }
 
     @Test func theUsersOwnDataNamedLikeAPartialIsKept() throws {

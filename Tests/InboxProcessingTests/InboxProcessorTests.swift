@@ -155,6 +155,30 @@ import Testing
         #expect(readLink(inbox + "/unknowable") == "x/../photo.jpg")
     }
 
+    /// A link to another link follows it wherever it went, whatever their
+    /// names' order; a link to an item left for later waits with it.
+    @Test func linksToLinksAndToWaitingItems() throws {
+        let tree = Tree()
+        tree.write(tree.documents, "z-link", "taken")
+        tree.write(tree.inbox, "target.txt", "T")
+        symlink("z-link", tree.inbox + "/a-link")
+        symlink("target.txt", tree.inbox + "/z-link")
+        tree.write(tree.inbox, "busy.txt", "b")
+        symlink("busy.txt", tree.inbox + "/lbusy")
+        let writer = open(tree.inbox + "/busy.txt", O_WRONLY | O_APPEND)
+        let (reports, _) = try run(processor(tree))
+        #expect(reports[FileName("z-link")]?.outcome == .moved(to: FileName("z-link-1"), copied: false))
+        #expect(readLink(tree.documents + "/a-link") == "z-link-1")
+        #expect(try String(contentsOfFile: tree.documents + "/a-link", encoding: .utf8) == "T")
+        #expect(reports[FileName("busy.txt")]?.outcome == .waiting(.openForWriting))
+        #expect(reports[FileName("lbusy")]?.outcome == .waiting(.linkTargetInInbox(FileName("busy.txt"))))
+        close(writer)
+        let (again, _) = try run(processor(tree))
+        #expect(again.count == 2)
+        #expect(try String(contentsOfFile: tree.documents + "/lbusy", encoding: .utf8) == "b")
+        #expect(!tree.exists(tree.inbox))
+    }
+
     @Test func aSymlinkedDocumentsFolderIsFollowed() throws {
         let tree = Tree()
         tree.write(tree.inbox, "a.txt", "a")

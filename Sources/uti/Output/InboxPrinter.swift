@@ -125,6 +125,8 @@ final class InboxPrinter: @unchecked Sendable {
             return "\(report.displayPath): left for later: a process has it open for writing"
         case .waiting(.writerUnknown(let age)):
             return "\(report.displayPath): left for later: changed \(Self.seconds(age)) ago, and whether a process is still writing it cannot be told (not its owner); taken once unchanged for the writer window"
+        case .waiting(.linkTargetInInbox(let item)):
+            return "\(report.displayPath): left for later: it points at \(item.escaped), which stays in the Inbox for now"
         case .leftInPlace:
             return "\(report.displayPath): left in place: a \(report.kind.rawValue) is never moved"
         case .gone:
@@ -173,6 +175,8 @@ final class InboxPrinter: @unchecked Sendable {
             case .changedRecently(let age): members.append(("reason", .string("changed \(seconds(age)) ago")))
             case .openForWriting: members.append(("reason", .string("open for writing")))
             case .writerUnknown(let age): members.append(("reason", .string("changed \(seconds(age)) ago; writers cannot be told")))
+            case .linkTargetInInbox(let item):
+                members.append(("reason", .string("points at \(item.escaped), which stays in the Inbox")))
             }
         case .leftInPlace:
             members.append(("status", .string("left-in-place")))
