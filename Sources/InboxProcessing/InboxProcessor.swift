@@ -98,6 +98,9 @@ public final class InboxProcessor {
         /// With `dryRun`: what recovery would do (one line each), as
         /// `uti inbox --dry-run` prints it.
         public var recoveryPlan: [String] = []
+        /// Hidden folders of the Inbox holding items another run (still
+        /// running, or on another machine) is moving: left to it.
+        public var heldByOtherRuns: [FileName] = []
         /// Something was left behind or failed.
         public var isComplete: Bool { waiting == 0 && leftInPlace == 0 && failed == 0 && recoveryProblems.isEmpty }
     }
@@ -166,8 +169,9 @@ public final class InboxProcessor {
         }
         let entries: [(name: FileName, type: UInt8)]
         do {
-            entries = try inbox.entries().filter { !SetAside.isInternal($0.name) && !recovered.contains($0.name) }
-                .sorted { $0.name < $1.name }
+            let all = try inbox.entries()
+            summary.heldByOtherRuns = all.map(\.name).filter(SetAside.isInternal).sorted()
+            entries = all.filter { !SetAside.isInternal($0.name) && !recovered.contains($0.name) }.sorted { $0.name < $1.name }
         } catch {
             throw Failure(path: inboxPath, reason: "cannot be read: \(error)")
         }
@@ -281,6 +285,11 @@ public final class InboxProcessor {
     private func removeInbox(_ parent: FolderDescriptor, _ name: FileName, _ summary: Summary) -> InboxState {
         let left = summary.waiting + summary.leftInPlace + summary.failed
         if left > 0 { return .kept(left == 1 ? "1 item is left in it" : "\(left) items are left in it") }
+        let held = summary.heldByOtherRuns.count
+        if held > 0 {
+            return .kept((held == 1 ? "it holds 1 item" : "it holds \(held) items") + " another run is moving ("
+                + summary.heldByOtherRuns.map(\.escaped).joined(separator: ", ") + ")")
+        }
         guard options.removeEmptyInbox else { return .kept("removal was not asked for") }
         if options.dryRun { return .kept("dry run") }
         if name.bytes.withCString({ unlinkat(parent.fd, $0, AT_REMOVEDIR) }) == 0 { return .removed }

@@ -250,8 +250,8 @@ import Testing
         #expect(entry.diagnostics.map(\.description) == [
             "\(file):1: error: group header without a closing \"]\"; \(skipped)",
             "\(file):2: error: expected \"Key=Value\", a [Group] or a # comment; \(skipped)",
-            "\(file):4: error: invalid key \"\" (keys are letters, digits, -, /, ., + and _); \(skipped)",
-            "\(file):5: error: invalid key \"Key[\" (keys are letters, digits, -, /, ., + and _); \(skipped)",
+            "\(file):4: error: invalid key \"\" (keys are letters, digits, -, /, ., +, _ and *); \(skipped)",
+            "\(file):5: error: invalid key \"Key[\" (keys are letters, digits, -, /, ., +, _ and *); \(skipped)",
             "\(file):7: error: control character U+0000 at column 15; \(skipped)",
         ])
         // The Exec line with a NUL in it is dropped, not passed on.

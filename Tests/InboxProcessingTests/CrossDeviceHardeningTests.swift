@@ -491,6 +491,20 @@ import Testing
         #expect(summary.recoveryProblems.count == 1)
     }
 
+    /// An item another machine's run is moving is left to it, and said.
+    @Test func anotherRunsItemIsLeftToItAndSaid() throws {
+        let tree = Tree()
+        let other = RunIdentity.current.machine == "abc" ? "abd" : "abc"
+        let hidden = ".uti-inbox-removing-\(other)-42-7-1-0"
+        mkdir(tree.inbox + "/" + hidden, 0o700)
+        tree.write(tree.inbox + "/" + hidden, "journal", "a.txt\u{0}", mode: 0o600)
+        let (reports, summary) = try run(processor(tree))
+        #expect(reports.isEmpty)
+        #expect(summary.heldByOtherRuns == [FileName(hidden)])
+        #expect(summary.inbox == .kept("it holds 1 item another run is moving (\(hidden))"))
+        #expect(tree.exists(tree.inbox + "/" + hidden + "/journal"))
+    }
+
     @Test func aDryRunSaysWhatRecoveryWouldDo() throws {
         let tree = Tree()
         let stale = ".uti-inbox-\(Self.deadRun)-8-0.partial"
