@@ -335,39 +335,28 @@ public final class InboxProcessor {
             report.outcome = .waiting(wait)
             return report
         }
+        let linkMove = report.kind == .symbolicLink ? relink(name, in: folder, to: documents) : .asItIs
+        switch linkMove {
+        case .refused(let reason):
+            report.outcome = .failed(reason)
+            return report
+        case .waits(let item):
+            report.outcome = .waiting(.linkTargetInInbox(item))
+            return report
+        case .asItIs, .relink: break
+        }
         if options.dryRun {
-            if report.kind == .symbolicLink {
-                switch relink(name, in: folder, to: documents) {
-                case .refused(let reason):
-                    report.outcome = .failed(reason)
-                    return report
-                case .waits(let item):
-                    report.outcome = .waiting(.linkTargetInInbox(item))
-                    return report
-                default: break
-                }
-            }
             report.outcome = .wouldMove(to: pickDryRunName(name, in: documents, alwaysNumber: alwaysNumber))
             return report
         }
-        if report.kind == .symbolicLink {
-            switch relink(name, in: folder, to: documents) {
-            case .refused(let reason):
-                report.outcome = .failed(reason)
-                return report
-            case .relink(var relinking):
-                switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &relinking) {
-                case .placed(let target): report.outcome = .moved(to: target, copied: false)
-                case .gone: report.outcome = .gone
-                case .failed(let reason): report.outcome = .failed(reason)
-                case .crossDevice: report.outcome = .failed("cannot be linked in \(documentsPath)")
-                }
-                return report
-            case .waits(let item):
-                report.outcome = .waiting(.linkTargetInInbox(item))
-                return report
-            case .asItIs: break
+        if case .relink(var relinking) = linkMove {
+            switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &relinking) {
+            case .placed(let target): report.outcome = .moved(to: target, copied: false)
+            case .gone: report.outcome = .gone
+            case .failed(let reason): report.outcome = .failed(reason)
+            case .crossDevice: report.outcome = .failed("cannot be linked in \(documentsPath)")
             }
+            return report
         }
         var placement = RenamePlacement(source: folder, name: name, isFolder: report.kind == .folder, destination: documents)
         switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &placement) {
