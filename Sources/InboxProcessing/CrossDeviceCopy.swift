@@ -88,16 +88,10 @@ final class CrossDeviceCopy: Placement {
         switch info.st_mode & S_IFMT {
         case S_IFREG: try prepareFile()
         case S_IFLNK:
-            if let problem = SetAside.removalProblem(name, in: source) {
-                if problem.code == ENOENT { throw Failure(reason: "gone", sourceGone: true) }
-                throw Failure(reason: "cannot be removed from the Inbox (\(problem)), so it is not copied")
-            }
+            try checkRemovable()
             prepared = .link(target: try Self.readLink(source.fd, name))
         case S_IFDIR:
-            if let problem = SetAside.removalProblem(name, in: source) {
-                if problem.code == ENOENT { throw Failure(reason: "gone", sourceGone: true) }
-                throw Failure(reason: "cannot be removed from the Inbox (\(problem)), so it is not copied")
-            }
+            try checkRemovable()
             let hidden = try makeHiddenName { dir, candidate in
                 candidate.bytes.withCString { mkdirat(dir, $0, 0o700) }
             }
@@ -419,14 +413,17 @@ final class CrossDeviceCopy: Placement {
     }
 
     private static func readLink(_ dir: Int32, _ name: FileName) throws(Failure) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = name.bytes.withCString { path in
-            buffer.withUnsafeMutableBytes { readlinkat(dir, path, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
+        do { return try LinkTarget.read(dir, name.bytes) } catch {
+            throw Failure(reason: "cannot read the link: \(error)", sourceGone: error.code == ENOENT)
         }
-        guard n >= 0 else {
-            throw Failure(reason: "cannot read the link: \(SystemError.current)", sourceGone: errno == ENOENT)
-        }
-        return Array(buffer[..<n])
+    }
+
+    /// An item that cannot be removed from the Inbox afterwards is not
+    /// copied: every later run would publish another copy of it.
+    private func checkRemovable() throws(Failure) {
+        guard let problem = SetAside.removalProblem(name, in: source) else { return }
+        if problem.code == ENOENT { throw Failure(reason: "gone", sourceGone: true) }
+        throw Failure(reason: "cannot be removed from the Inbox (\(problem)), so it is not copied")
     }
 
     /// Creates a hidden entry with `create`, which returns 0 or -1 with errno.

@@ -12,7 +12,8 @@ struct InboxCommand: ParsableCommand {
         abstract: "Move everything in DOCUMENTS/Inbox into DOCUMENTS, never replacing a file.",
         discussion: """
         Each entry of the Inbox moves as a unit: a file, a symbolic link (moved as a
-        link, never followed), a folder or package (moved whole). A taken name gets the
+        link, never followed; a relative one is rewritten so that it points where it
+        pointed), a folder or package (moved whole). A taken name gets the
         next free counter before the extension the registry knows (report-1.pdf,
         archive-1.tar.gz, notes-1, .profile-1); names are bytes and are kept as they are.
         An item is taken once it has not changed for the settle interval and no process

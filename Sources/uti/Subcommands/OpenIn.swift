@@ -29,9 +29,10 @@ struct OpenIn: ParsableCommand {
         as Default). A rank or role of None is never offered. The first candidate is
         the default, marked "*".
 
-        The command is printed with its arguments quoted and is never passed through
-        a shell; --run starts it (one per file for %f/%u, one for all for %F/%U) and
-        waits for it. %u/%U give a URL as it is; a command with %f/%F cannot open a
+        The command is printed with its arguments quoted ($'...' for control
+        characters) and is never passed through a shell; --run starts it (one per file
+        for %f/%u, one for all for %F/%U) and waits for it. An entry with
+        Terminal=true runs in xdg-terminal-exec, $TERMINAL -e or x-terminal-emulator -e. %u/%U give a URL as it is; a command with %f/%F cannot open a
         URL and is refused.
 
         --app ID --list prints every type and scheme the application claims, and
