@@ -37,7 +37,7 @@ let package = Package(
         // Apple's UTType API over the registry, for code written for the Mac.
         .target(name: "UniformTypeIdentifiers", dependencies: ["UniformTypes", "SystemBase", "PropertyLists"]),
         .target(name: "InboxProcessing", dependencies: ["SystemBase", "CLinuxCalls"]),
-        .target(name: "DocumentHandlers", dependencies: ["UniformTypes", "SystemBase", "PropertyLists"]),
+        .target(name: "DocumentHandlers", dependencies: ["UniformTypes", "SystemBase", "PropertyLists", "CLinuxCalls"]),
         .executableTarget(
             name: "uti",
             dependencies: [

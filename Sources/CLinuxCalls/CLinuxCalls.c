@@ -7,6 +7,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <pthread.h>
@@ -107,4 +108,12 @@ int uti_executable_build_id(unsigned char *out, int capacity) {
     struct build_id_search search = { out, capacity, 0 };
     dl_iterate_phdr(find_build_id, &search);
     return search.length;
+}
+
+int uti_memory_file(const char *name) {
+    return memfd_create(name, MFD_CLOEXEC);
+}
+
+int uti_pipe_cloexec(int ends[2]) {
+    return pipe2(ends, O_CLOEXEC);
 }

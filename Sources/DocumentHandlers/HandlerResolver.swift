@@ -310,6 +310,9 @@ public struct HandlerResolver: Sendable {
 
     // MARK: Building
 
+    /// The types `claim` names (see `types(named:in:)`).
+    public func types(named claim: AssociationClaim) -> [UTType] { Self.types(named: claim, in: registry) }
+
     /// The types a claim names: every declared type with that tag (a tag
     /// may be claimed by several), else the dynamic type conforming to
     /// `public.data` that a file with that tag gets. `*` (extensions)

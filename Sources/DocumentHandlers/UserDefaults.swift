@@ -6,9 +6,11 @@ import SystemBase
 
 /// Writes the user's choice of application into `mimeapps.list`
 /// (`[Default Applications]`, `MIME/TYPE=ID;`), the file GLib, KDE and
-/// xdg-utils read. Everything else in the file is kept byte for byte; the
-/// file is replaced atomically under a lock, and a symbolic link is
-/// written through.
+/// xdg-utils read, and edits its `[Added Associations]` and `[Removed
+/// Associations]` as GIO's `g_app_info_add_supports_type` and
+/// `g_app_info_remove_supports_type` do. Everything else in the file is
+/// kept byte for byte; the file is replaced atomically under a lock, and a
+/// symbolic link is written through.
 ///
 /// A default for one role (Launch Services' `LSSetDefaultRoleHandlerForContentType`)
 /// goes into a group of its own, `[X-UTI Default Viewer]`, `[X-UTI Default
@@ -21,20 +23,51 @@ public enum UserDefaultsWriter {
 
     /// One change: the keys of a type or scheme (its MIME types,
     /// `x-scheme-handler/NAME`, or its identifier), the role it is for (nil:
-    /// every role) and the application (nil removes the default).
+    /// every role), the application, and what to do with it.
     public struct Change: Sendable, Equatable {
+        /// What a change does to the application and the keys.
+        public enum Action: String, Sendable {
+            /// Makes the application the default (a nil application clears
+            /// the default) in the role's group.
+            case setDefault
+            /// Appends the application to `[Added Associations]` (where it
+            /// keeps its place if already there) and takes it out of
+            /// `[Removed Associations]`.
+            case addAssociation
+            /// Takes the application out of `[Added Associations]` and out
+            /// of every default group, and puts it first in `[Removed
+            /// Associations]`, which hides what it declares.
+            case removeAssociation
+        }
+
         public var keys: [String]
         public var role: AppBundle.Role?
         public var handlerID: String?
+        public var action: Action
 
-        public init(keys: [String], role: AppBundle.Role? = nil, handlerID: String?) {
+        public init(keys: [String], role: AppBundle.Role? = nil, handlerID: String?, action: Action = .setDefault) {
             self.keys = keys
             self.role = role
             self.handlerID = handlerID
+            self.action = action
         }
     }
 
+    /// One key whose value a change rewrote.
+    public struct Edit: Sendable, Equatable {
+        public var group: String
+        public var key: String
+        /// The applications the key named before (every copy of the group merged).
+        public var before: [String]
+        /// The applications it names now; empty when the key was removed.
+        public var after: [String]
+    }
+
     static let group = "Default Applications"
+    /// The group of applications offered besides the default.
+    public static let addedGroup = "Added Associations"
+    /// The group of applications hidden from a type.
+    public static let removedGroup = "Removed Associations"
 
     /// The group holding defaults for `role` (nil or a role that opens
     /// nothing: every role).
@@ -59,21 +92,24 @@ public enum UserDefaultsWriter {
         try apply([Change(keys: types, role: role, handlerID: handlerID)], in: path)
     }
 
-    /// Makes every change in one rewrite of the file at `path`: all of them
-    /// or, when the file cannot be read or written, none.
+    /// Makes every change in one rewrite of the file at `path`, in order:
+    /// all of them or, when the file cannot be read or written, none.
+    /// Returns each key whose value changed.
     ///
     /// Runs that edit the same file take turns: each holds an exclusive
     /// lock from reading the file to renaming the new one over it, so that
     /// no run's change is lost to another's. The lock is a file of the
     /// running user beside the list (`.NAME.uti-lock`, mode 0600), which no
     /// other user can open; a run waits for it at most `lockWait` seconds.
-    public static func apply(_ changes: [Change], in path: String) throws(Failure) {
+    @discardableResult
+    public static func apply(_ changes: [Change], in path: String) throws(Failure) -> [Edit] {
         let target = try resolvedTarget(path)
         let folder = target.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         if !folder.isEmpty { try makeFolders(folder) }
         let lock = try lockFile(beside: target)
         defer { close(lock) }
         var text = ""
+        var table = AssociationTable(file: nil)
         if FileStatus.exists(target) {
             let bytes: [UInt8]
             do { bytes = try FileContents.read(target, limit: KeyFile.maximumBytes) } catch {
@@ -84,18 +120,23 @@ public enum UserDefaultsWriter {
                 throw Failure(message: "\(problem); not rewritten, so nothing in it is lost")
             }
             text = String(decoding: bytes, as: UTF8.self)
+            table = AssociationTable(file: file)
         }
+        for change in changes { try table.apply(change) }
+        let edits = table.edits
+        guard !edits.isEmpty else { return [] }
         var updated = text
         var groups: [String] = []
-        for change in changes where !groups.contains(groupName(for: change.role)) { groups.append(groupName(for: change.role)) }
+        for edit in edits where !groups.contains(edit.group) { groups.append(edit.group) }
         for name in groups {
-            let entries = changes.filter { groupName(for: $0.role) == name }.flatMap { change in change.keys.map { ($0, change.handlerID) } }
+            let entries = edits.filter { $0.group == name }.map { (key: $0.key, values: $0.after) }
             updated = edited(updated, group: name, entries: entries)
         }
         try write(updated, to: target)
         // The rename is made durable before the next run may read the file.
         let folderFD = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderFD >= 0 { _ = fsync(folderFD); close(folderFD) }
+        return edits
     }
 
     /// How long a run waits for another to release the lock, in seconds.
@@ -129,13 +170,13 @@ public enum UserDefaultsWriter {
     }
 
     /// `text` with the keys of `entries` in `group` replaced, added
-    /// (creating the group at the end if needed) or, for a nil value,
+    /// (creating the group at the end if needed) or, for no values,
     /// removed; a key given twice takes the later value. The keys are
     /// removed from every copy of the group (a repeated group is merged by
     /// readers), and the new ones go at the end of the first. Lines are
     /// split at line feeds only, so a line ending in CR LF keeps its CR, and
     /// added lines follow the file's line ending.
-    static func edited(_ text: String, group: String, entries: [(key: String, handlerID: String?)]) -> String {
+    static func edited(_ text: String, group: String, entries: [(key: String, values: [String])]) -> String {
         var raw = KeyFile.lines(of: text)
         if raw.last?.isEmpty == true { raw.removeLast() }
         let lineEnd = raw.first?.last == "\r" ? "\r" : ""
@@ -143,7 +184,7 @@ public enum UserDefaultsWriter {
         var last: [String: Int] = [:]
         for (index, entry) in entries.enumerated() { last[entry.key.lowercased()] = index }
         let added = entries.enumerated().compactMap { index, entry in
-            entry.handlerID.flatMap { last[entry.key.lowercased()] == index ? (entry.key, $0) : nil }
+            !entry.values.isEmpty && last[entry.key.lowercased()] == index ? (entry.key, entry.values) : nil
         }
         var lines: [String] = []
         var inDefaults = false
@@ -170,7 +211,7 @@ public enum UserDefaultsWriter {
             insertAt = lines.count
         }
         func escaped(_ id: String) -> String { id.replacing("\\", with: "\\\\").replacing(";", with: "\\;") }
-        lines.insert(contentsOf: added.map { "\($0.0)=\(escaped($0.1));" + lineEnd }, at: insertAt!)
+        lines.insert(contentsOf: added.map { "\($0.0)=" + $0.1.map { escaped($0) + ";" }.joined() + lineEnd }, at: insertAt!)
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -231,5 +272,90 @@ public enum UserDefaultsWriter {
                 throw Failure(message: "\(path): \(SystemError.current.reason)")
             }
         }
+    }
+}
+
+/// The applications each key of a `mimeapps.list` names, group by group
+/// (every copy of a group merged, as readers merge them), and the keys the
+/// changes made so far have rewritten.
+struct AssociationTable {
+    private var values: [String: [String]] = [:]
+    private var firstValues: [String: [String]] = [:]
+    private var spelling: [String: String] = [:]
+    /// Slots (`group NUL lowercased key`) in the order they were first changed.
+    private var order: [String] = []
+    private var changed: Set<String> = []
+
+    init(file: KeyFile?) {
+        self.file = file
+    }
+
+    private let file: KeyFile?
+
+    /// Each key whose applications differ from the file's.
+    var edits: [UserDefaultsWriter.Edit] {
+        order.compactMap { slot in
+            let before = firstValues[slot] ?? []
+            let after = values[slot] ?? []
+            guard before != after else { return nil }
+            let group = String(slot.prefix { $0 != "\u{0}" })
+            return UserDefaultsWriter.Edit(group: group, key: spelling[slot]!, before: before, after: after)
+        }
+    }
+
+    mutating func apply(_ change: UserDefaultsWriter.Change) throws(UserDefaultsWriter.Failure) {
+        for key in change.keys {
+            switch change.action {
+            case .setDefault:
+                try set(UserDefaultsWriter.groupName(for: change.role), key, change.handlerID.map { [$0] } ?? [])
+            case .addAssociation:
+                guard let id = change.handlerID else { continue }
+                let added = try current(UserDefaultsWriter.addedGroup, key)
+                if !added.contains(id) { try set(UserDefaultsWriter.addedGroup, key, added + [id]) }
+                let removed = try current(UserDefaultsWriter.removedGroup, key)
+                if removed.contains(id) { try set(UserDefaultsWriter.removedGroup, key, removed.filter { $0 != id }) }
+            case .removeAssociation:
+                guard let id = change.handlerID else { continue }
+                let added = try current(UserDefaultsWriter.addedGroup, key)
+                if added.contains(id) { try set(UserDefaultsWriter.addedGroup, key, added.filter { $0 != id }) }
+                let removed = try current(UserDefaultsWriter.removedGroup, key)
+                if !removed.contains(id) { try set(UserDefaultsWriter.removedGroup, key, [id] + removed) }
+                for role in [nil, AppBundle.Role.viewer, .editor, .shell] {
+                    let group = UserDefaultsWriter.groupName(for: role)
+                    let defaults = try current(group, key)
+                    if defaults.contains(id) { try set(group, key, defaults.filter { $0 != id }) }
+                }
+            }
+        }
+    }
+
+    private static func slot(_ group: String, _ key: String) -> String { group + "\u{0}" + key.lowercased() }
+
+    /// The applications `key` names in `group` now.
+    private mutating func current(_ group: String, _ key: String) throws(UserDefaultsWriter.Failure) -> [String] {
+        let slot = Self.slot(group, key)
+        if let known = values[slot] { return known }
+        var found: [String] = []
+        for copy in file?.groups ?? [] where copy.name == group {
+            for entry in copy.entries where entry.locale == nil && entry.key.lowercased() == key.lowercased() {
+                let ids: [String]
+                do { ids = try KeyFileValue.strings(entry.rawValue) } catch {
+                    throw UserDefaultsWriter.Failure(message: "\(file!.path):\(entry.line): \(entry.key): \(error.message); "
+                        + "not rewritten, so nothing in it is lost")
+                }
+                for id in ids.map({ String($0.trimmingSpaces) }) where !id.isEmpty && !found.contains(id) { found.append(id) }
+            }
+        }
+        values[slot] = found
+        firstValues[slot] = found
+        return found
+    }
+
+    private mutating func set(_ group: String, _ key: String, _ ids: [String]) throws(UserDefaultsWriter.Failure) {
+        let slot = Self.slot(group, key)
+        _ = try current(group, key)
+        values[slot] = ids
+        spelling[slot] = key
+        if changed.insert(slot).inserted { order.append(slot) }
     }
 }

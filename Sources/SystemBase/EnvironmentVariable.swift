@@ -39,6 +39,8 @@ public struct EnvironmentVariable: Sendable, Hashable {
     public static let path = EnvironmentVariable("PATH", "where the `TryExec` and `Exec` programs of desktop entries are looked for")
     public static let terminal = EnvironmentVariable(
         "TERMINAL", "the terminal (run as `TERMINAL -e COMMAND`) for `Terminal=true` entries when there is no `xdg-terminal-exec`")
+    public static let selector = EnvironmentVariable(
+        "UTI_SELECTOR", "the program `open-in --choose` asks with (`fzf`, `rofi -dmenu`), quoted as a desktop entry's `Exec`")
     public static let allLocales = EnvironmentVariable("LC_ALL", "the language of descriptions and desktop entry names, before `LC_MESSAGES`")
     public static let messagesLocale = EnvironmentVariable("LC_MESSAGES", "the language, when `LC_ALL` is not set")
     public static let language = EnvironmentVariable("LANG", "the language, when neither `LC_ALL` nor `LC_MESSAGES` is set")
@@ -46,7 +48,7 @@ public struct EnvironmentVariable: Sendable, Hashable {
     /// Every variable `uti` reads, in README's order.
     public static let all: [EnvironmentVariable] = [
         declarations, apps, mimeTypes, cacheDirectory, home, dataHome, dataDirs, configHome, configDirs, cacheHome,
-        currentDesktop, path, terminal, allLocales, messagesLocale, language,
+        currentDesktop, path, terminal, selector, allLocales, messagesLocale, language,
     ]
 
     /// The language of messages, as POSIX picks it: the first of `LC_ALL`,

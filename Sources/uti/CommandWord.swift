@@ -9,8 +9,8 @@ enum CommandWord {
     /// Options whose value is the next argument, in every command.
     /// `CommandWordTests` checks the list against the parser.
     static let optionsTakingValues: Set<String> = [
-        "--app", "--apps", "--class", "--conforming-to", "--declarations", "--inbox", "--language", "--role",
-        "--settle", "--tag-class", "--type",
+        "--add", "--all-declared", "--app", "--apps", "--class", "--conforming-to", "--declarations", "--inbox", "--language",
+        "--remove", "--role", "--selector", "--settle", "--tag-class", "--type",
     ]
     /// Options that take a value in one command and none in another
     /// (`set-default --file SETTINGS`, `conforms --file`): before the

@@ -36,7 +36,7 @@ struct UTI: ParsableCommand {
         subcommands: [
             Lookup.self, FileCommand.self, Tags.self, Conforms.self, Equal.self, Supertypes.self,
             Descendants.self, Decode.self, Graph.self, Validate.self, Batch.self, Filter.self, InboxCommand.self,
-            OpenIn.self, SetDefault.self,
+            OpenIn.self, SetDefault.self, Defaults.self,
         ],
         defaultSubcommand: Lookup.self
     )

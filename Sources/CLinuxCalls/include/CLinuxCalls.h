@@ -52,6 +52,12 @@ off_t uti_seek_hole(int fd, off_t offset);
 /// copy_file_range between the given offsets, which it advances.
 ssize_t uti_copy_range_at(int from, off_t *from_offset, int to, off_t *to_offset, size_t length);
 
+/// An anonymous file in memory (memfd_create, close-on-exec): -1 on failure.
+int uti_memory_file(const char *name);
+
+/// pipe2 with O_CLOEXEC on both ends: 0, or -1 with errno set.
+int uti_pipe_cloexec(int ends[2]);
+
 /// A descriptor that becomes readable when one of `signals` arrives; the
 /// signals must be blocked. -1 on failure.
 int uti_signal_descriptor(const sigset_t *signals);

@@ -35,12 +35,20 @@ struct OpenIn: ParsableCommand {
         Terminal=true runs in xdg-terminal-exec, $TERMINAL -e or x-terminal-emulator -e. %u/%U give a URL as it is; a command with %f/%F cannot open a
         URL and is refused.
 
+        --choose asks which application to open each file or URL with, when more than
+        one can: the candidates go, one "ID  Name" a line, to a selector program (the
+        --selector command, else UTI_SELECTOR, else the first found of fzf when
+        standard input is a terminal, and rofi -dmenu, wofi --dmenu, dmenu on a
+        graphical display), quoted as a desktop entry's Exec and run without a shell;
+        the line it prints is the choice, which is then opened as --run opens it.
+
         --app ID --list prints every type and scheme the application claims, and
         marks "*" those it is the default for.
 
-        Exit status: 0 every file has an application (and with --run, every command
-        exited 0); 1 some file has none (or a command failed); 2 bad arguments or
-        sources.
+        Exit status: 0 every file has an application (and with --run or --choose,
+        every command exited 0); 1 some file has none, a command failed, or nothing
+        was chosen; 2 bad arguments or sources, no selector, or an answer that is
+        none of the candidates.
         """)
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -55,6 +63,10 @@ struct OpenIn: ParsableCommand {
     var listClaims = false
     @Flag(name: .customLong("run"), help: "Run the command for each file or URL (without a shell) and wait for it.")
     var runCommand = false
+    @Flag(name: .customLong("choose"), help: "Ask which application to use (with a selector such as fzf or rofi -dmenu), then open with it.")
+    var choose = false
+    @Option(help: ArgumentHelp("The selector --choose runs, quoted as a desktop entry's Exec (rofi -dmenu -p 'Open with').", valueName: "command"))
+    var selector: String?
     @Flag(name: .customLong("no-sniff"), help: "Type files by name alone; never read them.")
     var noSniff = false
     @Argument(help: "Files or URLs to open; a file where nothing is is typed by its name and marked (exit 1 unless --no-sniff; --run never opens it).")
@@ -75,6 +87,12 @@ struct OpenIn: ParsableCommand {
         }
         if runCommand && !types.isEmpty { throw ValidationError("--run opens files and URLs; it cannot be used with --type") }
         if runCommand && output.json { throw ValidationError("--run and --json cannot be used together") }
+        if choose {
+            if !types.isEmpty { throw ValidationError("--choose opens files and URLs; it cannot be used with --type") }
+            if output.json { throw ValidationError("--choose and --json cannot be used together") }
+            if app != nil { throw ValidationError("--choose and --app cannot be used together: --app already chooses") }
+        }
+        if selector != nil && !choose { throw ValidationError("--selector is the program --choose runs; give --choose too") }
     }
 
     /// One thing to resolve: a file, a URL or a type.
@@ -156,9 +174,29 @@ struct OpenIn: ParsableCommand {
         }
 
         var launches: [(handler: HandlerResolver.Handler, targets: [OpenTarget])] = []
+        var selectorFound: HandlerSelector?
         for subject in subjects {
             let resolution = resolver.resolve(subject.type, role: filter)
-            let handler = chosen ?? resolution.defaultCandidate?.handler
+            var handler = chosen ?? resolution.defaultCandidate?.handler
+            var note = chosen == nil ? nil : "--app"
+            if choose && resolution.candidates.count > 1 && !subject.missing {
+                let selector = try selectorFound ?? resolvedSelector()
+                selectorFound = selector
+                let choice: HandlerSelector.Choice
+                do { choice = try selector.choose(among: resolution.candidates) } catch {
+                    throw Console.fail(Escaping.controls(error.message))
+                }
+                switch choice {
+                case .chosen(let picked):
+                    handler = picked
+                    note = "chosen"
+                case .cancelled(let status):
+                    handler = nil
+                    failed = true
+                    Console.error("uti: \(Escaping.name(subject.label)): no application chosen"
+                        + (status == 0 ? "" : " (the selector exited with status \(status))") + "; not opened")
+                }
+            }
             if resolution.candidates.isEmpty && chosen == nil { failed = true }
             var command: [[String]]?
             var commandProblem: String?
@@ -167,7 +205,7 @@ struct OpenIn: ParsableCommand {
                 case .success(let argv): command = argv
                 case .failure(let problem): commandProblem = problem.message
                 }
-                if subject.missing && runCommand {
+                if subject.missing && (runCommand || choose) {
                     Console.error("uti: \(subject.label): no such file; not opened")
                 } else if let target = subject.target {
                     if let index = launches.firstIndex(where: { $0.handler.id == handler.id }) {
@@ -180,11 +218,11 @@ struct OpenIn: ParsableCommand {
             if output.json {
                 results.append(Self.json(subject, resolution, handler: handler, command: command, problem: commandProblem))
             } else {
-                print(Escaping.controls(Self.text(subject, resolution, handler: handler, command: command, problem: commandProblem)))
+                print(Escaping.controls(Self.text(subject, resolution, handler: handler, note: note, command: command, problem: commandProblem)))
             }
         }
         if output.json { print(JSON.array(results).serialized()) }
-        if runCommand {
+        if runCommand || choose {
             if try !Self.launch(launches) { failed = true }
         }
         if failed { throw ExitCode(Status.no) }
@@ -196,8 +234,19 @@ struct OpenIn: ParsableCommand {
         return String(cString: cwd)
     }
 
+    /// The selector `--choose` runs: `--selector`, else the environment's.
+    func resolvedSelector() throws -> HandlerSelector {
+        if let selector {
+            do { return try HandlerSelector(commandLine: selector) } catch { throw Console.fail("--selector: \(error.message)") }
+        }
+        switch HandlerSelector.standard(environment: ProcessEnvironment.current, inputIsTerminal: isatty(0) == 1) {
+        case .success(let found): return found
+        case .failure(let problem): throw Console.fail(problem.message)
+        }
+    }
+
     static func text(_ subject: Subject, _ resolution: HandlerResolver.Resolution,
-                     handler: HandlerResolver.Handler?, command: [[String]]?, problem: String?) -> String {
+                     handler: HandlerResolver.Handler?, note: String? = nil, command: [[String]]?, problem: String?) -> String {
         let mime = subject.mimeType ?? subject.type.preferredMIMEType
         var lines: [String]
         if let scheme = subject.scheme {
@@ -217,7 +266,7 @@ struct OpenIn: ParsableCommand {
             lines.append("  \(mark) \(id) \(candidate.handler.name)  \(candidate.reason)")
         }
         if let handler, handler.id != resolution.defaultCandidate?.handler.id {
-            lines.append("  using \(handler.id) (--app)")
+            lines.append("  using \(handler.id) (\(note ?? "--app"))")
         }
         if let command {
             for argv in command { lines.append("  command: \(ExecCommand.shellQuoted(argv, rawByte: PathText.rawByte))") }
@@ -289,6 +338,8 @@ struct OpenIn: ParsableCommand {
             case .failure(let problem): throw Console.fail(problem.message)
             }
         }
+        // What was printed comes before anything the commands print.
+        fflush(nil)
         var allZero = true
         for argv in commands {
             let status = try ProcessLauncher.run(argv)

@@ -32,8 +32,22 @@ struct SetDefault: ParsableCommand {
         [ROLE]" a line (# starts a comment). Every line is checked first; when one is
         wrong, each wrong line is named and nothing is written.
 
-        Exit status: 0 written; 2 bad arguments, an unknown application, a bad line in
-        SETTINGS, or a file that cannot be read or written.
+        --add APP TYPE offers APP for TYPE without making it the default: it is
+        appended to [Added Associations] (keeping its place if already there) and taken
+        out of [Removed Associations], as GIO's g_app_info_add_supports_type does.
+        --remove APP TYPE takes APP out of [Added Associations], puts it in [Removed
+        Associations] (which hides what APP declares for TYPE and its subtypes) and
+        clears it where the user's file makes it a default for TYPE. A default set in
+        a system list still wins over a removal, as in GIO: uti then says so and exits
+        1.
+
+        --all-declared APP makes APP the default for every type and scheme it declares
+        (a desktop entry's MimeType, a bundle's document and URL types; a rank or role
+        of None or QLGenerator is left out), in one write.
+
+        Exit status: 0 written; 1 written, but a removed application is still offered
+        (a default in a system list); 2 bad arguments, an unknown application, a bad
+        line in SETTINGS, or a file that cannot be read or written.
         """)
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -47,12 +61,34 @@ struct SetDefault: ParsableCommand {
     var settingsFile: String?
     @Flag(help: "Remove the user's default for TYPE instead.")
     var clear = false
+    @Option(name: .customLong("add"), help: ArgumentHelp("Offer this application for TYPE without making it the default.", valueName: "app"))
+    var addedApp: String?
+    @Option(name: .customLong("remove"), help: ArgumentHelp("Stop offering this application for TYPE.", valueName: "app"))
+    var removedApp: String?
+    @Option(name: .customLong("all-declared"), help: ArgumentHelp("Make this application the default for every type it declares.", valueName: "app"))
+    var allDeclaredApp: String?
 
     func validate() throws {
+        let modes = [settingsFile.map { _ in "--file" }, addedApp.map { _ in "--add" }, removedApp.map { _ in "--remove" },
+                     allDeclaredApp.map { _ in "--all-declared" }, clear ? "--clear" : nil].compactMap { $0 }
+        if modes.count > 1 { throw ValidationError("\(modes.joined(separator: " and ")) cannot be used together") }
         if let settingsFile {
             if settingsFile.isEmpty { throw ValidationError("--file: an empty path was given") }
-            if type != nil || clear { throw ValidationError("--file takes no TYPE, APP or --clear: each line names them") }
+            if type != nil { throw ValidationError("--file takes no TYPE or APP: each line names them") }
             if role != "all" { throw ValidationError("--file takes no --role: give it on each line") }
+            return
+        }
+        if let allDeclaredApp {
+            if allDeclaredApp.isEmpty { throw ValidationError("--all-declared: an empty application was given") }
+            if type != nil { throw ValidationError("--all-declared takes no TYPE: the application's declarations name them") }
+            if role != "all" { throw ValidationError("--all-declared takes no --role: it sets the default for every role") }
+            return
+        }
+        if let option = modes.first, let given = addedApp ?? removedApp {
+            if given.isEmpty { throw ValidationError("\(option): an empty application was given") }
+            guard type != nil else { throw ValidationError("\(option) \(given): give the type or scheme too") }
+            if app != nil { throw ValidationError("\(option) APP takes one TYPE; the application is \(option)'s value") }
+            if role != "all" { throw ValidationError("\(option) takes no --role: associations are for every role") }
             return
         }
         guard type != nil else { throw ValidationError("give the type or scheme and the application, or --file SETTINGS") }
@@ -80,13 +116,17 @@ struct SetDefault: ParsableCommand {
         let resolver = HandlerResolver(catalog: HandlerCatalog(searchPath: searchPath, bundles: bundles), registry: registry)
         var requests: [Request] = []
         var failed = false
-        if let settingsFile {
+        if let allDeclaredApp {
+            requests = try declaredRequests(of: allDeclaredApp, resolver: resolver)
+        } else if let settingsFile {
             let settings: DefaultSettings
             do { settings = try DefaultSettings.read(path: settingsFile) } catch { throw Console.fail(error.description) }
             for problem in settings.problems { Console.error("uti: \(problem)") }
             failed = !settings.problems.isEmpty
             if settings.lines.isEmpty && !failed { throw Console.fail("\(settingsFile): sets no defaults") }
             requests = settings.lines.map { Request(subject: $0.subject, app: $0.app, role: $0.role, place: "\(settingsFile):\($0.number)") }
+        } else if let type, let given = addedApp ?? removedApp {
+            requests = [Request(subject: type, app: given, role: nil, place: "", action: addedApp != nil ? .addAssociation : .removeAssociation)]
         } else if let type {
             requests = [Request(subject: type, app: app, role: try DefaultSettings.role(role), place: "")]
         }
@@ -97,20 +137,82 @@ struct SetDefault: ParsableCommand {
             throw ExitCode(Status.error)
         }
         let valid = planned.compactMap { $0 }
+        let edits: [UserDefaultsWriter.Edit]
         do {
-            try UserDefaultsWriter.apply(valid.map(\.change), in: file)
+            edits = try UserDefaultsWriter.apply(valid.map(\.change), in: file)
         } catch {
             throw Console.fail(error.message)
         }
         for (subject, change) in valid {
             let role = change.role.map { " for the \($0.rawValue) role" } ?? ""
             let keys = change.keys.joined(separator: ", ")
-            if let app = change.handlerID {
+            let app = change.handlerID ?? ""
+            switch change.action {
+            case .setDefault where change.handlerID != nil:
                 print(Escaping.controls("\(subject.label): \(app) is the default\(role) (\(keys)) in \(file)"))
-            } else {
+            case .setDefault:
                 print(Escaping.controls("\(subject.label): the default\(role) is cleared (\(keys)) in \(file)"))
+            case .addAssociation:
+                print(Escaping.controls("\(subject.label): \(app) is added (\(keys)) in \(file)"))
+            case .removeAssociation:
+                let wasDefault = edits.contains { edit in
+                    edit.before.contains(app) && !edit.after.contains(app) && change.keys.contains { $0.lowercased() == edit.key.lowercased() }
+                        && edit.group != UserDefaultsWriter.addedGroup
+                }
+                print(Escaping.controls("\(subject.label): \(app) is removed (\(keys)) in \(file)"
+                    + (wasDefault ? "; it is no longer the user's default" : "")))
             }
         }
+        if removedApp != nil, let (subject, change) = valid.first, let app = change.handlerID {
+            // A default in a system list is not hidden by a removal (GIO reads it the same way).
+            let reread = HandlerResolver(catalog: HandlerCatalog(searchPath: searchPath, bundles: bundles), registry: registry)
+            if let still = Self.offers(app, for: subject, resolver: reread) {
+                Console.error(Escaping.controls("uti: \(subject.label): \(app) is still offered: \(still.reason)"))
+                throw ExitCode(Status.no)
+            }
+        }
+    }
+
+    /// The candidate `app` still is for `subject`, if any.
+    static func offers(_ app: String, for subject: Subject, resolver: HandlerResolver) -> HandlerResolver.Candidate? {
+        if subject.wildcard {
+            let major = subject.keys[0].dropLast(1)
+            let types = resolver.registry.allTypes.filter { $0.tags(.mimeType).contains { $0.lowercased().hasPrefix(major) } }
+            for type in types {
+                if let found = resolver.resolve(type).candidates.first(where: { $0.handler.id == app && $0.claim.typeName.lowercased() == subject.keys[0] }) {
+                    return found
+                }
+            }
+            return nil
+        }
+        return resolver.resolve(subject.type).candidates.first { $0.handler.id == app }
+    }
+
+    /// One request per type and scheme `app` declares (the document types
+    /// it can open), as `--all-declared` sets them.
+    private func declaredRequests(of app: String, resolver: HandlerResolver) throws -> [Request] {
+        if case .failure(let error) = resolver.handler(app) { throw Console.fail("--all-declared \(app): \(error.message)") }
+        var requests: [Request] = []
+        var keys: Set<String> = []
+        for claim in resolver.catalog.claims where claim.handlerID == app && claim.kind == .declared {
+            if claim.rank == .none || claim.role == AppBundle.Role.none || claim.role == .qlGenerator { continue }
+            guard let type = resolver.types(named: claim).first else { continue }
+            var subject: Subject
+            if let scheme = URLScheme.isSchemeType(type) ? URLScheme(handlerMIMEType: claim.typeName) ?? URLScheme(claim.typeName) : nil {
+                subject = Subject(label: "URL scheme \(scheme.name)", keys: [scheme.handlerMIMEType], type: type, scheme: scheme)
+            } else if claim.typeNameKind == .mimeType {
+                let wildcard = claim.isWildcard
+                subject = Subject(label: wildcard ? "every \(claim.typeName.dropLast(1).lowercased()) type" : type.identifier,
+                                  keys: [claim.typeName], type: type, wildcard: wildcard)
+            } else {
+                subject = Self.typeSubject(type)
+            }
+            subject.keys = subject.keys.filter { keys.insert($0.lowercased()).inserted }
+            if subject.keys.isEmpty { continue }
+            requests.append(Request(subject: claim.typeName, app: app, role: nil, place: "", resolved: subject))
+        }
+        if requests.isEmpty { throw Console.fail("--all-declared \(app): the application declares no type it opens") }
+        return requests
     }
 
     /// One default to set: a line of SETTINGS (its place is `FILE:LINE`) or the arguments (no place).
@@ -119,6 +221,9 @@ struct SetDefault: ParsableCommand {
         var app: String?
         var role: AppBundle.Role?
         var place: String
+        var action: UserDefaultsWriter.Change.Action = .setDefault
+        /// The subject already worked out (`--all-declared`).
+        var resolved: Subject?
     }
 
     /// Each request checked: its subject, application and role. A request
@@ -134,16 +239,22 @@ struct SetDefault: ParsableCommand {
                 result.append(nil)
             }
             let subject: Subject
-            do {
-                subject = try Self.subject(request.subject, registry: resolver.registry, claimedSchemes: claimedSchemes)
-            } catch {
-                refuse("\(request.subject): \(error.description)")
-                continue
+            if let resolved = request.resolved { subject = resolved } else {
+                do {
+                    subject = try Self.subject(request.subject, registry: resolver.registry, claimedSchemes: claimedSchemes)
+                } catch {
+                    refuse("\(request.subject): \(error.description)")
+                    continue
+                }
             }
             if let app = request.app {
                 let handler: HandlerResolver.Handler
                 switch resolver.handler(app) {
                 case .success(let found): handler = found
+                case .failure where request.action == .removeAssociation && resolver.catalog.claims.contains(where: { $0.handlerID == app }):
+                    // An application that can no longer run may still be named in a list.
+                    result.append((subject, UserDefaultsWriter.Change(keys: subject.keys, handlerID: app, action: request.action)))
+                    continue
                 case .failure(let error):
                     refuse("\(app): \(error.message)")
                     continue
@@ -168,7 +279,7 @@ struct SetDefault: ParsableCommand {
                     }
                 }
             }
-            let group = UserDefaultsWriter.groupName(for: request.role)
+            let group = request.action == .setDefault ? UserDefaultsWriter.groupName(for: request.role) : request.action.rawValue
             var repeated = false
             for key in subject.keys {
                 let slot = group + "\u{0}" + key.lowercased()
@@ -180,9 +291,16 @@ struct SetDefault: ParsableCommand {
                 written[slot] = request.place
             }
             if repeated { continue }
-            result.append((subject, UserDefaultsWriter.Change(keys: subject.keys, role: request.role, handlerID: request.app)))
+            result.append((subject, UserDefaultsWriter.Change(keys: subject.keys, role: request.role, handlerID: request.app, action: request.action)))
         }
         return result
+    }
+
+    /// A type's subject: its default is written under each of its MIME
+    /// types, or under its identifier when it has none.
+    static func typeSubject(_ type: UTType) -> Subject {
+        let mimeTypes = type.tags(.mimeType)
+        return Subject(label: type.identifier, keys: mimeTypes.isEmpty ? [type.identifier] : mimeTypes, type: type)
     }
 
     /// The type or scheme `word` names, and the keys its default is
@@ -190,10 +308,6 @@ struct SetDefault: ParsableCommand {
     static func subject(_ word: String, registry: TypeRegistry, claimedSchemes: Set<String>) throws(QueryError) -> Subject {
         func schemeSubject(_ scheme: URLScheme) -> Subject {
             Subject(label: "URL scheme \(scheme.name)", keys: [scheme.handlerMIMEType], type: scheme.type(in: registry), scheme: scheme)
-        }
-        func typeSubject(_ type: UTType) -> Subject {
-            let mimeTypes = type.tags(.mimeType)
-            return Subject(label: type.identifier, keys: mimeTypes.isEmpty ? [type.identifier] : mimeTypes, type: type)
         }
         if let scheme = URLScheme(handlerMIMEType: word) { return schemeSubject(scheme) }
         if AssociationClaim.isWildcard(word) {

@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLinuxCalls
+import SystemBase
+
+/// Lets the user choose among the applications that open a document by
+/// running a selector program (`fzf`, `rofi -dmenu`, `dmenu`): the
+/// candidates go to its standard input one a line, `ID  Name`, and the line
+/// it prints is the choice. It is never run through a shell.
+public struct HandlerSelector: Sendable, Equatable {
+    /// Why no selector can be run, or what it answered cannot be used.
+    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// What the selector did.
+    public enum Choice: Sendable {
+        case chosen(HandlerResolver.Handler)
+        /// Nothing was chosen: the selector printed nothing, or exited
+        /// non-zero (as `fzf`, `rofi` and `dmenu` do when cancelled) with
+        /// this status (128 + the signal for one killed by a signal).
+        case cancelled(status: Int32)
+    }
+
+    /// The program and its arguments.
+    public let arguments: [String]
+
+    public init(arguments: [String]) {
+        self.arguments = arguments
+    }
+
+    /// A selector written as a command line, quoted as a desktop entry's
+    /// `Exec` is (`rofi -dmenu -p "Open with"`).
+    public init(commandLine: String) throws(Problem) {
+        let parsed: ExecCommand
+        do { parsed = try ExecCommand(commandLine) } catch {
+            throw Problem(message: "selector \"\(commandLine)\": \(error.message)")
+        }
+        let argv = parsed.commands(for: []).first ?? []
+        guard !argv.isEmpty, !argv[0].isEmpty else { throw Problem(message: "the selector command is empty") }
+        arguments = argv
+    }
+
+    /// The longest line written for one candidate, in characters.
+    static let maximumLineLength = 200
+    /// The most bytes of the selector's answer that are read.
+    static let maximumAnswer = 64 << 10
+
+    /// The selector the environment names (`UTI_SELECTOR`), else the first
+    /// found on `PATH`: `fzf` when standard input is a terminal, then, on a
+    /// graphical display (`WAYLAND_DISPLAY` or `DISPLAY`), `rofi -dmenu`,
+    /// `wofi --dmenu`, `dmenu`.
+    public static func standard(environment: [String: String], inputIsTerminal: Bool) -> Result<HandlerSelector, Problem> {
+        if let configured = EnvironmentVariable.selector.value(in: environment), !configured.isEmpty {
+            do { return .success(try HandlerSelector(commandLine: configured)) } catch {
+                return .failure(Problem(message: "UTI_SELECTOR: \(error.message)"))
+            }
+        }
+        let searchPath = EnvironmentVariable.path.value(in: environment)
+        var tried: [[String]] = []
+        if inputIsTerminal { tried.append(["fzf", "--prompt", "Open with: "]) }
+        let display = [environment["WAYLAND_DISPLAY"], environment["DISPLAY"]].contains { !($0 ?? "").isEmpty }
+        if display { tried += [["rofi", "-dmenu", "-p", "Open with"], ["wofi", "--dmenu"], ["dmenu", "-p", "Open with"]] }
+        for argv in tried where ExecCommand.locate(argv[0], searchPath: searchPath) != nil {
+            return .success(HandlerSelector(arguments: argv))
+        }
+        let looked = tried.isEmpty ? "no terminal and no graphical display to choose in"
+            : "none of " + tried.map { $0[0] }.joined(separator: ", ") + " is on PATH"
+        return .failure(Problem(message: "no selector to choose with (\(looked)); set UTI_SELECTOR or give --selector"))
+    }
+
+    /// The line each candidate is offered as: `ID  Name`, control
+    /// characters shown as `?`, cut at `maximumLineLength`.
+    public static func lines(for candidates: [HandlerResolver.Candidate]) -> [String] {
+        candidates.map { candidate in
+            let text = candidate.handler.id == candidate.handler.name ? candidate.handler.id
+                : candidate.handler.id + "  " + candidate.handler.name
+            var scalars = String.UnicodeScalarView()
+            for scalar in text.unicodeScalars.prefix(maximumLineLength) {
+                scalars.append(scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) ? "?" : scalar)
+            }
+            return String(scalars)
+        }
+    }
+
+    /// Runs the selector with `candidates` and waits for it to exit: it is
+    /// interactive, so this blocks until the user chooses or cancels. It
+    /// runs in the caller's process group, so an interrupt from the
+    /// terminal reaches it too. Nothing process-wide is changed.
+    public func choose(among candidates: [HandlerResolver.Candidate]) throws(Problem) -> Choice {
+        let lines = Self.lines(for: candidates)
+        let program = arguments[0]
+        // The candidates are in a file in memory: writing them never blocks
+        // on, or is cut off by (SIGPIPE), a selector that stops reading.
+        let input = uti_memory_file("uti-candidates")
+        guard input >= 0 else { throw Problem(message: "cannot hold the candidates: \(SystemError.current.reason)") }
+        defer { close(input) }
+        var bytes = Array((lines.joined(separator: "\n") + "\n").utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(input, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw Problem(message: "cannot hold the candidates: \(SystemError.current.reason)") }
+            bytes = bytes.dropFirst(n)
+        }
+        lseek(input, 0, SEEK_SET)
+        var pipeEnds: [Int32] = [-1, -1]
+        guard uti_pipe_cloexec(&pipeEnds) == 0 else { throw Problem(message: "cannot read the selector: \(SystemError.current.reason)") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        var cArguments: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        cArguments.append(nil)
+        defer { for pointer in cArguments { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, program, &actions, nil, cArguments, environ)
+        close(pipeEnds[1])
+        guard spawned == 0 else {
+            close(pipeEnds[0])
+            throw Problem(message: "selector \(program): cannot start: \(SystemError(spawned).reason)")
+        }
+        // Read to the end (so the selector never blocks writing), keep the start.
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            if answer.count < Self.maximumAnswer { answer += buffer[..<min(n, Self.maximumAnswer - answer.count)] }
+        }
+        close(pipeEnds[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { throw Problem(message: "selector \(program): \(SystemError.current.reason)") }
+        }
+        let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        if exitStatus != 0 { return .cancelled(status: exitStatus) }
+        var first = answer.prefix { $0 != 10 }
+        if first.last == 13 { first = first.dropLast() }
+        guard !first.isEmpty else { return .cancelled(status: 0) }
+        let chosen = String(decoding: first, as: UTF8.self)
+        if let index = lines.firstIndex(of: chosen) ?? candidates.firstIndex(where: { $0.handler.id == chosen })
+            ?? lines.firstIndex(of: String(chosen.trimmingSpaces)) {
+            return .chosen(candidates[index].handler)
+        }
+        throw Problem(message: "selector \(program) answered \"\(String(chosen.prefix(Self.maximumLineLength)))\", which is none of the candidates")
+    }
+}
