@@ -99,7 +99,7 @@ let package = Package(
         ),
         .testTarget(
             name: "utiTests",
-            dependencies: ["uti", "TestSupport"],
+            dependencies: ["uti", "TestSupport", "SystemBase"],
             resources: [.copy("Fixtures")]
         ),
     ]

@@ -11,7 +11,7 @@ struct UTI: ParsableCommand {
         commandName: "uti",
         abstract: "Uniform Type Identifiers on Linux: extensions, MIME types, identifiers and conformance.",
         discussion: """
-        A query with a "/" is a MIME type, a declared identifier (or dyn.a…) is an
+        A query with a "/" is a MIME type, a declared identifier (or dyn.a...) is an
         identifier, anything else is a filename extension.
 
         Examples:

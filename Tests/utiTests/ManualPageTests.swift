@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import SystemBase
+import TestSupport
 
 /// docs/uti.1 (tools/generate-manual.sh) describes the tool as it is: every
 /// command and every option the parser knows has its entry.
@@ -28,5 +30,29 @@ import Testing
                 }
             }
         }
+    }
+
+    /// The page renders without a warning (groff's own checks, as `man`
+    /// runs them), and says what README's Exit status, Environment and
+    /// Files tables say.
+    @Test func rendersWithoutWarningsAndHasTheReferenceSections() throws {
+        let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../docs/uti.1").standardized.path
+        let groff = ["/usr/bin/groff", "/bin/groff"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let found = try #require(groff, "groff is needed to render the manual page (Debian: groff-base)")
+        let checked = try ProgramRun(URL(fileURLWithPath: found), ["-mandoc", "-ww", "-z", "-Tutf8", page], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(checked.status == 0 && checked.stderr.isEmpty, "\(checked.stderr)")
+        let rendered = try ProgramRun(URL(fileURLWithPath: found), ["-mandoc", "-Tascii", "-P-cbou", page], environment: ["PATH": "/usr/bin:/bin"])
+        let text = rendered.stdout
+        for heading in ["EXIT STATUS", "ENVIRONMENT", "FILES"] {
+            #expect(text.contains("\n\(heading)\n"), "no \(heading) section: run tools/generate-manual.sh")
+        }
+        let environment = text.components(separatedBy: "\nENVIRONMENT\n").last?.components(separatedBy: "\nFILES\n").first ?? ""
+        for variable in EnvironmentVariable.all {
+            #expect(environment.contains(variable.name), "\(variable.name) is not in ENVIRONMENT: run tools/generate-manual.sh")
+        }
+        // Dynamic identifiers keep their dots (the plugin drops characters outside ASCII).
+        #expect(!text.contains("dyn.a)") && !text.contains("dyn.a "), "a dyn.a... lost its ellipsis")
+        #expect(text.contains("$XDG_CONFIG_HOME/mimeapps.list"))
     }
 }

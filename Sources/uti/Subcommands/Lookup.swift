@@ -6,7 +6,7 @@ struct Lookup: ParsableCommand {
         abstract: "Describe the types of extensions, MIME types or identifiers (the default command).",
         discussion: """
         A query with a "/" is a MIME type (TYPE/SUBTYPE; a path is refused), a
-        declared identifier or dyn.a… is an identifier, anything else a filename
+        declared identifier or dyn.a... is an identifier, anything else a filename
         extension. A dotted name that is neither a declared identifier nor an
         extension some type claims (public.imgae, report.pdf) is not found (exit 1)
         with the identifiers it may mean; --extension reads it as an extension.
@@ -19,7 +19,7 @@ struct Lookup: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @Flag(name: .shortAndLong, help: "Print only the identifier.")
     var brief = false
-    @Argument(help: "Extensions (jpg, .tar), MIME types (image/png) or identifiers (public.jpeg, dyn.a…).")
+    @Argument(help: "Extensions (jpg, .tar), MIME types (image/png) or identifiers (public.jpeg, dyn.a...).")
     var queries: [String] = []
 
     func run() throws {

@@ -12,8 +12,8 @@ struct Conforms: ParsableCommand {
         folder), the file is typed as `uti file` types it, by name and content.
         SUPERTYPE must be a declared type (public.image, an extension or MIME type a
         declared type claims).
-          if uti conforms "${file##*.}" public.image; then …; fi
-          if uti conforms --file "$path" public.image; then …; fi
+          if uti conforms "${file##*.}" public.image; then ...; fi
+          if uti conforms --file "$path" public.image; then ...; fi
         """)
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -121,7 +121,7 @@ enum IdentifierList {
 
 struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Decode dynamic identifiers (dyn.a…) into the tags and conformance they carry.")
+        abstract: "Decode dynamic identifiers (dyn.a...) into the tags and conformance they carry.")
 
     @OptionGroup var output: OutputOptions
     @Argument(help: "Dynamic identifiers.") var identifiers: [String]
