@@ -35,7 +35,7 @@ if ! swift build -c release --product uti --package-path "$root" --scratch-path 
 fi
 # The static link warns that glibc's user, group and host lookups, dlopen
 # and mktemp need glibc's own shared libraries at run time; README's
-# "Static build" says why uti is not affected. Anything else is shown.
+# "Set up on a fresh machine" says why uti is not affected. Anything else is shown.
 notes=$(grep -c "in statically linked applications requires at runtime\|the use of .mktemp' is dangerous" "$log" || true)
 grep "warning:" "$log" | grep -v "in statically linked applications requires at runtime\|the use of .mktemp' is dangerous" >&2 || true
 [ "$notes" = 0 ] || echo "build-release.sh: $notes expected static-link notes (glibc lookups, dlopen, mktemp) left in $log" >&2

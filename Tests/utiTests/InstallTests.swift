@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `tools/install.sh` into a temporary prefix, with the binary this test
+/// run built: every file where its reader looks, units systemd accepts,
+/// and an uninstall that removes exactly those files.
+@Suite struct InstallTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+
+    func install(_ arguments: [String], home: String) throws -> ProgramRun {
+        try ProgramRun(URL(fileURLWithPath: "/bin/sh"), [Self.repository + "/tools/install.sh"] + arguments,
+                       environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
+    }
+
+    @Test func installsEveryFileAndUninstallsThemAll() throws {
+        let folder = TemporaryFolder("uti-install")
+        let prefix = folder.path + "/prefix"
+        let run = try install(["--prefix", prefix, "--binary", Run.binary.path], home: folder.path + "/home")
+        #expect(run.status == 0, "\(run.stderr)")
+        let files = [
+            "bin/uti", "share/man/man1/uti.1", "share/bash-completion/completions/uti", "share/zsh/site-functions/_uti",
+            "share/fish/vendor_completions.d/uti.fish", "lib/systemd/user/uti-inbox.service",
+            "lib/systemd/user/uti-inbox-once.service", "lib/systemd/user/uti-inbox.path",
+        ]
+        for file in files {
+            #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file) is missing")
+        }
+        // The installed binary answers; the page is the repository's; completions name the commands.
+        let answer = try Run(["-b", "jpg"], executable: prefix + "/bin/uti")
+        #expect(answer.stdout == "public.jpeg\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: prefix + "/share/man/man1/uti.1"))
+            == Data(contentsOf: URL(fileURLWithPath: Self.repository + "/docs/uti.1")))
+        for file in files where file.contains("completions") || file.contains("site-functions") {
+            let text = try String(contentsOfFile: prefix + "/" + file, encoding: .utf8)
+            #expect(text.contains("set-default") && text.contains("open-in"), "\(file)")
+        }
+        let service = try String(contentsOfFile: prefix + "/lib/systemd/user/uti-inbox.service", encoding: .utf8)
+        #expect(service.contains("ExecStart=\(prefix)/bin/uti inbox --watch %h/Documents\n") && !service.contains("@BINDIR@"))
+        // systemd accepts the units as installed (and finds their manual page).
+        let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let verifier = try #require(analyze, "systemd-analyze is needed to check the units (Debian: systemd)")
+        let units = files.filter { $0.hasPrefix("lib/systemd") }.map { prefix + "/" + $0 }
+        let verified = try ProgramRun(URL(fileURLWithPath: verifier), ["verify"] + units,
+                                      environment: ["PATH": "/usr/bin:/bin", "MANPATH": prefix + "/share/man"])
+        #expect(verified.status == 0 && verified.stderr.isEmpty, "\(verified.stderr)")
+
+        // A file of someone else's in the same folders stays.
+        try folder.write("prefix/bin/other", "x")
+        let removed = try install(["--uninstall", "--prefix", prefix], home: folder.path + "/home")
+        #expect(removed.status == 0, "\(removed.stderr)")
+        for file in files {
+            #expect(!FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file) was left")
+        }
+        #expect(FileManager.default.fileExists(atPath: prefix + "/bin/other"))
+    }
+
+    @Test func badArgumentsAndBinariesInstallNothing() throws {
+        let folder = TemporaryFolder("uti-install")
+        let prefix = folder.path + "/prefix"
+        let unknown = try install(["--prefx", prefix], home: folder.path)
+        #expect(unknown.status == 2 && unknown.stderr.contains("unknown argument \"--prefx\""))
+        try folder.write("not-uti", "#!/bin/sh\nexit 3\n")
+        chmod(folder.path + "/not-uti", 0o755)
+        let broken = try install(["--prefix", prefix, "--binary", folder.path + "/not-uti"], home: folder.path)
+        #expect(broken.status == 1 && broken.stderr.contains("does not run; nothing was installed"))
+        let missing = try install(["--prefix", prefix, "--binary", folder.path + "/missing"], home: folder.path)
+        #expect(missing.status == 1 && missing.stderr.contains("is not an executable file"))
+        #expect(!FileManager.default.fileExists(atPath: prefix))
+    }
+}
