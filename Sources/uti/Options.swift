@@ -78,6 +78,17 @@ struct RegistryOptions: ParsableArguments {
             throw error.reported()
         }
     }
+
+    /// The handler resolver over the registry and every handler source;
+    /// problems in the sources (each skipped) are named on standard error.
+    func resolverOrExit() throws -> HandlerResolver {
+        let (registry, bundles) = try loadOrExit()
+        let catalog = HandlerCatalog(searchPath: applicationSearchPath, bundles: bundles)
+        for diagnostic in catalog.diagnostics where diagnostic.severity != .note {
+            Console.error("uti: \(diagnostic)")
+        }
+        return HandlerResolver(catalog: catalog, registry: registry)
+    }
 }
 
 struct OutputOptions: ParsableArguments {

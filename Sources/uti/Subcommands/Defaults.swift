@@ -29,12 +29,7 @@ struct Defaults: ParsableCommand {
     var showAll = false
 
     func run() throws {
-        let (registry, bundles) = try registryOptions.loadOrExit()
-        let catalog = HandlerCatalog(searchPath: registryOptions.applicationSearchPath, bundles: bundles)
-        for diagnostic in catalog.diagnostics where diagnostic.severity != .note {
-            Console.error("uti: \(diagnostic)")
-        }
-        let resolver = HandlerResolver(catalog: catalog, registry: registry)
+        let resolver = try registryOptions.resolverOrExit()
         let settings = resolver.defaultSettings()
         if output.json {
             print(JSON.array(settings.map { json($0, resolver: resolver) }).serialized())

@@ -107,12 +107,8 @@ struct OpenIn: ParsableCommand {
     }
 
     func run() throws {
-        let (registry, bundles) = try registryOptions.loadOrExit()
-        let catalog = HandlerCatalog(searchPath: registryOptions.applicationSearchPath, bundles: bundles)
-        for diagnostic in catalog.diagnostics where diagnostic.severity != .note {
-            Console.error("uti: \(diagnostic)")
-        }
-        let resolver = HandlerResolver(catalog: catalog, registry: registry)
+        let resolver = try registryOptions.resolverOrExit()
+        let registry = resolver.registry
         let filter = roleFilter!
         var chosen: HandlerResolver.Handler?
         if let app {
