@@ -125,11 +125,17 @@ public struct HandlerSelector: Sendable, Equatable {
         // Read to the end (so the selector never blocks writing), keep the start.
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
+        var stoppedReading = false
         while true {
             let n = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             if answer.count < Self.maximumAnswer { answer += buffer[..<min(n, Self.maximumAnswer - answer.count)] }
+            // The first line is the answer: a selector that goes on printing is not read for ever.
+            if answer.contains(10) || answer.count >= Self.maximumAnswer {
+                stoppedReading = true
+                break
+            }
         }
         close(pipeEnds[0])
         var status: Int32 = 0
@@ -137,11 +143,16 @@ public struct HandlerSelector: Sendable, Equatable {
             if errno != EINTR { throw Problem(message: "selector \(program): \(SystemError.current.reason)") }
         }
         let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        if exitStatus != 0 { return .cancelled(status: exitStatus) }
+        // A selector still printing when its answer was read ends by SIGPIPE; its answer stands.
+        let answered = stoppedReading && status & 0x7F == SIGPIPE
+        if exitStatus != 0 && !answered { return .cancelled(status: exitStatus) }
         var first = answer.prefix { $0 != 10 }
         if first.last == 13 { first = first.dropLast() }
         guard !first.isEmpty else { return .cancelled(status: 0) }
         let chosen = String(decoding: first, as: UTF8.self)
+        if lines.filter({ $0 == chosen }).count > 1 {
+            throw Problem(message: "selector \(program) answered a line two candidates share; answer with the ID alone")
+        }
         if let index = lines.firstIndex(of: chosen) ?? candidates.firstIndex(where: { $0.handler.id == chosen })
             ?? lines.firstIndex(of: String(chosen.trimmingSpaces)) {
             return .chosen(candidates[index].handler)

@@ -122,6 +122,7 @@ public enum UserDefaultsWriter {
             text = String(decoding: bytes, as: UTF8.self)
             table = AssociationTable(file: file)
         }
+        for change in changes { try checkWritable(change) }
         for change in changes { try table.apply(change) }
         let edits = table.edits
         guard !edits.isEmpty else { return [] }
@@ -137,6 +138,25 @@ public enum UserDefaultsWriter {
         let folderFD = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderFD >= 0 { _ = fsync(folderFD); close(folderFD) }
         return edits
+    }
+
+    /// Refuses a key or application ID this file format (as `uti` and
+    /// GLib read it) cannot hold, so nothing is written that would make the
+    /// file unreadable: keys of key characters (a `*` only as `major/*`),
+    /// IDs without control characters.
+    /// Whether `key` can be written so that `uti` and GLib read it back:
+    /// key characters only, and a `*` only as `major/*`.
+    public static func isWritableKey(_ key: String) -> Bool {
+        !key.isEmpty && key.unicodeScalars.allSatisfy(KeyFile.isKeyCharacter) && (!key.contains("*") || AssociationClaim.isWildcard(key))
+    }
+
+    static func checkWritable(_ change: Change) throws(Failure) {
+        for key in change.keys {
+            if !isWritableKey(key) { throw Failure(message: "\"\(key)\" cannot be a key of mimeapps.list; nothing was written") }
+        }
+        if let id = change.handlerID, id.isEmpty || id.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw Failure(message: "an application ID with a control character cannot be written to mimeapps.list; nothing was written")
+        }
     }
 
     /// How long a run waits for another to release the lock, in seconds.
@@ -199,7 +219,8 @@ public enum UserDefaultsWriter {
                 if inFirstDefaults { insertAt = lines.count }
                 continue
             }
-            if inDefaults, case .entry(_, let key, _, _) = line, wanted.contains(key.lowercased()) { continue }
+            // `text/plain[de]` is another key (GKeyFile's locale suffix): it stays.
+            if inDefaults, case .entry(_, let key, nil, _) = line, wanted.contains(key.lowercased()) { continue }
             lines.append(String(rawLine))
             // New entries go after the first group's last line that is not blank.
             if inFirstDefaults && line != .blank { insertAt = lines.count }
@@ -288,9 +309,16 @@ struct AssociationTable {
 
     init(file: KeyFile?) {
         self.file = file
+        for group in file?.groups ?? [] {
+            for entry in group.entries where entry.locale == nil {
+                entries[Self.slot(group.name, entry.key), default: []].append(entry)
+            }
+        }
     }
 
     private let file: KeyFile?
+    /// The file's unlocalized entries by slot, read once.
+    private var entries: [String: [KeyFile.Entry]] = [:]
 
     /// Each key whose applications differ from the file's.
     var edits: [UserDefaultsWriter.Edit] {
@@ -336,15 +364,14 @@ struct AssociationTable {
         let slot = Self.slot(group, key)
         if let known = values[slot] { return known }
         var found: [String] = []
-        for copy in file?.groups ?? [] where copy.name == group {
-            for entry in copy.entries where entry.locale == nil && entry.key.lowercased() == key.lowercased() {
-                let ids: [String]
-                do { ids = try KeyFileValue.strings(entry.rawValue) } catch {
-                    throw UserDefaultsWriter.Failure(message: "\(file!.path):\(entry.line): \(entry.key): \(error.message); "
-                        + "not rewritten, so nothing in it is lost")
-                }
-                for id in ids.map({ String($0.trimmingSpaces) }) where !id.isEmpty && !found.contains(id) { found.append(id) }
+        var seen: Set<String> = []
+        for entry in entries[slot] ?? [] {
+            let ids: [String]
+            do { ids = try KeyFileValue.strings(entry.rawValue) } catch {
+                throw UserDefaultsWriter.Failure(message: "\(file!.path):\(entry.line): \(entry.key): \(error.message); "
+                    + "not rewritten, so nothing in it is lost")
             }
+            for id in ids.map({ String($0.trimmingSpaces) }) where !id.isEmpty && seen.insert(id).inserted { found.append(id) }
         }
         values[slot] = found
         firstValues[slot] = found

@@ -36,6 +36,22 @@ import TestSupport
         }
     }
 
+    /// Nothing is written that the file format (as uti and GLib read it)
+    /// cannot hold, and a localized key (`text/plain[de]`) is another key.
+    @Test func unreadableKeysAndIDsAreRefusedAndLocalizedKeysKept() throws {
+        let tree = HandlerTree()
+        let file = tree.configHome + "/mimeapps.list"
+        tree.write("config/mimeapps.list", "[Added Associations]\ntext/plain[de]=vim.desktop;\n")
+        try UserDefaultsWriter.apply([.init(keys: ["text/plain"], handlerID: "w.desktop", action: .addAssociation)], in: file)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "[Added Associations]\ntext/plain[de]=vim.desktop;\ntext/plain=w.desktop;\n")
+        for change in [UserDefaultsWriter.Change(keys: ["text/plain"], handlerID: "inj\n[X]\nz.desktop"),
+                       .init(keys: ["a b/c"], handlerID: "w.desktop"), .init(keys: ["image/p*"], handlerID: "w.desktop"),
+                       .init(keys: ["text/plain"], handlerID: "esc\u{1b}.desktop", action: .addAssociation)] {
+            #expect(throws: UserDefaultsWriter.Failure.self) { try UserDefaultsWriter.apply([change], in: file) }
+        }
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "[Added Associations]\ntext/plain[de]=vim.desktop;\ntext/plain=w.desktop;\n")
+    }
+
     @Test func defaultSettingsNameTheLineInEffect() throws {
         let tree = HandlerTree()
         tree.desktop("share/applications/viewer.desktop", name: "Viewer", mime: ["image/png"])
@@ -68,6 +84,15 @@ import TestSupport
             Issue.record("a cancelled selector chose"); return
         }
         #expect(status == 130)
+        // A line two candidates share is refused, never guessed.
+        #expect(throws: HandlerSelector.Problem.self) {
+            try HandlerSelector(arguments: ["sed", "-n", "1p"]).choose(among: [candidates[1], candidates[1]])
+        }
+        // A selector that goes on printing is read up to its first line.
+        guard case .chosen(let first) = try HandlerSelector(arguments: ["yes", "plain.desktop"]).choose(among: candidates) else {
+            Issue.record("yes chose nothing"); return
+        }
+        #expect(first.id == "plain.desktop")
         // The selector that stops reading at once never stops this process.
         let many = Array(repeating: candidates, count: 4000).flatMap { $0 }
         guard case .cancelled(let closed) = try HandlerSelector(arguments: ["true"]).choose(among: many) else {

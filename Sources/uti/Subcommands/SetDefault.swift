@@ -201,9 +201,15 @@ struct SetDefault: ParsableCommand {
             if let scheme = URLScheme.isSchemeType(type) ? URLScheme(handlerMIMEType: claim.typeName) ?? URLScheme(claim.typeName) : nil {
                 subject = Subject(label: "URL scheme \(scheme.name)", keys: [scheme.handlerMIMEType], type: type, scheme: scheme)
             } else if claim.typeNameKind == .mimeType {
+                // A key GLib can match (MIME types are lower case) and uti reads back.
+                let key = claim.typeName.lowercased()
+                guard UserDefaultsWriter.isWritableKey(key) else {
+                    Console.error("uti: \(claim.place): \(claim.typeName) cannot be a key of mimeapps.list; skipped")
+                    continue
+                }
                 let wildcard = claim.isWildcard
-                subject = Subject(label: wildcard ? "every \(claim.typeName.dropLast(1).lowercased()) type" : type.identifier,
-                                  keys: [claim.typeName], type: type, wildcard: wildcard)
+                subject = Subject(label: wildcard ? "every \(key.dropLast(1)) type" : type.identifier,
+                                  keys: [key], type: type, wildcard: wildcard)
             } else {
                 subject = Self.typeSubject(type)
             }
