@@ -313,6 +313,15 @@ public struct HandlerResolver: Sendable {
     /// The types `claim` names (see `types(named:in:)`).
     public func types(named claim: AssociationClaim) -> [UTType] { Self.types(named: claim, in: registry) }
 
+    /// The types a wildcard key (`image/*`) covers: every declared type
+    /// with a MIME type of that major type.
+    public func types(coveredBy wildcard: String) -> [UTType] { Self.types(coveredBy: wildcard, in: registry) }
+
+    static func types(coveredBy wildcard: String, in registry: TypeRegistry) -> [UTType] {
+        let major = wildcard.dropLast(1).lowercased()
+        return registry.allTypes.filter { type in type.tags(.mimeType).contains { $0.lowercased().hasPrefix(major) } }
+    }
+
     /// The types a claim names: every declared type with that tag (a tag
     /// may be claimed by several), else the dynamic type conforming to
     /// `public.data` that a file with that tag gets. `*` (extensions)
@@ -330,11 +339,7 @@ public struct HandlerResolver: Sendable {
             return registry.type(identifier: name).map { [$0] } ?? []
         case .mimeType:
             if let scheme = URLScheme(handlerMIMEType: name) { return [scheme.type(in: registry)] }
-            if claim.isWildcard {
-                // `image/*`: every declared type with a MIME type of that major type.
-                let major = name.dropLast(1).lowercased()
-                return registry.allTypes.filter { type in type.tags(.mimeType).contains { $0.lowercased().hasPrefix(major) } }
-            }
+            if claim.isWildcard { return types(coveredBy: name, in: registry) }
             return tagged(.mimeType)
         case .urlScheme:
             return URLScheme(name).map { [$0.type(in: registry)] } ?? []

@@ -176,9 +176,7 @@ struct SetDefault: ParsableCommand {
     /// The candidate `app` still is for `subject`, if any.
     static func offers(_ app: String, for subject: Subject, resolver: HandlerResolver) -> HandlerResolver.Candidate? {
         if subject.wildcard {
-            let major = subject.keys[0].dropLast(1)
-            let types = resolver.registry.allTypes.filter { $0.tags(.mimeType).contains { $0.lowercased().hasPrefix(major) } }
-            for type in types {
+            for type in resolver.types(coveredBy: subject.keys[0]) {
                 if let found = resolver.resolve(type).candidates.first(where: { $0.handler.id == app && $0.claim.typeName.lowercased() == subject.keys[0] }) {
                     return found
                 }
