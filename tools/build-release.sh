@@ -1,10 +1,11 @@
 #!/bin/sh
 # Builds the release `uti` as one fully static executable (Swift runtime,
-# libxml2 and what it needs linked in), the build README tells people to
-# install: it starts fastest, since nothing is loaded or relocated at start.
-# Prints the path of the binary, .build/static/bin/uti (stripped; its debug
-# information is in uti.debug beside it). Installs libxml2-dev (which brings the static ICU,
-# zlib and lzma libraries) with apt-get when it is missing.
+# libxml2, zlib and lzma linked in; ICU left out, see below), the build
+# README tells people to install: it starts fastest, since nothing is loaded
+# or relocated at start. Prints the path of the binary, .build/static/bin/uti
+# (stripped; its debug information is in uti.debug beside it). Installs
+# libxml2-dev (which brings the static libraries and ICU's headers) with
+# apt-get when it is missing.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 if ! pkg-config --exists libxml-2.0 2>/dev/null || [ ! -e "$(pkg-config --variable=libdir libxml-2.0)/libxml2.a" ]; then
@@ -14,13 +15,31 @@ if ! pkg-config --exists libxml-2.0 2>/dev/null || [ ! -e "$(pkg-config --variab
     || { echo "build-release.sh: cannot install libxml2-dev (apt-get failed); nothing was built" >&2; exit 1; }
 fi
 command -v swift >/dev/null 2>&1 || PATH=/opt/swift/usr/bin:$PATH
-# libxml2's own dependencies, in the order a static link needs them.
-libs=""
-for lib in $(pkg-config --static --libs-only-l libxml-2.0) -lstdc++; do
-    [ "$lib" = -lxml2 ] || libs="$libs -Xlinker $lib"
-done
 log="$root/.build/static/build.log"
 mkdir -p "$root/.build/static"
+# libxml2's own dependencies, in the order a static link needs them, except
+# ICU: libxml2 asks ICU for an encoding only when glibc's iconv has none, and
+# linking it adds 35 MB. no-icu-converters.c stands in for the few ICU
+# functions libxml2 calls, and says every such encoding is unsupported.
+libs=""
+icu=no
+for lib in $(pkg-config --static --libs-only-l libxml-2.0) -lstdc++; do
+    case "$lib" in
+        -lxml2) ;;
+        -licu*) icu=yes ;;
+        *) libs="$libs -Xlinker $lib" ;;
+    esac
+done
+if [ "$icu" = yes ]; then
+    stand_in="$root/.build/static/no-icu-converters.o"
+    # shellcheck disable=SC2046
+    if ! cc -c -O2 $(pkg-config --cflags icu-uc 2>/dev/null) "$root/tools/release/no-icu-converters.c" -o "$stand_in" 2>"$log"; then
+        cat "$log" >&2
+        echo "build-release.sh: cannot compile tools/release/no-icu-converters.c (ICU's headers come with libxml2-dev); nothing was built" >&2
+        exit 1
+    fi
+    libs="$libs -Xlinker $stand_in"
+fi
 # Concrete generic types get their metadata from accessor functions rather
 # than by demangling their names at run time, which checks each generic
 # requirement by scanning every protocol conformance in the binary: a
