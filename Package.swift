@@ -13,7 +13,7 @@ let package = Package(
         .executable(name: "uti", targets: ["uti"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2")
     ],
     targets: [
         .systemLibrary(
@@ -33,11 +33,14 @@ let package = Package(
         // Linux calls glibc declares only under _GNU_SOURCE (renameat2, O_TMPFILE, leases, signalfd),
         // and the executable's build ID.
         .target(name: "CLinuxCalls"),
-        .target(name: "UniformTypes", dependencies: ["SystemBase", "PropertyLists", "SharedMIMEInfo", "CompiledData", "CLinuxCalls"]),
+        .target(
+            name: "UniformTypes",
+            dependencies: ["SystemBase", "PropertyLists", "SharedMIMEInfo", "CompiledData", "CLinuxCalls"]),
         // Apple's UTType API over the registry, for code written for the Mac.
         .target(name: "UniformTypeIdentifiers", dependencies: ["UniformTypes", "SystemBase", "PropertyLists"]),
         .target(name: "InboxProcessing", dependencies: ["SystemBase", "CLinuxCalls"]),
-        .target(name: "DocumentHandlers", dependencies: ["UniformTypes", "SystemBase", "PropertyLists", "CLinuxCalls"]),
+        .target(
+            name: "DocumentHandlers", dependencies: ["UniformTypes", "SystemBase", "PropertyLists", "CLinuxCalls"]),
         .executableTarget(
             name: "uti",
             dependencies: [
@@ -93,8 +96,10 @@ let package = Package(
         // outside a document is read (tools/make-hostile-corpus.py).
         .testTarget(
             name: "HostileInputTests",
-            dependencies: ["SystemBase", "CompiledData", "PropertyLists", "SharedMIMEInfo", "UniformTypes", "DocumentHandlers",
-                           "TestSupport"],
+            dependencies: [
+                "SystemBase", "CompiledData", "PropertyLists", "SharedMIMEInfo", "UniformTypes", "DocumentHandlers",
+                "TestSupport",
+            ],
             resources: [.copy("Corpus")]
         ),
         .testTarget(

@@ -10,6 +10,6 @@ let package = Package(
             name: "uti-bench",
             dependencies: [.product(name: "UniformTypes", package: "uti")],
             swiftSettings: [.unsafeFlags(["-Ounchecked"])]
-        ),
+        )
     ]
 )

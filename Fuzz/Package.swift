@@ -26,10 +26,12 @@ let package = Package(
             name: "FuzzExercises",
             dependencies: ["PropertyLists", "SharedMIMEInfo", "UniformTypes"].map { .product(name: $0, package: "uti") }
         ),
-    ] + drivers.map { driver in
-        .executableTarget(
-            name: driver.name,
-            dependencies: ["FuzzDriver", "FuzzExercises"] + driver.products.map { .product(name: $0, package: "uti") }
-        )
-    }
+    ]
+        + drivers.map { driver in
+            .executableTarget(
+                name: driver.name,
+                dependencies: ["FuzzDriver", "FuzzExercises"]
+                    + driver.products.map { .product(name: $0, package: "uti") }
+            )
+        }
 )

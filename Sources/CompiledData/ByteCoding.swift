@@ -59,7 +59,9 @@ public struct ByteReader {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            guard offset < data.count, shift < 64 else { throw ImageError("integer runs past the end at byte \(offset)") }
+            guard offset < data.count, shift < 64 else {
+                throw ImageError("integer runs past the end at byte \(offset)")
+            }
             let b = data[offset]
             offset += 1
             result |= UInt64(b & 0x7F) << shift
@@ -72,7 +74,9 @@ public struct ByteReader {
     /// A count or length: not negative and at most `limit`.
     public mutating func count(limit: Int? = nil) throws(ImageError) -> Int {
         let n = try int()
-        guard n >= 0, n <= (limit ?? data.count - offset) else { throw ImageError("count \(n) out of range at byte \(offset)") }
+        guard n >= 0, n <= (limit ?? data.count - offset) else {
+            throw ImageError("count \(n) out of range at byte \(offset)")
+        }
         return n
     }
 

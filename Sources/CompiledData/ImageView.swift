@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CLinuxCalls
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Why an image cannot be used.
 public struct ImageError: Error, Sendable, CustomStringConvertible {
@@ -101,14 +102,18 @@ final class ImageStorage: @unchecked Sendable {
         func failure() -> ImageError { ImageError("cannot allocate \(count) bytes: \(SystemError.current.reason)") }
         guard count >= 1 << 20 else {
             let length = max(count, 1)
-            guard let memory = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0),
-                  memory != MAP_FAILED else { throw failure() }
+            guard
+                let memory = mmap(
+                    nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0),
+                memory != MAP_FAILED
+            else { throw failure() }
             return (memory, length)
         }
         let length = (count + hugePage - 1) / hugePage * hugePage
         // One huge page more than needed, so that an aligned run fits; the rest is given back.
         guard let raw = mmap(nil, length + hugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              raw != MAP_FAILED else { throw failure() }
+            raw != MAP_FAILED
+        else { throw failure() }
         let start = (Int(bitPattern: raw) + hugePage - 1) & ~(hugePage - 1)
         let head = start - Int(bitPattern: raw)
         if head > 0 { munmap(raw, head) }
@@ -184,9 +189,11 @@ public struct ImageView: @unchecked Sendable {
     /// or mode) before anything is read. The checksum is computed unless
     /// `isVerified` says, from the file's status, that this very file
     /// already passed it.
-    public static func read(path: String, kind: ImageKind, limit: Int = 256 << 20, reading: Reading = .copy,
-                            accept: (stat) -> String? = { _ in nil },
-                            isVerified: (stat) -> Bool = { _ in false }) throws(ImageError) -> ImageView? {
+    public static func read(
+        path: String, kind: ImageKind, limit: Int = 256 << 20, reading: Reading = .copy,
+        accept: (stat) -> String? = { _ in nil },
+        isVerified: (stat) -> Bool = { _ in false }
+    ) throws(ImageError) -> ImageView? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
@@ -220,9 +227,13 @@ public struct ImageView: @unchecked Sendable {
         guard raw.count >= Self.headerSize, raw.prefix(8).elementsEqual(Self.magic) else {
             throw ImageError("not a compiled image")
         }
-        func word(_ offset: Int) -> UInt32 { UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+        func word(_ offset: Int) -> UInt32 {
+            UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        }
         let format = word(ImageHeader.formatVersion)
-        guard format == Self.formatVersion else { throw ImageError("image format \(format), expected \(Self.formatVersion)") }
+        guard format == Self.formatVersion else {
+            throw ImageError("image format \(format), expected \(Self.formatVersion)")
+        }
         let kind = ImageKind(tag: word(ImageHeader.kind), layoutVersion: word(ImageHeader.layoutVersion))
         guard kind == expectedKind else { throw ImageError("image holds \(kind), expected \(expectedKind)") }
         let root = Int(word(ImageHeader.root)), wordCount = Int(word(ImageHeader.wordCount))
@@ -231,7 +242,8 @@ public struct ImageView: @unchecked Sendable {
             throw ImageError("sizes in the header do not match the file (\(raw.count) bytes)")
         }
         let stored = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: ImageHeader.checksum, as: UInt64.self))
-        guard !checksum || ImageHash.checksum(UnsafeRawBufferPointer(rebasing: raw[Self.headerSize...])) == stored else {
+        guard !checksum || ImageHash.checksum(UnsafeRawBufferPointer(rebasing: raw[Self.headerSize...])) == stored
+        else {
             throw ImageError("checksum mismatch (damaged)")
         }
         guard root < wordCount else { throw ImageError("root word out of range") }
@@ -272,7 +284,9 @@ public struct ImageView: @unchecked Sendable {
     @inline(__always)
     func bytes(offset: UInt32, count: UInt32) -> UnsafeBufferPointer<UInt8> {
         let o = Int(offset), n = Int(count)
-        guard offset != ImageWriter.none, o <= poolCount, n <= poolCount - o else { return UnsafeBufferPointer(start: pool, count: 0) }
+        guard offset != ImageWriter.none, o <= poolCount, n <= poolCount - o else {
+            return UnsafeBufferPointer(start: pool, count: 0)
+        }
         return UnsafeBufferPointer(start: pool + o, count: n)
     }
 
@@ -305,7 +319,9 @@ public struct ImageView: @unchecked Sendable {
             if offset == ImageWriter.none { return nil }
             if word(slot + Bucket.hash) == hash && word(slot + Bucket.keyLength) == UInt32(key.count) {
                 let stored = bytes(offset: offset, count: word(slot + Bucket.keyLength))
-                if stored.count == key.count && (key.count == 0 || memcmp(stored.baseAddress!, key.baseAddress!, key.count) == 0) {
+                if stored.count == key.count
+                    && (key.count == 0 || memcmp(stored.baseAddress!, key.baseAddress!, key.count) == 0)
+                {
                     return word(slot + Bucket.value)
                 }
             }

@@ -86,7 +86,8 @@ public struct ImageWriter {
     /// of the key read backwards, for suffix lookups that grow leftwards.
     /// Layout: bucket mask, then per bucket: hash, key offset (`none` when
     /// empty), key length, value; linear probing, at most three quarters full.
-    public mutating func appendHashTable(_ entries: [(key: [UInt8], value: UInt32)], reversedKeys: Bool = false) -> Int {
+    public mutating func appendHashTable(_ entries: [(key: [UInt8], value: UInt32)], reversedKeys: Bool = false) -> Int
+    {
         var buckets = 8
         while buckets * 3 < entries.count * 4 { buckets <<= 1 }
         let start = append(buckets - 1)

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PropertyLists
-import UniformTypes
 import SystemBase
+import UniformTypes
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An application bundle: a folder holding `Contents/Info.plist` (or
 /// `Info.plist`) whose property list names the app and the documents it
@@ -83,11 +84,13 @@ public struct AppBundle: Sendable {
     public static func readPropertyList(_ plistPath: String) throws(HandlerSourceError) -> PropertyList {
         let plist: PropertyList
         do {
-            plist = try PropertyList.parse(try FileContents.read(plistPath, limit: PropertyListLimits.standard.maximumBytes))
+            plist = try PropertyList.parse(
+                try FileContents.read(plistPath, limit: PropertyListLimits.standard.maximumBytes))
         } catch let error as FileContents.ReadError {
             throw HandlerSourceError(file: plistPath, message: error.reason)
         } catch let error as PropertyListError {
-            throw HandlerSourceError(file: plistPath, position: error.position, message: "malformed property list: \(error.message)")
+            throw HandlerSourceError(
+                file: plistPath, position: error.position, message: "malformed property list: \(error.message)")
         } catch {
             throw HandlerSourceError(file: plistPath, message: "\(error)")
         }
@@ -100,18 +103,24 @@ public struct AppBundle: Sendable {
         self.path = path
         infoPlistPath = plistPath
         guard plist.dictionaryValue != nil else {
-            throw HandlerSourceError(file: plistPath, position: plist.location, message: "the top level is \(plist.kindPhrase), expected a dictionary")
+            throw HandlerSourceError(
+                file: plistPath, position: plist.location,
+                message: "the top level is \(plist.kindPhrase), expected a dictionary")
         }
         guard let id = plist["CFBundleIdentifier"] else {
             throw HandlerSourceError(file: plistPath, position: plist.location, message: "no CFBundleIdentifier")
         }
-        guard let idText = id.stringValue, !idText.isEmpty, !idText.contains(where: { $0 == "/" || $0 == " " || $0 == ";" }) else {
-            throw HandlerSourceError(file: plistPath, position: id.location,
-                                     message: "CFBundleIdentifier must be a non-empty string without spaces, \"/\" or \";\"")
+        guard let idText = id.stringValue, !idText.isEmpty,
+            !idText.contains(where: { $0 == "/" || $0 == " " || $0 == ";" })
+        else {
+            throw HandlerSourceError(
+                file: plistPath, position: id.location,
+                message: "CFBundleIdentifier must be a non-empty string without spaces, \"/\" or \";\"")
         }
         identifier = idText
         let folderName = String(path.unicodeScalars.split(separator: "/").last.map(String.init) ?? path)
-        name = string(plist, "CFBundleDisplayName") ?? string(plist, "CFBundleName")
+        name =
+            string(plist, "CFBundleDisplayName") ?? string(plist, "CFBundleName")
             ?? (folderName.hasSuffix(".app") ? String(folderName.dropLast(4)) : folderName)
         executable = string(plist, "CFBundleExecutable")
         if let types = plist["CFBundleDocumentTypes"] {
@@ -139,7 +148,8 @@ public struct AppBundle: Sendable {
     public var executablePath: String? {
         // Bytes, not Characters: a combining mark after a / must not hide it.
         let slash = UInt8(ascii: "/")
-        guard let executable, !executable.isEmpty, !executable.utf8.contains(slash) || executable.utf8.first == slash else { return nil }
+        guard let executable, !executable.isEmpty, !executable.utf8.contains(slash) || executable.utf8.first == slash
+        else { return nil }
         if executable.utf8.first == slash { return access(executable, X_OK) == 0 ? executable : nil }
         for folder in ["Contents/MacOS", "Contents/Linux", ""] {
             let candidate = folder.isEmpty ? "\(path)/\(executable)" : "\(path)/\(folder)/\(executable)"
@@ -159,19 +169,27 @@ public struct AppBundle: Sendable {
         let contentTypes = strings(item, "LSItemContentTypes", positions: true)
         type.contentTypes = contentTypes.map(\.0)
         type.contentTypePositions = contentTypes.map(\.1)
-        type.extensions = strings(item, "CFBundleTypeExtensions").map { $0.hasPrefix(".") ? String($0.dropFirst()) : $0 }
+        type.extensions = strings(item, "CFBundleTypeExtensions").map {
+            $0.hasPrefix(".") ? String($0.dropFirst()) : $0
+        }
         type.mimeTypes = strings(item, "CFBundleTypeMIMETypes")
         type.osTypes = strings(item, "CFBundleTypeOSTypes")
         type.role = value(item, "CFBundleTypeRole", among: Role.allCases, default: .viewer)
         type.rank = value(item, "LSHandlerRank", among: Rank.allCases, default: .default)
         if type.contentTypes.isEmpty && type.extensions.isEmpty && type.mimeTypes.isEmpty && type.osTypes.isEmpty {
-            report(.warning, item.location, "document type \(type.name.map { "\"\($0)\" " } ?? "")names no types (LSItemContentTypes or the legacy keys)")
+            report(
+                .warning, item.location,
+                "document type \(type.name.map { "\"\($0)\" " } ?? "")names no types (LSItemContentTypes or the legacy keys)"
+            )
         } else if !type.contentTypes.isEmpty {
-            let legacy = ["CFBundleTypeExtensions", "CFBundleTypeMIMETypes", "CFBundleTypeOSTypes"].filter { item[$0] != nil }
+            let legacy = ["CFBundleTypeExtensions", "CFBundleTypeMIMETypes", "CFBundleTypeOSTypes"].filter {
+                item[$0] != nil
+            }
             if !legacy.isEmpty {
-                report(.warning, item.location,
-                       "\(legacy.joined(separator: ", ")) \(legacy.count == 1 ? "is" : "are") ignored because LSItemContentTypes is given; "
-                       + "declare the types and list them in LSItemContentTypes")
+                report(
+                    .warning, item.location,
+                    "\(legacy.joined(separator: ", ")) \(legacy.count == 1 ? "is" : "are") ignored because LSItemContentTypes is given; "
+                        + "declare the types and list them in LSItemContentTypes")
             }
         }
         documentTypes.append(type)
@@ -186,17 +204,26 @@ public struct AppBundle: Sendable {
         warnAboutUnknownKeys(in: item, known: Self.urlTypeKeys, of: "CFBundleURLTypes")
         type.name = string(item, "CFBundleURLName")
         if item["CFBundleTypeRole"] == nil {
-            report(.warning, item.location, "URL type \(type.name.map { "\"\($0)\" " } ?? "")has no CFBundleTypeRole (Editor, Viewer, Shell or None); Viewer is used")
+            report(
+                .warning, item.location,
+                "URL type \(type.name.map { "\"\($0)\" " } ?? "")has no CFBundleTypeRole (Editor, Viewer, Shell or None); Viewer is used"
+            )
         }
-        type.role = value(item, "CFBundleTypeRole", among: Role.allCases.filter { $0 != .qlGenerator }, default: .viewer)
+        type.role = value(
+            item, "CFBundleTypeRole", among: Role.allCases.filter { $0 != .qlGenerator }, default: .viewer)
         type.rank = value(item, "LSHandlerRank", among: Rank.allCases, default: .default)
         for (text, position) in strings(item, "CFBundleURLSchemes", positions: true) {
             if let scheme = URLScheme(text) {
                 type.schemes.append(scheme)
             } else if let scheme = URLScheme(urlString: text) {
-                report(.error, position, "CFBundleURLSchemes: \"\(text)\" is a URL; write the scheme alone: \"\(scheme.name)\"")
+                report(
+                    .error, position,
+                    "CFBundleURLSchemes: \"\(text)\" is a URL; write the scheme alone: \"\(scheme.name)\"")
             } else {
-                report(.error, position, "CFBundleURLSchemes: \"\(text)\" is not a URL scheme (a letter, then letters, digits, \"+\", \"-\" or \".\")")
+                report(
+                    .error, position,
+                    "CFBundleURLSchemes: \"\(text)\" is not a URL scheme (a letter, then letters, digits, \"+\", \"-\" or \".\")"
+                )
             }
         }
         if item["CFBundleURLSchemes"] == nil {
@@ -213,7 +240,9 @@ public struct AppBundle: Sendable {
         "NSExportableTypes", "NSUbiquitousDocumentUserActivityType", "LSSupportsOpeningDocumentsInPlace",
     ]
     /// The keys Apple documents for a `CFBundleURLTypes` entry (and `LSHandlerRank`, which Launch Services reads there too).
-    static let urlTypeKeys = ["CFBundleURLName", "CFBundleURLSchemes", "CFBundleTypeRole", "CFBundleURLIconFile", "LSHandlerRank"]
+    static let urlTypeKeys = [
+        "CFBundleURLName", "CFBundleURLSchemes", "CFBundleTypeRole", "CFBundleURLIconFile", "LSHandlerRank",
+    ]
 
     /// A warning for each key that is not among `known` but is one edit or
     /// a case change away from one (`LSHandlerRanks`): a key that is
@@ -223,7 +252,9 @@ public struct AppBundle: Sendable {
         for entry in entries where !known.contains(entry.key) {
             let key = entry.key
             if let near = Spelling.nearest(key, among: known, limit: 1).first {
-                report(.warning, entry.value.location, "\(array) entry: unknown key \(key), which is ignored (did you mean \(near)?)")
+                report(
+                    .warning, entry.value.location,
+                    "\(array) entry: unknown key \(key), which is ignored (did you mean \(near)?)")
             }
         }
     }
@@ -231,13 +262,17 @@ public struct AppBundle: Sendable {
     /// The value of `key`, one of `cases` as Apple spells them. Another
     /// case is accepted with a warning; anything else is an error naming
     /// the accepted values, and `fallback` is used.
-    private mutating func value<Value: RawRepresentable<String>>(_ item: PropertyList, _ key: String, among cases: [Value],
-                                                                 default fallback: Value) -> Value {
+    private mutating func value<Value: RawRepresentable<String>>(
+        _ item: PropertyList, _ key: String, among cases: [Value],
+        default fallback: Value
+    ) -> Value {
         guard let value = item[key] else { return fallback }
         let names = cases.map(\.rawValue)
         let accepted = names.dropLast().joined(separator: ", ") + " or " + names.last!
         guard let text = value.stringValue else {
-            report(.error, value.location, "\(key) is \(value.kindPhrase), expected \(accepted); \(fallback.rawValue) is used")
+            report(
+                .error, value.location,
+                "\(key) is \(value.kindPhrase), expected \(accepted); \(fallback.rawValue) is used")
             return fallback
         }
         if let exact = cases.first(where: { $0.rawValue == text }) { return exact }
@@ -245,10 +280,13 @@ public struct AppBundle: Sendable {
             report(.warning, value.location, "\(key) \"\(text)\" is spelled \"\(folded.rawValue)\" by Apple")
             return folded
         }
-        let near = Spelling.nearest(text, among: names, limit: 1)
+        let near =
+            Spelling.nearest(text, among: names, limit: 1)
             + names.filter { !text.isEmpty && $0.lowercased().hasPrefix(text.lowercased()) }
-        report(.error, value.location, "\(key) \"\(text)\" is not one of \(accepted)"
-               + (near.isEmpty ? "" : " (did you mean \(near[0])?)") + "; \(fallback.rawValue) is used")
+        report(
+            .error, value.location,
+            "\(key) \"\(text)\" is not one of \(accepted)"
+                + (near.isEmpty ? "" : " (did you mean \(near[0])?)") + "; \(fallback.rawValue) is used")
         return fallback
     }
 
@@ -276,7 +314,9 @@ public struct AppBundle: Sendable {
         }
         var result: [(String, SourcePosition)] = []
         for item in items {
-            if let text = item.stringValue, !text.isEmpty { result.append((text, item.location)) } else {
+            if let text = item.stringValue, !text.isEmpty {
+                result.append((text, item.location))
+            } else {
                 report(.error, item.location, "\(key) holds \(item.kindPhrase), expected non-empty strings")
             }
         }
@@ -313,22 +353,27 @@ extension AppBundle {
     public func contentTypeDiagnostics(registry: TypeRegistry) -> [Diagnostic] {
         var result: [Diagnostic] = []
         for type in documentTypes {
-            for (name, position) in zip(type.contentTypes, type.contentTypePositions) where registry.type(identifier: name) == nil {
+            for (name, position) in zip(type.contentTypes, type.contentTypePositions)
+            where registry.type(identifier: name) == nil {
                 let message: String
                 var severity = Diagnostic.Severity.error
                 if DynamicIdentifier.isDynamic(name) {
                     message = "\"\(name)\" is not a well-formed dynamic identifier"
                 } else if TagClass.isMIMESyntax(name) {
                     let meant = registry.types(tag: name, tagClass: .mimeType).filter(\.isDeclared).map(\.identifier)
-                    message = "\"\(name)\" is a MIME type; LSItemContentTypes takes type identifiers"
-                        + (meant.isEmpty ? " (or list it in CFBundleTypeMIMETypes)" : " (\(meant.joined(separator: ", ")))")
+                    message =
+                        "\"\(name)\" is a MIME type; LSItemContentTypes takes type identifiers"
+                        + (meant.isEmpty
+                            ? " (or list it in CFBundleTypeMIMETypes)" : " (\(meant.joined(separator: ", ")))")
                 } else if let near = Optional(registry.suggestions(for: name)), !near.isEmpty {
                     message = "\"\(name)\" names no declared type (did you mean \(near.joined(separator: ", "))?)"
                 } else {
                     severity = .warning
-                    message = "\"\(name)\" is declared by no source uti reads; the document type applies only where some app declares it"
+                    message =
+                        "\"\(name)\" is declared by no source uti reads; the document type applies only where some app declares it"
                 }
-                result.append(Diagnostic(severity, file: infoPlistPath, position: position, "LSItemContentTypes: " + message))
+                result.append(
+                    Diagnostic(severity, file: infoPlistPath, position: position, "LSItemContentTypes: " + message))
             }
         }
         return result

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PropertyLists
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What `stat` says a path is (symbolic links followed).
 enum PathKind {
@@ -37,9 +38,11 @@ public struct ApplicationSearchPath: Sendable {
     /// The language for localized names (`LC_ALL`, `LC_MESSAGES`, `LANG`).
     public var language: String?
 
-    public init(configHome: String? = nil, configDirs: [String] = [], dataHome: String? = nil, dataDirs: [String] = [],
-                currentDesktops: [String] = [], explicitBundlePaths: [String] = [], programSearchPath: String? = nil,
-                language: String? = nil) {
+    public init(
+        configHome: String? = nil, configDirs: [String] = [], dataHome: String? = nil, dataDirs: [String] = [],
+        currentDesktops: [String] = [], explicitBundlePaths: [String] = [], programSearchPath: String? = nil,
+        language: String? = nil
+    ) {
         self.configHome = configHome
         self.configDirs = configDirs
         self.dataHome = dataHome
@@ -52,10 +55,14 @@ public struct ApplicationSearchPath: Sendable {
 
     /// The search path `variables` describe; `bundlePaths` (from `--apps`)
     /// come before `UTI_APPS`.
-    public static func environment(_ variables: [String: String] = ProcessEnvironment.current,
-                                   bundlePaths: [String] = []) -> ApplicationSearchPath {
+    public static func environment(
+        _ variables: [String: String] = ProcessEnvironment.current,
+        bundlePaths: [String] = []
+    ) -> ApplicationSearchPath {
         let xdg = XDGBaseDirectories(variables)
-        let desktops = (EnvironmentVariable.currentDesktop.value(in: variables) ?? "").split(separator: ":").map { $0.lowercased() }
+        let desktops = (EnvironmentVariable.currentDesktop.value(in: variables) ?? "").split(separator: ":").map {
+            $0.lowercased()
+        }
         let language = EnvironmentVariable.locale(in: variables)
         return ApplicationSearchPath(
             configHome: xdg.configHome,
@@ -63,7 +70,8 @@ public struct ApplicationSearchPath: Sendable {
             dataHome: xdg.dataHome,
             dataDirs: xdg.dataDirs,
             currentDesktops: desktops,
-            explicitBundlePaths: bundlePaths + (EnvironmentVariable.apps.value(in: variables) ?? "").split(separator: ":").map(String.init),
+            explicitBundlePaths: bundlePaths
+                + (EnvironmentVariable.apps.value(in: variables) ?? "").split(separator: ":").map(String.init),
             programSearchPath: EnvironmentVariable.path.value(in: variables),
             language: language)
     }
@@ -81,7 +89,9 @@ public struct ApplicationSearchPath: Sendable {
     public var associationFolders: [AssociationFolder] {
         var result: [AssociationFolder] = []
         func add(_ path: String, config: Bool) {
-            if !result.contains(where: { $0.path == path }) { result.append(AssociationFolder(path: path, isConfig: config)) }
+            if !result.contains(where: { $0.path == path }) {
+                result.append(AssociationFolder(path: path, isConfig: config))
+            }
         }
         if let configHome { add(configHome, config: true) }
         for dir in configDirs { add(dir, config: true) }

@@ -47,8 +47,12 @@ public struct DefaultSettings: Sendable {
             let fields = raw.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
             guard let first = fields.first, !first.hasPrefix("#") else { continue }
             guard fields.count == 2 || fields.count == 3 else {
-                problems.append(Problem(file: file, line: number,
-                                        message: "expected TYPE-OR-SCHEME APP [ROLE], found \(fields.count) field\(fields.count == 1 ? "" : "s")"))
+                problems.append(
+                    Problem(
+                        file: file, line: number,
+                        message:
+                            "expected TYPE-OR-SCHEME APP [ROLE], found \(fields.count) field\(fields.count == 1 ? "" : "s")"
+                    ))
                 continue
             }
             var role: AppBundle.Role?

@@ -75,11 +75,14 @@ extension HandlerResolver {
             }
             let filter = first.role.map { RoleFilter(rawValue: $0.rawValue.lowercased()) ?? .any } ?? .any
             let opensWith = type.flatMap { resolve($0, role: filter).defaultCandidate }
-            settings.append(DefaultSetting(key: first.typeName, role: first.role, type: type, scheme: scheme,
-                                           current: current, passed: passed, opensWith: opensWith))
+            settings.append(
+                DefaultSetting(
+                    key: first.typeName, role: first.role, type: type, scheme: scheme,
+                    current: current, passed: passed, opensWith: opensWith))
         }
         return settings.sorted { a, b in
-            let left = (a.key.lowercased(), a.role?.rawValue ?? ""), right = (b.key.lowercased(), b.role?.rawValue ?? "")
+            let left = (a.key.lowercased(), a.role?.rawValue ?? ""),
+                right = (b.key.lowercased(), b.role?.rawValue ?? "")
             return left.0 != right.0 ? left.0.utf8.lexicographicallyPrecedes(right.0.utf8) : left.1 < right.1
         }
     }

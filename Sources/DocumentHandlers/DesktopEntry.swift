@@ -1,6 +1,6 @@
 import PropertyLists
-import UniformTypes
 import SystemBase
+import UniformTypes
 
 /// An application's `.desktop` file, as far as opening documents goes
 /// (Desktop Entry Specification 1.5).
@@ -34,22 +34,27 @@ public struct DesktopEntry: Sendable {
         diagnostics = file.diagnostics
         guard let group = file.groups.first, group.name == Self.group else {
             let line = file.groups.first?.line ?? 1
-            diagnostics.append(Diagnostic(.error, file: path, position: .line(line),
-                                          "the first group is not [\(Self.group)]"))
+            diagnostics.append(
+                Diagnostic(
+                    .error, file: path, position: .line(line),
+                    "the first group is not [\(Self.group)]"))
             return
         }
         func string(_ key: String, localized: Bool = false) -> String? {
             guard let entry = localized ? group.entry(key, language: language) : group.entry(key) else { return nil }
             do { return try KeyFileValue.string(entry.rawValue) } catch {
-                diagnostics.append(Diagnostic(.error, file: path, position: .line(entry.line), "\(key): \(error.message)"))
+                diagnostics.append(
+                    Diagnostic(.error, file: path, position: .line(entry.line), "\(key): \(error.message)"))
                 return nil
             }
         }
         func boolean(_ key: String) -> Bool {
             guard let entry = group.entry(key) else { return false }
             guard let value = KeyFileValue.boolean(entry.rawValue) else {
-                diagnostics.append(Diagnostic(.error, file: path, position: .line(entry.line),
-                                              "\(key) is \"\(entry.rawValue)\", expected true or false"))
+                diagnostics.append(
+                    Diagnostic(
+                        .error, file: path, position: .line(entry.line),
+                        "\(key) is \"\(entry.rawValue)\", expected true or false"))
                 return false
             }
             return value
@@ -73,17 +78,22 @@ public struct DesktopEntry: Sendable {
             do {
                 mimeTypes = try KeyFileValue.strings(entry.rawValue).map { String($0.trimmingSpaces) }
             } catch {
-                diagnostics.append(Diagnostic(.error, file: path, position: .line(entry.line), "MimeType: \(error.message)"))
+                diagnostics.append(
+                    Diagnostic(.error, file: path, position: .line(entry.line), "MimeType: \(error.message)"))
             }
             for mime in mimeTypes where !mime.utf8.contains(UInt8(ascii: "/")) {
-                diagnostics.append(Diagnostic(.warning, file: path, position: .line(entry.line),
-                                              "MimeType: \"\(mime)\" has no \"/\""))
+                diagnostics.append(
+                    Diagnostic(
+                        .warning, file: path, position: .line(entry.line),
+                        "MimeType: \"\(mime)\" has no \"/\""))
             }
         }
     }
 
     /// Reads the file at `path`.
-    public static func read(path: String, id: String, language: String? = nil) throws(FileContents.ReadError) -> DesktopEntry {
+    public static func read(
+        path: String, id: String, language: String? = nil
+    ) throws(FileContents.ReadError) -> DesktopEntry {
         DesktopEntry(try KeyFile.read(path: path), id: id, language: language)
     }
 

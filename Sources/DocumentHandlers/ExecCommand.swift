@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A desktop entry's `Exec` value, split into arguments with its field codes
 /// found, ready to be expanded for files. Never passed through a shell.
@@ -51,7 +52,10 @@ public struct ExecCommand: Sendable, Equatable {
         var iterator = value.unicodeScalars.makeIterator()
         var column = 0
         func flushText() {
-            if !text.isEmpty { pieces.append(.text(text)); text = "" }
+            if !text.isEmpty {
+                pieces.append(.text(text))
+                text = ""
+            }
         }
         func endArgument() {
             flushText()
@@ -70,20 +74,32 @@ public struct ExecCommand: Sendable, Equatable {
                 var closed = false
                 while let q = iterator.next() {
                     column += 1
-                    if q == "\"" { closed = true; break }
+                    if q == "\"" {
+                        closed = true
+                        break
+                    }
                     if q == "\\" {
                         guard let next = iterator.next() else { break }
                         column += 1
                         guard "\"`$\\".unicodeScalars.contains(next) else {
-                            throw Problem(message: "Exec: \"\\\(next)\" inside quotes at column \(column - 1); only \\\", \\`, \\$ and \\\\ are escapes there")
+                            throw Problem(
+                                message:
+                                    "Exec: \"\\\(next)\" inside quotes at column \(column - 1); only \\\", \\`, \\$ and \\\\ are escapes there"
+                            )
                         }
                         text.unicodeScalars.append(next)
                     } else if q == "%" {
                         if let next = iterator.next() {
                             column += 1
-                            if next == "%" { text.append("%"); continue }
+                            if next == "%" {
+                                text.append("%")
+                                continue
+                            }
                         }
-                        throw Problem(message: "Exec: a field code inside a quoted argument at column \(column); the spec leaves its expansion undefined")
+                        throw Problem(
+                            message:
+                                "Exec: a field code inside a quoted argument at column \(column); the spec leaves its expansion undefined"
+                        )
                     } else {
                         text.unicodeScalars.append(q)
                     }
@@ -95,7 +111,10 @@ public struct ExecCommand: Sendable, Equatable {
                 var closed = false
                 while let q = iterator.next() {
                     column += 1
-                    if q == "'" { closed = true; break }
+                    if q == "'" {
+                        closed = true
+                        break
+                    }
                     text.unicodeScalars.append(q)
                 }
                 if !closed { throw Problem(message: "Exec: the single quote at column \(start) is never closed") }
@@ -184,7 +203,9 @@ public struct ExecCommand: Sendable, Equatable {
     /// does for files. `%u`/`%U` take a URL as it is and a file as its
     /// `file://` URI; `%f`/`%F` take only files, so a URL among the
     /// targets is refused.
-    public func commands(opening targets: [OpenTarget], entry: EntryDetails = EntryDetails()) throws(Problem) -> [[String]] {
+    public func commands(
+        opening targets: [OpenTarget], entry: EntryDetails = EntryDetails()
+    ) throws(Problem) -> [[String]] {
         switch fileArgument {
         case .single(uri: false), .list(uri: false):
             if case .url(let url, _)? = targets.first(where: { if case .url = $0 { true } else { false } }) {
@@ -248,8 +269,8 @@ public struct ExecCommand: Sendable, Equatable {
         for byte in path.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
                 uri.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 uri += "%\(hexDigits[Int(byte >> 4)])\(hexDigits[Int(byte & 15)])"
@@ -265,12 +286,14 @@ public struct ExecCommand: Sendable, Equatable {
     /// which single quotes cannot carry visibly.
     public static func shellQuoted(_ argv: [String], rawByte: (Unicode.Scalar) -> UInt8? = { _ in nil }) -> String {
         argv.map { argument in
-            let plain = !argument.isEmpty && argument.unicodeScalars.allSatisfy { c in
-                switch c {
-                case "A"..."Z", "a"..."z", "0"..."9", "_", "@", "%", "+", "=", ":", ",", ".", "/", "-": true
-                default: false
+            let plain =
+                !argument.isEmpty
+                && argument.unicodeScalars.allSatisfy { c in
+                    switch c {
+                    case "A"..."Z", "a"..."z", "0"..."9", "_", "@", "%", "+", "=", ":", ",", ".", "/", "-": true
+                    default: false
+                    }
                 }
-            }
             if plain { return argument }
             let isControl = { (c: Unicode.Scalar) in c.value < 0x20 || (0x7F...0x9F).contains(c.value) }
             guard argument.unicodeScalars.contains(where: { isControl($0) || rawByte($0) != nil }) else {
@@ -282,7 +305,10 @@ public struct ExecCommand: Sendable, Equatable {
                 return "\\x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 15)])
             }
             for c in argument.unicodeScalars {
-                if let byte = rawByte(c) { out += hex(byte); continue }
+                if let byte = rawByte(c) {
+                    out += hex(byte)
+                    continue
+                }
                 switch c {
                 case "\\": out += "\\\\"
                 case "'": out += "\\'"
@@ -311,21 +337,31 @@ public struct ExecCommand: Sendable, Equatable {
         if let program = locate("xdg-terminal-exec", searchPath: searchPath) { return .success([program]) }
         if let name = EnvironmentVariable.terminal.value(in: environment), !name.isEmpty {
             guard let program = locate(name, searchPath: searchPath) else {
-                return .failure(Problem(message: "the entry runs in a terminal (Terminal=true), and TERMINAL=\(name) is not a program on PATH"))
+                return .failure(
+                    Problem(
+                        message:
+                            "the entry runs in a terminal (Terminal=true), and TERMINAL=\(name) is not a program on PATH"
+                    ))
             }
             return .success([program, "-e"])
         }
         if let program = locate("x-terminal-emulator", searchPath: searchPath) { return .success([program, "-e"]) }
-        return .failure(Problem(message: "the entry runs in a terminal (Terminal=true), and none was found: "
-            + "no xdg-terminal-exec or x-terminal-emulator on PATH, and TERMINAL is not set"))
+        return .failure(
+            Problem(
+                message: "the entry runs in a terminal (Terminal=true), and none was found: "
+                    + "no xdg-terminal-exec or x-terminal-emulator on PATH, and TERMINAL is not set"))
     }
 
     /// The path of `program` as `execvp` would find it in `searchPath`
     /// (`PATH`), or nil. A name with a `/` is taken as it is.
     public static func locate(_ program: String, searchPath: String?) -> String? {
         if program.isEmpty { return nil }
-        if program.utf8.contains(UInt8(ascii: "/")) { return access(program, X_OK) == 0 && !PathKind.isFolder(program) ? program : nil }
-        for dir in (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false) {
+        if program.utf8.contains(UInt8(ascii: "/")) {
+            return access(program, X_OK) == 0 && !PathKind.isFolder(program) ? program : nil
+        }
+        for dir in (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(
+            separator: ":", omittingEmptySubsequences: false)
+        {
             let candidate = (dir.isEmpty ? "." : String(dir)) + "/" + program
             if access(candidate, X_OK) == 0 && !PathKind.isFolder(candidate) { return candidate }
         }

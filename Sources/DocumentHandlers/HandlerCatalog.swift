@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PropertyLists
-import UniformTypes
 import SystemBase
+import UniformTypes
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A statement that an application opens (or must not open) a type: a
 /// bundle's document type, a desktop entry's `MimeType`, or a line of a
@@ -22,7 +23,8 @@ public struct AssociationClaim: Sendable {
 
     /// What kind of name `typeName` is.
     public enum TypeNameKind: String, Sendable {
-        case mimeType = "MIME type", identifier, filenameExtension = "extension", osType = "OSType", urlScheme = "URL scheme"
+        case mimeType = "MIME type", identifier, filenameExtension = "extension", osType = "OSType", urlScheme =
+            "URL scheme"
     }
 
     public var kind: Kind
@@ -50,7 +52,8 @@ public struct AssociationClaim: Sendable {
     public static func isWildcard(_ name: String) -> Bool {
         guard name.hasSuffix("/*") else { return false }
         let major = name.dropLast(2)
-        return !major.isEmpty && major.unicodeScalars.allSatisfy { KeyFile.isKeyCharacter($0) && $0 != "/" && $0 != "*" }
+        return !major.isEmpty
+            && major.unicodeScalars.allSatisfy { KeyFile.isKeyCharacter($0) && $0 != "/" && $0 != "*" }
     }
 
     /// `file:line`.
@@ -113,9 +116,11 @@ public struct HandlerCatalog: Sendable {
     private mutating func addClaims(of bundle: AppBundle, precedence: Int) {
         for type in bundle.documentTypes {
             func claim(_ name: String, _ kind: AssociationClaim.TypeNameKind, _ key: String) {
-                claims.append(AssociationClaim(kind: .declared, handlerID: bundle.identifier, typeName: name, typeNameKind: kind,
-                                               key: key, file: bundle.infoPlistPath, position: type.position,
-                                               precedence: precedence, rank: type.rank, role: type.role))
+                claims.append(
+                    AssociationClaim(
+                        kind: .declared, handlerID: bundle.identifier, typeName: name, typeNameKind: kind,
+                        key: key, file: bundle.infoPlistPath, position: type.position,
+                        precedence: precedence, rank: type.rank, role: type.role))
             }
             if !type.contentTypes.isEmpty {
                 for name in type.contentTypes { claim(name, .identifier, "LSItemContentTypes") }
@@ -127,9 +132,11 @@ public struct HandlerCatalog: Sendable {
         }
         for type in bundle.urlTypes {
             for scheme in type.schemes {
-                claims.append(AssociationClaim(kind: .declared, handlerID: bundle.identifier, typeName: scheme.name, typeNameKind: .urlScheme,
-                                               key: "CFBundleURLSchemes", file: bundle.infoPlistPath, position: type.position,
-                                               precedence: precedence, rank: type.rank, role: type.role))
+                claims.append(
+                    AssociationClaim(
+                        kind: .declared, handlerID: bundle.identifier, typeName: scheme.name, typeNameKind: .urlScheme,
+                        key: "CFBundleURLSchemes", file: bundle.infoPlistPath, position: type.position,
+                        precedence: precedence, rank: type.rank, role: type.role))
             }
         }
     }
@@ -150,8 +157,10 @@ public struct HandlerCatalog: Sendable {
 
     // MARK: Desktop entries and lists
 
-    private mutating func scanDesktopEntries(_ folder: String, prefix: String, depth: Int, walk: inout FolderWalk,
-                                             into found: inout [(String, DesktopEntry)]) {
+    private mutating func scanDesktopEntries(
+        _ folder: String, prefix: String, depth: Int, walk: inout FolderWalk,
+        into found: inout [(String, DesktopEntry)]
+    ) {
         if let refusal = walk.enter(folder) {
             if depth > 0 { diagnostics.append(Diagnostic(.warning, file: folder, "\(refusal); not read")) }
             return
@@ -173,7 +182,9 @@ public struct HandlerCatalog: Sendable {
                 }
             } else if PathKind.isFolder(path) {
                 if depth >= Self.maximumFolderDepth {
-                    diagnostics.append(Diagnostic(.warning, file: path, "folders nested deeper than \(Self.maximumFolderDepth) are not read"))
+                    diagnostics.append(
+                        Diagnostic(
+                            .warning, file: path, "folders nested deeper than \(Self.maximumFolderDepth) are not read"))
                     continue
                 }
                 scanDesktopEntries(path, prefix: prefix + name + "-", depth: depth + 1, walk: &walk, into: &found)
@@ -185,8 +196,10 @@ public struct HandlerCatalog: Sendable {
     /// and `defaults.list` may only set defaults; `mimeapps.list` may also
     /// add and remove; removals hide the folder's own declarations and every
     /// less important source's, never an addition in the same file.
-    private mutating func readAssociations(_ folder: ApplicationSearchPath.AssociationFolder, index: Int,
-                                           entries: [(id: String, entry: DesktopEntry)]) {
+    private mutating func readAssociations(
+        _ folder: ApplicationSearchPath.AssociationFolder, index: Int,
+        entries: [(id: String, entry: DesktopEntry)]
+    ) {
         var defaults: [AssociationClaim] = []
         var added: [AssociationClaim] = []
         var removed: [AssociationClaim] = []
@@ -213,27 +226,35 @@ public struct HandlerCatalog: Sendable {
                     role = groupRole
                 }
                 if kind != .userDefault && !mayAddAndRemove {
-                    diagnostics.append(Diagnostic(.warning, file: path, position: .line(group.line),
-                                                  "[\(group.name)] is only read from mimeapps.list; ignored here"))
+                    diagnostics.append(
+                        Diagnostic(
+                            .warning, file: path, position: .line(group.line),
+                            "[\(group.name)] is only read from mimeapps.list; ignored here"))
                     continue
                 }
                 for entry in group.entries where entry.locale == nil {
                     let ids: [String]
                     do { ids = try KeyFileValue.strings(entry.rawValue) } catch {
-                        diagnostics.append(Diagnostic(.error, file: path, position: .line(entry.line), "\(entry.key): \(error.message)"))
+                        diagnostics.append(
+                            Diagnostic(
+                                .error, file: path, position: .line(entry.line), "\(entry.key): \(error.message)"))
                         continue
                     }
                     if entry.key.contains("*") && !AssociationClaim.isWildcard(entry.key) {
-                        diagnostics.append(Diagnostic(.error, file: path, position: .line(entry.line),
-                                                      "\(entry.key): a wildcard key is a MIME type's major part and /* (image/*); the line is skipped"))
+                        diagnostics.append(
+                            Diagnostic(
+                                .error, file: path, position: .line(entry.line),
+                                "\(entry.key): a wildcard key is a MIME type's major part and /* (image/*); the line is skipped"
+                            ))
                         continue
                     }
                     for id in ids.map({ String($0.trimmingSpaces) }) where !id.isEmpty {
                         // A key without "/" is a type identifier (written by `uti set-default`).
-                        let claim = AssociationClaim(kind: kind, handlerID: id, typeName: entry.key,
-                                                     typeNameKind: entry.key.utf8.contains(UInt8(ascii: "/")) ? .mimeType : .identifier,
-                                                     key: group.name, file: path, position: .line(entry.line), precedence: index,
-                                                     role: role)
+                        let claim = AssociationClaim(
+                            kind: kind, handlerID: id, typeName: entry.key,
+                            typeNameKind: entry.key.utf8.contains(UInt8(ascii: "/")) ? .mimeType : .identifier,
+                            key: group.name, file: path, position: .line(entry.line), precedence: index,
+                            role: role)
                         switch kind {
                         case .userDefault: defaults.append(claim)
                         case .added: added.append(claim)
@@ -252,9 +273,10 @@ public struct HandlerCatalog: Sendable {
         var declared: [AssociationClaim] = []
         for (id, entry) in entries {
             for mime in entry.mimeTypes {
-                let claim = AssociationClaim(kind: .declared, handlerID: id, typeName: mime, typeNameKind: .mimeType, key: "MimeType",
-                                             file: entry.path, position: entry.mimeTypeLine.map { .line($0) } ?? .unknown,
-                                             precedence: index)
+                let claim = AssociationClaim(
+                    kind: .declared, handlerID: id, typeName: mime, typeNameKind: .mimeType, key: "MimeType",
+                    file: entry.path, position: entry.mimeTypeLine.map { .line($0) } ?? .unknown,
+                    precedence: index)
                 if !removedKeys.contains(key(claim)) { declared.append(claim) }
             }
         }
@@ -306,7 +328,10 @@ public struct AppBundleSet: Sendable {
             var paths: [String] = []
             for root in searchPath.explicitBundlePaths + searchPath.bundleFolders {
                 paths.append(root)
-                if let plist = AppBundle.infoPlist(in: root) { paths.append(plist); continue }
+                if let plist = AppBundle.infoPlist(in: root) {
+                    paths.append(plist)
+                    continue
+                }
                 for child in HandlerCatalog.childFolders(root) {
                     if let plist = AppBundle.infoPlist(in: child) { paths += [child, plist] }
                 }
@@ -329,21 +354,29 @@ public struct AppBundleSet: Sendable {
             if AppBundle.infoPlist(in: path) != nil {
                 addBundle(at: path, named: true)
             } else if (info.st_mode & S_IFMT) == S_IFDIR {
-                for child in HandlerCatalog.childFolders(path) where AppBundle.infoPlist(in: child) != nil { addBundle(at: child, named: false) }
+                for child in HandlerCatalog.childFolders(path) where AppBundle.infoPlist(in: child) != nil {
+                    addBundle(at: child, named: false)
+                }
             } else {
-                problems.append(HandlerSourceError(file: path, message: "is neither an app bundle nor a folder of bundles"))
+                problems.append(
+                    HandlerSourceError(file: path, message: "is neither an app bundle nor a folder of bundles"))
             }
         }
         for folder in searchPath.bundleFolders {
-            for child in HandlerCatalog.childFolders(folder) where AppBundle.infoPlist(in: child) != nil { addBundle(at: child, named: false) }
+            for child in HandlerCatalog.childFolders(folder) where AppBundle.infoPlist(in: child) != nil {
+                addBundle(at: child, named: false)
+            }
         }
     }
 
     private mutating func addBundle(at path: String, named: Bool) {
         let bundle: AppBundle
         do { bundle = try AppBundle(path: path) } catch {
-            if named { problems.append(error) } else {
-                let skip = Diagnostic(.error, file: error.file, position: error.position, error.message).skipping("bundle")
+            if named {
+                problems.append(error)
+            } else {
+                let skip = Diagnostic(.error, file: error.file, position: error.position, error.message).skipping(
+                    "bundle")
                 skipped.append(skip)
                 diagnostics.append(skip)
             }
@@ -351,8 +384,10 @@ public struct AppBundleSet: Sendable {
         }
         diagnostics += bundle.diagnostics
         if let first = bundles[bundle.identifier] {
-            diagnostics.append(Diagnostic(.note, file: bundle.infoPlistPath,
-                                          "\(bundle.identifier) is also at \(first.path), which is used"))
+            diagnostics.append(
+                Diagnostic(
+                    .note, file: bundle.infoPlistPath,
+                    "\(bundle.identifier) is also at \(first.path), which is used"))
             return
         }
         bundles[bundle.identifier] = bundle
@@ -365,7 +400,10 @@ public struct AppBundleSet: Sendable {
 /// back up the tree (`loop -> .`) is read once, and a link out of the data
 /// folders (`root -> /`) is not followed.
 struct FolderWalk {
-    struct Identity: Hashable { var device: UInt64; var inode: UInt64 }
+    struct Identity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
 
     private var visited: Set<Identity> = []
     /// Real paths of the folders a linked folder may lead into.

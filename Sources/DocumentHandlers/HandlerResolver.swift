@@ -1,5 +1,5 @@
-import UniformTypes
 import SystemBase
+import UniformTypes
 
 /// Which applications open a type, best first, and why.
 ///
@@ -76,11 +76,15 @@ public struct HandlerResolver: Sendable {
         /// `%F`) cannot open a URL.
         /// The commands that open `targets`; an entry with `Terminal=true` runs
         /// in a terminal (`ExecCommand.terminal(environment:)`).
-        public func commands(opening targets: [OpenTarget],
-                             environment: [String: String] = ProcessEnvironment.current) -> Result<[[String]], ExecCommand.Problem> {
+        public func commands(
+            opening targets: [OpenTarget],
+            environment: [String: String] = ProcessEnvironment.current
+        ) -> Result<[[String]], ExecCommand.Problem> {
             switch source {
             case .desktopEntry(let entry):
-                guard let exec = entry.exec else { return .failure(ExecCommand.Problem(message: "the entry has no usable Exec line")) }
+                guard let exec = entry.exec else {
+                    return .failure(ExecCommand.Problem(message: "the entry has no usable Exec line"))
+                }
                 let details = ExecCommand.EntryDetails(icon: entry.icon, name: entry.name, location: entry.path)
                 let commands: [[String]]
                 do { commands = try exec.commands(opening: targets, entry: details) } catch {
@@ -94,7 +98,10 @@ public struct HandlerResolver: Sendable {
                 }
             case .bundle(let bundle):
                 guard let program = bundle.executablePath else {
-                    let what = bundle.executable.map { "its CFBundleExecutable \"\($0)\" is not an executable file in the bundle" }
+                    let what =
+                        bundle.executable.map {
+                            "its CFBundleExecutable \"\($0)\" is not an executable file in the bundle"
+                        }
                         ?? "it has no CFBundleExecutable"
                     return .failure(ExecCommand.Problem(message: "\(bundle.identifier) cannot be run: \(what)"))
                 }
@@ -212,13 +219,17 @@ public struct HandlerResolver: Sendable {
                     return exclude(id, "its \(what) for \(claim.typeName) is None", claim)
                 }
                 if claim.kind != .userDefault && claim.role == .qlGenerator {
-                    return exclude(id, "its role for \(claim.typeName) is QLGenerator: it makes previews and opens nothing", claim)
+                    return exclude(
+                        id, "its role for \(claim.typeName) is QLGenerator: it makes previews and opens nothing", claim)
                 }
                 if claim.kind == .userDefault, let defaultRole = claim.role {
                     // A default for one role counts only when that role is asked for.
                     guard defaultRole == role.defaultRole else { return }
                 } else if !role.admits(claim.role) {
-                    return exclude(id, "its role for \(claim.typeName) is \(claim.role?.rawValue ?? "not declared"), not \(role.rawValue)", claim)
+                    return exclude(
+                        id,
+                        "its role for \(claim.typeName) is \(claim.role?.rawValue ?? "not declared"), not \(role.rawValue)",
+                        claim)
                 }
                 offered.insert(id)
                 turnedAway.remove(id)
@@ -262,7 +273,9 @@ public struct HandlerResolver: Sendable {
                     if blocked.contains(claim.handlerID) { continue }
                     // GLib ignores an association in a folder less important
                     // than the one holding the entry (the entry masks it).
-                    if let owner = catalog.desktopEntryPrecedence[claim.handlerID], owner < claim.precedence { continue }
+                    if let owner = catalog.desktopEntryPrecedence[claim.handlerID], owner < claim.precedence {
+                        continue
+                    }
                     offer(claim, matched, distance, into: &associations)
                 case .userDefault:
                     if blocked.contains(claim.handlerID) { continue }
@@ -356,7 +369,8 @@ public struct HandlerResolver: Sendable {
     /// The desktop entry GLib would use for `id`: the most important file
     /// that can run (a lower one is used when a higher one cannot, as GLib
     /// does), refused when that file is Hidden.
-    static func handler(id: String, entries: [DesktopEntry], searchPath: String?) -> Result<Handler, HandlerSourceError> {
+    static func handler(id: String, entries: [DesktopEntry], searchPath: String?) -> Result<Handler, HandlerSourceError>
+    {
         var firstReason: String?
         for entry in entries {
             if let reason = entry.unusableReason(searchPath: searchPath) {

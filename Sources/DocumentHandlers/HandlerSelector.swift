@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLinuxCalls
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Lets the user choose among the applications that open a document by
 /// running a selector program (`fzf`, `rofi -dmenu`, `dmenu`): the
@@ -52,7 +53,9 @@ public struct HandlerSelector: Sendable, Equatable {
     /// found on `PATH`: `fzf` when standard input is a terminal, then, on a
     /// graphical display (`WAYLAND_DISPLAY` or `DISPLAY`), `rofi -dmenu`,
     /// `wofi --dmenu`, `dmenu`.
-    public static func standard(environment: [String: String], inputIsTerminal: Bool) -> Result<HandlerSelector, Problem> {
+    public static func standard(
+        environment: [String: String], inputIsTerminal: Bool
+    ) -> Result<HandlerSelector, Problem> {
         if let configured = EnvironmentVariable.selector.value(in: environment), !configured.isEmpty {
             do { return .success(try HandlerSelector(commandLine: configured)) } catch {
                 return .failure(Problem(message: "UTI_SELECTOR: \(error.message)"))
@@ -62,11 +65,15 @@ public struct HandlerSelector: Sendable, Equatable {
         var tried: [[String]] = []
         if inputIsTerminal { tried.append(["fzf", "--prompt", "Open with: "]) }
         let display = [environment["WAYLAND_DISPLAY"], environment["DISPLAY"]].contains { !($0 ?? "").isEmpty }
-        if display { tried += [["rofi", "-dmenu", "-p", "Open with"], ["wofi", "--dmenu"], ["dmenu", "-p", "Open with"]] }
+        if display {
+            tried += [["rofi", "-dmenu", "-p", "Open with"], ["wofi", "--dmenu"], ["dmenu", "-p", "Open with"]]
+        }
         for argv in tried where ExecCommand.locate(argv[0], searchPath: searchPath) != nil {
             return .success(HandlerSelector(arguments: argv))
         }
-        let looked = tried.isEmpty ? "no terminal and no graphical display to choose in"
+        let looked =
+            tried.isEmpty
+            ? "no terminal and no graphical display to choose in"
             : "none of " + tried.map { $0[0] }.joined(separator: ", ") + " is on PATH"
         return .failure(Problem(message: "no selector to choose with (\(looked)); set UTI_SELECTOR or give --selector"))
     }
@@ -75,7 +82,9 @@ public struct HandlerSelector: Sendable, Equatable {
     /// characters shown as `?`, cut at `maximumLineLength`.
     public static func lines(for candidates: [HandlerResolver.Candidate]) -> [String] {
         candidates.map { candidate in
-            let text = candidate.handler.id == candidate.handler.name ? candidate.handler.id
+            let text =
+                candidate.handler.id == candidate.handler.name
+                ? candidate.handler.id
                 : candidate.handler.id + "  " + candidate.handler.name
             var scalars = String.UnicodeScalarView()
             for scalar in text.unicodeScalars.prefix(maximumLineLength) {
@@ -106,7 +115,9 @@ public struct HandlerSelector: Sendable, Equatable {
         }
         lseek(input, 0, SEEK_SET)
         var pipeEnds: [Int32] = [-1, -1]
-        guard uti_pipe_cloexec(&pipeEnds) == 0 else { throw Problem(message: "cannot read the selector: \(SystemError.current.reason)") }
+        guard uti_pipe_cloexec(&pipeEnds) == 0 else {
+            throw Problem(message: "cannot read the selector: \(SystemError.current.reason)")
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -154,9 +165,13 @@ public struct HandlerSelector: Sendable, Equatable {
             throw Problem(message: "selector \(program) answered a line two candidates share; answer with the ID alone")
         }
         if let index = lines.firstIndex(of: chosen) ?? candidates.firstIndex(where: { $0.handler.id == chosen })
-            ?? lines.firstIndex(of: String(chosen.trimmingSpaces)) {
+            ?? lines.firstIndex(of: String(chosen.trimmingSpaces))
+        {
             return .chosen(candidates[index].handler)
         }
-        throw Problem(message: "selector \(program) answered \"\(String(chosen.prefix(Self.maximumLineLength)))\", which is none of the candidates")
+        throw Problem(
+            message:
+                "selector \(program) answered \"\(String(chosen.prefix(Self.maximumLineLength)))\", which is none of the candidates"
+        )
     }
 }

@@ -1,6 +1,6 @@
 import PropertyLists
-import UniformTypes
 import SystemBase
+import UniformTypes
 
 /// A file in the freedesktop key-file format (desktop entries,
 /// `mimeapps.list`): `[Group]` headers, `Key=Value` and `Key[locale]=Value`
@@ -61,8 +61,10 @@ public struct KeyFile: Sendable {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             let offset = Self.firstInvalidUTF8(bytes)
             let line = bytes[..<offset].reduce(1) { $0 + ($1 == 10 ? 1 : 0) }
-            diagnostics.append(Diagnostic(.error, file: path, position: .line(line),
-                                          "not UTF-8 (byte \(offset)); the file is ignored"))
+            diagnostics.append(
+                Diagnostic(
+                    .error, file: path, position: .line(line),
+                    "not UTF-8 (byte \(offset)); the file is ignored"))
             return
         }
         var lineNumber = 0
@@ -77,17 +79,25 @@ public struct KeyFile: Sendable {
                 // Values are text: a control character (a NUL most of all)
                 // cannot reach a command line or a name intact.
                 let hex = String(scalar.value, radix: 16, uppercase: true)
-                report(lineNumber, "control character U+\(String(repeating: "0", count: 4 - hex.count) + hex) at column \(column)")
+                report(
+                    lineNumber,
+                    "control character U+\(String(repeating: "0", count: 4 - hex.count) + hex) at column \(column)")
             case .header(nil):
                 report(lineNumber, "group header without a closing \"]\"")
                 current = nil
             case .header(let name?):
-                if name.isEmpty || name.unicodeScalars.contains(where: { $0 == "[" || $0 == "]" || $0.value < 0x20 || $0.value == 0x7F }) {
+                if name.isEmpty
+                    || name.unicodeScalars.contains(where: {
+                        $0 == "[" || $0 == "]" || $0.value < 0x20 || $0.value == 0x7F
+                    })
+                {
                     report(lineNumber, "invalid group name \"[\(name)]\"")
                     current = nil
                 } else if let existing = groupIndex[name] {
-                    diagnostics.append(Diagnostic(.warning, file: path, position: .line(lineNumber),
-                                                  "group [\(name)] repeats the one on line \(groups[existing].line); merged"))
+                    diagnostics.append(
+                        Diagnostic(
+                            .warning, file: path, position: .line(lineNumber),
+                            "group [\(name)] repeats the one on line \(groups[existing].line); merged"))
                     current = existing
                 } else {
                     groupIndex[name] = groups.count
@@ -98,7 +108,9 @@ public struct KeyFile: Sendable {
                 report(lineNumber, "expected \"Key=Value\", a [Group] or a # comment")
             case .entry(let keyPart, let key, let locale, let value):
                 guard let index = current else {
-                    report(lineNumber, groups.isEmpty ? "entry before the first [Group]" : "entry in a group that could not be read")
+                    report(
+                        lineNumber,
+                        groups.isEmpty ? "entry before the first [Group]" : "entry in a group that could not be read")
                     continue
                 }
                 guard !key.isEmpty, key.unicodeScalars.allSatisfy(Self.isKeyCharacter) else {
@@ -154,7 +166,8 @@ public struct KeyFile: Sendable {
             }
             if trimmed.first == "[" {
                 guard let close = trimmed.lastIndex(of: "]"),
-                      trimmed[trimmed.index(after: close)...].allSatisfy({ $0 == " " || $0 == "\t" }) else {
+                    trimmed[trimmed.index(after: close)...].allSatisfy({ $0 == " " || $0 == "\t" })
+                else {
                     self = .header(nil)
                     return
                 }

@@ -36,7 +36,8 @@ public struct URLScheme: Hashable, Sendable, CustomStringConvertible {
         let prefix = Self.handlerMIMEPrefix.utf8
         let bytes = mime.utf8
         guard bytes.count > prefix.count,
-              zip(bytes, prefix).allSatisfy({ ($0 >= 65 && $0 <= 90 ? $0 + 32 : $0) == $1 }) else { return nil }
+            zip(bytes, prefix).allSatisfy({ ($0 >= 65 && $0 <= 90 ? $0 + 32 : $0) == $1 })
+        else { return nil }
         self.init(String(decoding: bytes.dropFirst(prefix.count), as: UTF8.self))
     }
 
@@ -60,7 +61,9 @@ public struct URLScheme: Hashable, Sendable, CustomStringConvertible {
 
     private static func isSchemeSyntax(_ bytes: Substring.UTF8View) -> Bool {
         guard let first = bytes.first, isLetter(first) else { return false }
-        return bytes.dropFirst().allSatisfy { isLetter($0) || ($0 >= 48 && $0 <= 57) || $0 == 43 || $0 == 45 || $0 == 46 }
+        return bytes.dropFirst().allSatisfy {
+            isLetter($0) || ($0 >= 48 && $0 <= 57) || $0 == 43 || $0 == 45 || $0 == 46
+        }
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 97 && (byte | 0x20) <= 122 }
@@ -91,10 +94,14 @@ public enum OpenTarget: Sendable, Equatable {
     /// URL on another host, without a path, with a bad escape, or whose path
     /// holds a NUL byte.
     public static func localPath(fileURL text: String) throws(FileURLProblem) -> String {
-        guard URLScheme(urlString: text)?.name == "file" else { throw FileURLProblem(description: "is not a file: URL") }
+        guard URLScheme(urlString: text)?.name == "file" else {
+            throw FileURLProblem(description: "is not a file: URL")
+        }
         var rest = Substring(text.utf8.dropFirst(5))
         guard rest.hasPrefix("//") else {
-            guard rest.hasPrefix("/") else { throw FileURLProblem(description: "a file: URL needs an absolute path (file:///PATH)") }
+            guard rest.hasPrefix("/") else {
+                throw FileURLProblem(description: "a file: URL needs an absolute path (file:///PATH)")
+            }
             return try decode(rest)
         }
         rest = rest.dropFirst(2)
@@ -103,7 +110,9 @@ public enum OpenTarget: Sendable, Equatable {
         guard host.isEmpty || host.lowercased() == "localhost" else {
             throw FileURLProblem(description: "names a file on host \"\(host)\", not on this machine")
         }
-        guard slash < rest.endIndex else { throw FileURLProblem(description: "a file: URL needs a path after the host") }
+        guard slash < rest.endIndex else {
+            throw FileURLProblem(description: "a file: URL needs a path after the host")
+        }
         return try decode(rest[slash...])
     }
 
@@ -119,7 +128,10 @@ public enum OpenTarget: Sendable, Equatable {
         }
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
             guard let high = hex(iterator.next()), let low = hex(iterator.next()) else {
                 throw FileURLProblem(description: "a \"%\" not followed by two hexadecimal digits")
             }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PropertyLists
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Writes the user's choice of application into `mimeapps.list`
 /// (`[Default Applications]`, `MIME/TYPE=ID;`), the file GLib, KDE and
@@ -88,7 +89,9 @@ public enum UserDefaultsWriter {
     /// Sets (or with `handlerID` nil, removes) the default for each key in
     /// `types` in the file at `path`, creating the file and its folder when
     /// missing. Refuses to rewrite a file it cannot read completely.
-    public static func set(_ handlerID: String?, for types: [String], role: AppBundle.Role? = nil, in path: String) throws(Failure) {
+    public static func set(
+        _ handlerID: String?, for types: [String], role: AppBundle.Role? = nil, in path: String
+    ) throws(Failure) {
         try apply([Change(keys: types, role: role, handlerID: handlerID)], in: path)
     }
 
@@ -136,7 +139,10 @@ public enum UserDefaultsWriter {
         try write(updated, to: target)
         // The rename is made durable before the next run may read the file.
         let folderFD = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folderFD >= 0 { _ = fsync(folderFD); close(folderFD) }
+        if folderFD >= 0 {
+            _ = fsync(folderFD)
+            close(folderFD)
+        }
         return edits
     }
 
@@ -147,15 +153,23 @@ public enum UserDefaultsWriter {
     /// Whether `key` can be written so that `uti` and GLib read it back:
     /// key characters only, and a `*` only as `major/*`.
     public static func isWritableKey(_ key: String) -> Bool {
-        !key.isEmpty && key.unicodeScalars.allSatisfy(KeyFile.isKeyCharacter) && (!key.contains("*") || AssociationClaim.isWildcard(key))
+        !key.isEmpty && key.unicodeScalars.allSatisfy(KeyFile.isKeyCharacter)
+            && (!key.contains("*") || AssociationClaim.isWildcard(key))
     }
 
     static func checkWritable(_ change: Change) throws(Failure) {
         for key in change.keys {
-            if !isWritableKey(key) { throw Failure(message: "\"\(key)\" cannot be a key of mimeapps.list; nothing was written") }
+            if !isWritableKey(key) {
+                throw Failure(message: "\"\(key)\" cannot be a key of mimeapps.list; nothing was written")
+            }
         }
-        if let id = change.handlerID, id.isEmpty || id.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw Failure(message: "an application ID with a control character cannot be written to mimeapps.list; nothing was written")
+        if let id = change.handlerID,
+            id.isEmpty || id.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        {
+            throw Failure(
+                message:
+                    "an application ID with a control character cannot be written to mimeapps.list; nothing was written"
+            )
         }
     }
 
@@ -167,11 +181,16 @@ public enum UserDefaultsWriter {
     /// running user (made with mode 0600), waited for at most `lockWait`.
     private static func lockFile(beside target: String) throws(Failure) -> Int32 {
         let parts = target.split(separator: "/", omittingEmptySubsequences: false)
-        let path = (parts.dropLast().map(String.init) + [".\(parts.last ?? "mimeapps.list").uti-lock"]).joined(separator: "/")
+        let path = (parts.dropLast().map(String.init) + [".\(parts.last ?? "mimeapps.list").uti-lock"]).joined(
+            separator: "/")
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
-        guard fd >= 0 else { throw Failure(message: "\(path): cannot open the lock: \(SystemError.current.reason); nothing was written") }
+        guard fd >= 0 else {
+            throw Failure(message: "\(path): cannot open the lock: \(SystemError.current.reason); nothing was written")
+        }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(),
+            info.st_mode & 0o077 == 0
+        else {
             close(fd)
             throw Failure(message: "\(path): the lock is not a private file of this user; nothing was written")
         }
@@ -179,9 +198,12 @@ public enum UserDefaultsWriter {
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             if errno == EINTR { continue }
             guard errno == EWOULDBLOCK, waited < lockWait else {
-                let reason = errno == EWOULDBLOCK ? "another process has held it for \(Int(lockWait)) s" : SystemError.current.reason
+                let reason =
+                    errno == EWOULDBLOCK
+                    ? "another process has held it for \(Int(lockWait)) s" : SystemError.current.reason
                 close(fd)
-                throw Failure(message: "\(path): cannot lock it against other runs of uti (\(reason)); nothing was written")
+                throw Failure(
+                    message: "\(path): cannot lock it against other runs of uti (\(reason)); nothing was written")
             }
             usleep(50_000)
             waited += 0.05
@@ -232,7 +254,8 @@ public enum UserDefaultsWriter {
             insertAt = lines.count
         }
         func escaped(_ id: String) -> String { id.replacing("\\", with: "\\\\").replacing(";", with: "\\;") }
-        lines.insert(contentsOf: added.map { "\($0.0)=" + $0.1.map { escaped($0) + ";" }.joined() + lineEnd }, at: insertAt!)
+        lines.insert(
+            contentsOf: added.map { "\($0.0)=" + $0.1.map { escaped($0) + ";" }.joined() + lineEnd }, at: insertAt!)
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -266,13 +289,18 @@ public enum UserDefaultsWriter {
         while !bytes.isEmpty {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 { failure = SystemError.current.reason; break }
+            if n <= 0 {
+                failure = SystemError.current.reason
+                break
+            }
             bytes = bytes.dropFirst(n)
         }
         // The file keeps its owner (root editing a user's list) and mode.
         var mine = stat()
-        if failure == nil && existed && fstat(fd, &mine) == 0 && (mine.st_uid != info.st_uid || mine.st_gid != info.st_gid)
-            && fchown(fd, info.st_uid, info.st_gid) != 0 {
+        if failure == nil && existed && fstat(fd, &mine) == 0
+            && (mine.st_uid != info.st_uid || mine.st_gid != info.st_gid)
+            && fchown(fd, info.st_uid, info.st_gid) != 0
+        {
             failure = "cannot keep its owner (\(SystemError.current.reason))"
         }
         if failure == nil && fchmod(fd, mode) != 0 { failure = SystemError.current.reason }
@@ -368,10 +396,13 @@ struct AssociationTable {
         for entry in entries[slot] ?? [] {
             let ids: [String]
             do { ids = try KeyFileValue.strings(entry.rawValue) } catch {
-                throw UserDefaultsWriter.Failure(message: "\(file!.path):\(entry.line): \(entry.key): \(error.message); "
-                    + "not rewritten, so nothing in it is lost")
+                throw UserDefaultsWriter.Failure(
+                    message: "\(file!.path):\(entry.line): \(entry.key): \(error.message); "
+                        + "not rewritten, so nothing in it is lost")
             }
-            for id in ids.map({ String($0.trimmingSpaces) }) where !id.isEmpty && seen.insert(id).inserted { found.append(id) }
+            for id in ids.map({ String($0.trimmingSpaces) }) where !id.isEmpty && seen.insert(id).inserted {
+                found.append(id)
+            }
         }
         values[slot] = found
         firstValues[slot] = found

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLinuxCalls
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Moves an item to a folder on another file system: the copy is made in
 /// the destination under no final name (an unnamed `O_TMPFILE` file, or a
@@ -63,8 +64,10 @@ final class CrossDeviceCopy: Placement {
         case failed(String)
     }
 
-    init(source: FolderDescriptor, name: FileName, destination: FolderDescriptor, settle: SettlePolicy,
-         isKnownExtension: @escaping (ArraySlice<UInt8>) -> Bool) {
+    init(
+        source: FolderDescriptor, name: FileName, destination: FolderDescriptor, settle: SettlePolicy,
+        isKnownExtension: @escaping (ArraySlice<UInt8>) -> Bool
+    ) {
         self.source = source
         self.name = name
         self.destination = destination
@@ -186,7 +189,8 @@ final class CrossDeviceCopy: Placement {
                 return .waiting(.changedRecently(secondsAgo: 0))
             }
             let back = giveBack().map { " (the original is \($0.escaped) again)" } ?? ""
-            return .failed("changed after it was copied; both the original and the copy \(target.escaped) were kept\(back)")
+            return .failed(
+                "changed after it was copied; both the original and the copy \(target.escaped) were kept\(back)")
         }
         if SetAside.itemName.bytes.withCString({ unlinkat(setAside.folder.fd, $0, 0) }) != 0 && errno != ENOENT {
             let problem = SystemError.current
@@ -209,7 +213,9 @@ final class CrossDeviceCopy: Placement {
             switch error {
             case .gone: return .moved
             case .notRemovable(let reason), .failed(let reason):
-                return .failed("copied as \(target.escaped), but the original folder could not be set aside for removal: \(reason)")
+                return .failed(
+                    "copied as \(target.escaped), but the original folder could not be set aside for removal: \(reason)"
+                )
             }
         }
         do {
@@ -218,7 +224,8 @@ final class CrossDeviceCopy: Placement {
                 return .failed("copied, but \(problem) (a later run finishes it)")
             }
         } catch {
-            return .failed("copied, but the original could not be opened to remove it: \(error) (a later run finishes it)")
+            return .failed(
+                "copied, but the original could not be opened to remove it: \(error) (a later run finishes it)")
         }
         _ = SetAside.itemName.bytes.withCString { unlinkat(aside.folder.fd, $0, AT_REMOVEDIR) }
         let left = "what it held that was not copied as it is now (added, changed or still being written)"
@@ -240,14 +247,19 @@ final class CrossDeviceCopy: Placement {
     /// Removes a published copy of a file again (the source changed after
     /// it was copied), only if `target` still names that copy.
     private func withdraw(_ target: FileName) -> Bool {
-        guard case .success(let info) = destination.status(of: target), info.st_ino == publishedInode else { return false }
+        guard case .success(let info) = destination.status(of: target), info.st_ino == publishedInode else {
+            return false
+        }
         return target.bytes.withCString { unlinkat(destination.fd, $0, 0) } == 0
     }
 
     /// Gives a set-aside file back to the Inbox; the name it has there.
     @discardableResult
     private func giveBack() -> FileName? {
-        if sourceFD >= 0 { close(sourceFD); sourceFD = -1 }   // ends the lease: a waiting writer goes on
+        if sourceFD >= 0 {
+            close(sourceFD)
+            sourceFD = -1
+        }  // ends the lease: a waiting writer goes on
         guard let setAside else { return nil }
         self.setAside = nil
         return setAside.giveBack(isKnownExtension: isKnownExtension)
@@ -314,7 +326,9 @@ final class CrossDeviceCopy: Placement {
         }
         var out: Int32 = -1
         let hidden = try makeHiddenName { dir, candidate in
-            out = candidate.bytes.withCString { openat(dir, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+            out = candidate.bytes.withCString {
+                openat(dir, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            }
             return out >= 0 ? 0 : -1
         }
         prepared = .hiddenEntry(hidden)
@@ -341,8 +355,8 @@ final class CrossDeviceCopy: Placement {
         while offset < size {
             var data = uti_seek_data(from, offset)
             if data < 0 {
-                if errno == ENXIO { break }          // only a hole is left
-                data = offset                        // no hole support: all data
+                if errno == ENXIO { break }  // only a hole is left
+                data = offset  // no hole support: all data
             }
             guard data < size else { break }
             var hole = uti_seek_hole(from, data)
@@ -351,7 +365,9 @@ final class CrossDeviceCopy: Placement {
             offset = hole
         }
         guard ftruncate(to, size) == 0 else { throw Failure(reason: "cannot write the copy: \(SystemError.current)") }
-        do { try applyMetadata(info, toFile: to) } catch { throw Failure(reason: "cannot keep mode and time: \(error)") }
+        do { try applyMetadata(info, toFile: to) } catch {
+            throw Failure(reason: "cannot keep mode and time: \(error)")
+        }
         guard fsync(to) == 0 else { throw Failure(reason: "cannot sync the copy: \(SystemError.current)") }
     }
 
@@ -365,7 +381,7 @@ final class CrossDeviceCopy: Placement {
             if useRange {
                 let n = uti_copy_range_at(from, &input, to, &output, length)
                 if n > 0 { continue }
-                if n == 0 { break }                  // the file shrank: the unchanged check says so
+                if n == 0 { break }  // the file shrank: the unchanged check says so
                 if errno == EINTR { continue }
                 guard [EXDEV, ENOSYS, EOPNOTSUPP, EINVAL].contains(errno) else {
                     throw Failure(reason: "cannot copy: \(SystemError.current)")
@@ -382,7 +398,9 @@ final class CrossDeviceCopy: Placement {
             if n == 0 { break }
             var done = 0
             while done < n {
-                let written = buffer.withUnsafeBytes { pwrite(to, $0.baseAddress! + done, n - done, output + off_t(done)) }
+                let written = buffer.withUnsafeBytes {
+                    pwrite(to, $0.baseAddress! + done, n - done, output + off_t(done))
+                }
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw Failure(reason: "cannot write the copy: \(SystemError.current)")
@@ -429,10 +447,13 @@ final class CrossDeviceCopy: Placement {
     /// Creates a hidden entry with `create`, which returns 0 or -1 with errno.
     private func makeHiddenName(_ create: (Int32, FileName) -> Int32) throws(Failure) -> FileName {
         for attempt in 0..<100 {
-            let candidate = SetAside.hiddenName(prefix: SetAside.partialPrefix, attempt: attempt,
-                                                suffix: SetAside.partialSuffix)
+            let candidate = SetAside.hiddenName(
+                prefix: SetAside.partialPrefix, attempt: attempt,
+                suffix: SetAside.partialSuffix)
             if create(destination.fd, candidate) == 0 { return candidate }
-            if errno != EEXIST { throw Failure(reason: "cannot create a copy in \(destination.path): \(SystemError.current)") }
+            if errno != EEXIST {
+                throw Failure(reason: "cannot create a copy in \(destination.path): \(SystemError.current)")
+            }
         }
         throw Failure(reason: "cannot find a free temporary name in \(destination.path)")
     }
@@ -440,7 +461,9 @@ final class CrossDeviceCopy: Placement {
     // MARK: Folders
 
     private func copyFolder(from: FolderDescriptor, to: FolderDescriptor, record: inout CopiedTree, depth: Int) throws {
-        guard depth < Self.maximumDepth else { throw Failure(reason: "nested deeper than \(Self.maximumDepth) folders") }
+        guard depth < Self.maximumDepth else {
+            throw Failure(reason: "nested deeper than \(Self.maximumDepth) folders")
+        }
         // What cannot be removed from the Inbox afterwards is not copied:
         // every later run would publish another copy of it.
         guard faccessat(from.fd, ".", W_OK | X_OK, AT_EACCESS) == 0 else {
@@ -455,10 +478,14 @@ final class CrossDeviceCopy: Placement {
                 if let wait = settle.wait(for: info, kind: .file, entry, in: from) {
                     throw Failure(reason: "\(entry.escaped) in it is not ready", wait: wait)
                 }
-                let input = entry.bytes.withCString { openat(from.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+                let input = entry.bytes.withCString {
+                    openat(from.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                }
                 guard input >= 0 else { throw Failure(reason: "cannot read \(entry): \(SystemError.current)") }
                 defer { close(input) }
-                let output = entry.bytes.withCString { openat(to.fd, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+                let output = entry.bytes.withCString {
+                    openat(to.fd, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                }
                 guard output >= 0 else { throw Failure(reason: "cannot create \(entry): \(SystemError.current)") }
                 defer { close(output) }
                 try Self.copyContents(from: input, to: output, info)
@@ -544,11 +571,14 @@ struct CopiedTree {
         let present = Set(names)
         guard present == Set(files.map(\.0) + folders.map(\.0)) else { return false }
         for (name, identity) in files {
-            guard case .success(let info) = folder.status(of: name), FileIdentity(info) == identity else { return false }
+            guard case .success(let info) = folder.status(of: name), FileIdentity(info) == identity else {
+                return false
+            }
         }
         for (name, identity, tree) in folders {
             guard case .success(let info) = folder.status(of: name), info.st_ino == identity.inode,
-                  let inner = try? folder.openFolder(name, displayPath: name.escaped), tree.matches(inner) else { return false }
+                let inner = try? folder.openFolder(name, displayPath: name.escaped), tree.matches(inner)
+            else { return false }
         }
         return true
     }
@@ -564,10 +594,13 @@ struct CopiedTree {
                 defer { close(fd) }
                 // The lease (held until the close) keeps a writer waiting until the file is gone.
                 guard fstat(fd, &info) == 0, FileIdentity(info) == identity,
-                      !(uti_has_writer(fd) == 1 && settle.writerMatters(changed: info)) else { continue }
+                    !(uti_has_writer(fd) == 1 && settle.writerMatters(changed: info))
+                else { continue }
             } else {
                 // A link, or a file that cannot be read: its status decides.
-                guard case .success(let found) = folder.status(of: name), FileIdentity(found) == identity else { continue }
+                guard case .success(let found) = folder.status(of: name), FileIdentity(found) == identity else {
+                    continue
+                }
             }
             if name.bytes.withCString({ unlinkat(folder.fd, $0, 0) }) != 0 && errno != ENOENT {
                 return "\(name) could not be removed from the original: \(SystemError.current)"
@@ -578,7 +611,8 @@ struct CopiedTree {
             guard let inner = try? folder.openFolder(name, displayPath: name.escaped) else { continue }
             if let problem = tree.remove(from: inner, settle: settle) { return problem }
             if name.bytes.withCString({ unlinkat(folder.fd, $0, AT_REMOVEDIR) }) != 0 && errno != ENOENT
-                && errno != ENOTEMPTY && errno != EEXIST {
+                && errno != ENOTEMPTY && errno != EEXIST
+            {
                 return "\(name) was kept in the original: \(SystemError.current)"
             }
         }

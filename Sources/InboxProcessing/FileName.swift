@@ -61,9 +61,15 @@ public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible 
         let lowest: UInt32
         switch lead {
         case 0x00...0x7F: return 1
-        case 0xC2...0xDF: length = 2; lowest = 0x80
-        case 0xE0...0xEF: length = 3; lowest = 0x800
-        case 0xF0...0xF4: length = 4; lowest = 0x10000
+        case 0xC2...0xDF:
+            length = 2
+            lowest = 0x80
+        case 0xE0...0xEF:
+            length = 3
+            lowest = 0x800
+        case 0xF0...0xF4:
+            length = 4
+            lowest = 0x10000
         default: return 0
         }
         guard index + length <= bytes.count else { return 0 }

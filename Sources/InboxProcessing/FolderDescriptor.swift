@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An open folder that names are resolved against with the `*at` calls, so
 /// that a folder renamed or replaced while it is being worked on cannot

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Moves every entry of an Inbox folder into its Documents folder, as a
 /// unit and without ever replacing anything there: a taken name gets the
@@ -122,8 +123,10 @@ public final class InboxProcessor {
 
     /// - Parameter isKnownExtension: whether an extension (without its dot)
     ///   is one a type claims, so that counters go before `tar.gz`, not `gz`.
-    public init(documents: String, options: Options = Options(),
-                isKnownExtension: @escaping (ArraySlice<UInt8>) -> Bool) {
+    public init(
+        documents: String, options: Options = Options(),
+        isKnownExtension: @escaping (ArraySlice<UInt8>) -> Bool
+    ) {
         self.documentsPath = documents
         self.options = options
         self.isKnownExtension = isKnownExtension
@@ -153,7 +156,8 @@ public final class InboxProcessor {
         // Recovery state a dry run leaves in place is not a document either.
         var recovered: Set<FileName> = []
         if !options.dryRun {
-            summary.recoveryProblems = SetAside.recover(inbox: inbox, documents: documents, isKnownExtension: isKnownExtension)
+            summary.recoveryProblems = SetAside.recover(
+                inbox: inbox, documents: documents, isKnownExtension: isKnownExtension)
         } else {
             summary.recoveryPlan = SetAside.plan(inbox: inbox, documents: documents).map { step in
                 switch step {
@@ -171,14 +175,17 @@ public final class InboxProcessor {
         do {
             let all = try inbox.entries()
             summary.heldByOtherRuns = all.map(\.name).filter(SetAside.isInternal).sorted()
-            entries = all.filter { !SetAside.isInternal($0.name) && !recovered.contains($0.name) }.sorted { $0.name < $1.name }
+            entries = all.filter { !SetAside.isInternal($0.name) && !recovered.contains($0.name) }.sorted {
+                $0.name < $1.name
+            }
         } catch {
             throw Failure(path: inboxPath, reason: "cannot be read: \(error)")
         }
         observe(.started(itemCount: entries.count))
         func handle(_ name: FileName, _ type: UInt8) {
-            let report = process(name, typeHint: type, in: inbox, displayPath: Self.join(displayInbox, name.escaped),
-                                 to: documents)
+            let report = process(
+                name, typeHint: type, in: inbox, displayPath: Self.join(displayInbox, name.escaped),
+                to: documents)
             switch report.outcome {
             case .moved(let target, _), .wouldMove(let target): movedThisPass[name] = target
             default: break
@@ -195,7 +202,8 @@ public final class InboxProcessor {
         while !links.isEmpty {
             let pending = Set(links.map(\.name))
             let ready = links.filter { link in
-                guard let inboxPath, let target = LinkTarget.inboxEntry(linkedBy: link.name, in: inbox, at: inboxPath) else { return true }
+                guard let inboxPath, let target = LinkTarget.inboxEntry(linkedBy: link.name, in: inbox, at: inboxPath)
+                else { return true }
                 return target == link.name || !pending.contains(target)
             }
             // A cycle of links: taken as they are.
@@ -214,8 +222,10 @@ public final class InboxProcessor {
 
     /// The open Inbox with the folder that holds it and its name there; nil
     /// when there is none or it is not a folder (then handled as a document).
-    private func openInbox(_ documents: FolderDescriptor, _ summary: inout Summary,
-                           _ observe: (Event) -> Void) throws(Failure) -> (FolderDescriptor, FolderDescriptor, FileName)? {
+    private func openInbox(
+        _ documents: FolderDescriptor, _ summary: inout Summary,
+        _ observe: (Event) -> Void
+    ) throws(Failure) -> (FolderDescriptor, FolderDescriptor, FileName)? {
         let parent: FolderDescriptor
         let name: FileName
         if options.inbox.contains("/") {
@@ -239,8 +249,9 @@ public final class InboxProcessor {
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             // Not a folder (a file, or a link that is never followed): a document like any other.
             observe(.started(itemCount: 1))
-            let report = process(name, typeHint: UInt8(DT_UNKNOWN), in: parent, displayPath: displayInbox, to: documents,
-                                 alwaysNumber: parent === documents)
+            let report = process(
+                name, typeHint: UInt8(DT_UNKNOWN), in: parent, displayPath: displayInbox, to: documents,
+                alwaysNumber: parent === documents)
             count(report.outcome, in: &summary)
             observe(.item(report))
             summary.inbox = .notAFolder
@@ -271,13 +282,18 @@ public final class InboxProcessor {
             let up = openat(current, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard up >= 0 else { return }
             var upInfo = stat()
-            guard fstat(up, &upInfo) == 0 else { close(up); return }
+            guard fstat(up, &upInfo) == 0 else {
+                close(up)
+                return
+            }
             close(current)
             current = up
             if same(upInfo, inboxInfo) {
-                throw Failure(path: documentsPath, reason: "is inside the Inbox \(inboxPath); a folder cannot be moved into itself")
+                throw Failure(
+                    path: documentsPath,
+                    reason: "is inside the Inbox \(inboxPath); a folder cannot be moved into itself")
             }
-            if same(upInfo, info) { return }   // the root: its ".." is itself
+            if same(upInfo, info) { return }  // the root: its ".." is itself
             info = upInfo
         }
     }
@@ -287,8 +303,9 @@ public final class InboxProcessor {
         if left > 0 { return .kept(left == 1 ? "1 item is left in it" : "\(left) items are left in it") }
         let held = summary.heldByOtherRuns.count
         if held > 0 {
-            return .kept((held == 1 ? "it holds 1 item" : "it holds \(held) items") + " another run is moving ("
-                + summary.heldByOtherRuns.map(\.escaped).joined(separator: ", ") + ")")
+            return .kept(
+                (held == 1 ? "it holds 1 item" : "it holds \(held) items") + " another run is moving ("
+                    + summary.heldByOtherRuns.map(\.escaped).joined(separator: ", ") + ")")
         }
         guard options.removeEmptyInbox else { return .kept("removal was not asked for") }
         if options.dryRun { return .kept("dry run") }
@@ -313,8 +330,10 @@ public final class InboxProcessor {
 
     // MARK: One item
 
-    private func process(_ name: FileName, typeHint: UInt8, in folder: FolderDescriptor, displayPath: String,
-                         to documents: FolderDescriptor, alwaysNumber: Bool = false) -> ItemReport {
+    private func process(
+        _ name: FileName, typeHint: UInt8, in folder: FolderDescriptor, displayPath: String,
+        to documents: FolderDescriptor, alwaysNumber: Bool = false
+    ) -> ItemReport {
         var report = ItemReport(name: name, displayPath: displayPath, kind: .unknown, outcome: .gone)
         if let text = name.text { report.sourcePath = Self.join(folder.path, text) }
         let inspection: SettlePolicy.Inspection
@@ -358,7 +377,8 @@ public final class InboxProcessor {
             }
             return report
         }
-        var placement = RenamePlacement(source: folder, name: name, isFolder: report.kind == .folder, destination: documents)
+        var placement = RenamePlacement(
+            source: folder, name: name, isFolder: report.kind == .folder, destination: documents)
         switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &placement) {
         case .placed(let target): report.outcome = .moved(to: target, copied: false)
         case .gone: report.outcome = .gone
@@ -372,17 +392,21 @@ public final class InboxProcessor {
     /// Documents: the placement that makes it anew, pointing where it
     /// pointed. Nil when the link can be moved as it is (an absolute target,
     /// or one that reads the same from Documents).
-    private func relink(_ name: FileName, in folder: FolderDescriptor,
-                        to documents: FolderDescriptor) -> LinkMove {
+    private func relink(
+        _ name: FileName, in folder: FolderDescriptor,
+        to documents: FolderDescriptor
+    ) -> LinkMove {
         guard case .success(let info) = folder.status(of: name), info.st_mode & S_IFMT == S_IFLNK,
-              let target = try? LinkTarget.read(folder.fd, name.bytes) else { return .asItIs }
+            let target = try? LinkTarget.read(folder.fd, name.bytes)
+        else { return .asItIs }
         guard target.first != UInt8(ascii: "/") else { return .asItIs }
         guard let from = LinkTarget.path(of: folder), let to = LinkTarget.path(of: documents) else {
             return .refused("a relative link, and where its folder is cannot be told; left in the Inbox")
         }
         guard var absolute = LinkTarget.absolute(target, from: from) else {
-            return .refused("a relative link whose target (\(FileName(target).escaped)) goes up after a name; "
-                + "moved, it would point elsewhere, so it is left in the Inbox")
+            return .refused(
+                "a relative link whose target (\(FileName(target).escaped)) goes up after a name; "
+                    + "moved, it would point elsewhere, so it is left in the Inbox")
         }
         // Into an item of this Inbox: to where this pass moved it; one still
         // in the Inbox keeps the link waiting with it.
@@ -397,7 +421,8 @@ public final class InboxProcessor {
         }
         let rebased = LinkTarget.relative(absolute, from: to, trailingSlash: target.last == UInt8(ascii: "/"))
         if rebased == target { return .asItIs }
-        return .relink(RelinkPlacement(source: folder, name: name, original: info, target: rebased, destination: documents))
+        return .relink(
+            RelinkPlacement(source: folder, name: name, original: info, target: rebased, destination: documents))
     }
 
     private enum LinkMove {
@@ -408,14 +433,17 @@ public final class InboxProcessor {
         case waits(FileName)
     }
 
-    private func copyAcross(_ name: FileName, in folder: FolderDescriptor, to documents: FolderDescriptor,
-                            alwaysNumber: Bool) -> Outcome {
+    private func copyAcross(
+        _ name: FileName, in folder: FolderDescriptor, to documents: FolderDescriptor,
+        alwaysNumber: Bool
+    ) -> Outcome {
         // Where the counter would go is settled before the copy, so that
         // nothing slow (such as waiting for the registry to know extensions)
         // comes between the copy and the removal of its source.
         _ = NumberedName(name, isKnownExtension: isKnownExtension)
-        let copy = CrossDeviceCopy(source: folder, name: name, destination: documents, settle: options.settle,
-                                   isKnownExtension: isKnownExtension)
+        let copy = CrossDeviceCopy(
+            source: folder, name: name, destination: documents, settle: options.settle,
+            isKnownExtension: isKnownExtension)
         do { try copy.prepare() } catch {
             if let wait = error.wait { return .waiting(wait) }
             return error.sourceGone ? .gone : .failed(error.reason)
@@ -440,15 +468,18 @@ public final class InboxProcessor {
 
     /// Tries the name itself, then numbered names from the picker's first
     /// counter upward, until `placement` succeeds or fails for good.
-    private func placeUnderFreeName<P: Placement>(_ name: FileName, in documents: FolderDescriptor,
-                                                  alwaysNumber: Bool, placement: inout P) -> Placed {
+    private func placeUnderFreeName<P: Placement>(
+        _ name: FileName, in documents: FolderDescriptor,
+        alwaysNumber: Bool, placement: inout P
+    ) -> Placed {
         var counter: Int? = nil
         var numbered: NumberedName? = nil
         /// The first counter the picker gives, then each one after it.
         func nextCandidate() -> FileName {
             let split = numbered ?? NumberedName(name, isKnownExtension: isKnownExtension)
             numbered = split
-            counter = counter.map { $0 + 1 } ?? picker.firstCounter(for: name) { documents.contains(split.numbered($0)) }
+            counter =
+                counter.map { $0 + 1 } ?? picker.firstCounter(for: name) { documents.contains(split.numbered($0)) }
             return split.numbered(counter!)
         }
         var candidate = alwaysNumber ? nextCandidate() : name
@@ -474,7 +505,8 @@ public final class InboxProcessor {
     /// The name a move would get, counting names this dry run already gave.
     private func pickDryRunName(_ name: FileName, in documents: FolderDescriptor, alwaysNumber: Bool) -> FileName {
         let isTaken = { (candidate: FileName) in
-            self.reserved.contains(candidate) || documents.contains(candidate) || SetAside.partialCopyWriter(candidate) != nil
+            self.reserved.contains(candidate) || documents.contains(candidate)
+                || SetAside.partialCopyWriter(candidate) != nil
         }
         var target = name
         if alwaysNumber || isTaken(name) {

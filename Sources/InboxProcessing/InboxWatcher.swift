@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLinuxCalls
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs an `InboxProcessor` whenever its Inbox changes, as told by inotify:
 /// on items created in or moved into the Inbox, on files closed after
@@ -17,8 +18,10 @@ public final class InboxWatcher {
 
     /// Watches until SIGINT or SIGTERM arrives and returns its number.
     /// `observe` hears each pass's events and `finished` each pass's summary.
-    public func run(_ observe: (InboxProcessor.Event) -> Void,
-                    finished: (InboxProcessor.Summary) -> Void) throws(InboxProcessor.Failure) -> Int32 {
+    public func run(
+        _ observe: (InboxProcessor.Event) -> Void,
+        finished: (InboxProcessor.Summary) -> Void
+    ) throws(InboxProcessor.Failure) -> Int32 {
         var signals = sigset_t()
         sigemptyset(&signals)
         sigaddset(&signals, SIGINT)
@@ -27,7 +30,9 @@ public final class InboxWatcher {
         pthread_sigmask(SIG_BLOCK, &signals, &previous)
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         let signalFD = uti_signal_descriptor(&signals)
-        guard signalFD >= 0 else { throw InboxProcessor.Failure(path: "signals", reason: SystemError.current.description) }
+        guard signalFD >= 0 else {
+            throw InboxProcessor.Failure(path: "signals", reason: SystemError.current.description)
+        }
         defer { close(signalFD) }
         let notify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard notify >= 0 else {
@@ -60,8 +65,10 @@ public final class InboxWatcher {
                 observe(event)
             }
             finished(summary)
-            var fds = [pollfd(fd: notify, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: notify, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
+            ]
             let timeout = retryAfter.map { Int32(min($0 * 1000, 3_600_000).rounded(.up)) } ?? -1
             let ready = poll(&fds, 2, timeout)
             if ready < 0 && errno != EINTR {

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What a symbolic link moved out of the Inbox must hold to point where it
 /// pointed: an absolute target as it is; a relative one (`../my report.pdf`)
@@ -20,7 +21,7 @@ enum LinkTarget {
             if part == [dot] { continue }
             if part == [dot, dot] {
                 guard !named else { return nil }
-                _ = absolute.popLast()   // the root's parent is the root
+                _ = absolute.popLast()  // the root's parent is the root
                 continue
             }
             named = true
@@ -50,7 +51,9 @@ enum LinkTarget {
     /// The entry of the Inbox (canonical path `inboxPath`) that the link
     /// `name` in it points at or into, when it points into the Inbox.
     static func inboxEntry(linkedBy name: FileName, in inbox: FolderDescriptor, at inboxPath: [UInt8]) -> FileName? {
-        guard let target = try? read(inbox.fd, name.bytes), let absolute = absolute(target, from: inboxPath) else { return nil }
+        guard let target = try? read(inbox.fd, name.bytes), let absolute = absolute(target, from: inboxPath) else {
+            return nil
+        }
         let base = components(inboxPath)
         guard absolute.count > base.count, absolute.starts(with: base) else { return nil }
         return FileName(absolute[base.count])
@@ -59,7 +62,8 @@ enum LinkTarget {
     /// The canonical absolute path of an open folder (its `/proc/self/fd` link).
     static func path(of folder: FolderDescriptor) -> [UInt8]? {
         guard let target = try? read(AT_FDCWD, Array("/proc/self/fd/\(folder.fd)".utf8)),
-              target.first == UInt8(ascii: "/") else { return nil }
+            target.first == UInt8(ascii: "/")
+        else { return nil }
         return target
     }
 
@@ -67,7 +71,9 @@ enum LinkTarget {
     static func read(_ dir: Int32, _ name: [UInt8]) throws(SystemError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = name.withCString { path in
-            buffer.withUnsafeMutableBytes { readlinkat(dir, path, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
+            buffer.withUnsafeMutableBytes {
+                readlinkat(dir, path, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count)
+            }
         }
         guard n >= 0 else { throw .current }
         guard n < buffer.count else { throw SystemError(ENAMETOOLONG) }
@@ -94,14 +100,17 @@ struct RelinkPlacement: Placement {
             return error.code == EEXIST ? .taken : .failed("cannot make the link anew: \(error)")
         }
         candidate.bytes.withCString { path in
-            if geteuid() == 0 { _ = fchownat(destination.fd, path, original.st_uid, original.st_gid, AT_SYMLINK_NOFOLLOW) }
+            if geteuid() == 0 {
+                _ = fchownat(destination.fd, path, original.st_uid, original.st_gid, AT_SYMLINK_NOFOLLOW)
+            }
             var times = [original.st_atim, original.st_mtim]
             _ = utimensat(destination.fd, path, &times, AT_SYMLINK_NOFOLLOW)
         }
         destination.sync()
         func undo() { _ = candidate.bytes.withCString { unlinkat(destination.fd, $0, 0) } }
         guard case .success(let now) = source.status(of: name), now.st_ino == original.st_ino,
-              now.st_dev == original.st_dev else {
+            now.st_dev == original.st_dev
+        else {
             undo()
             return .sourceGone
         }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The regular files processes have open for writing, found through
 /// `/proc/PID/fd` and `/proc/PID/fdinfo`: how the writer check tells, for a
@@ -23,7 +24,10 @@ struct OpenFileScan: Sendable {
     /// Reads every process of `/proc`.
     static func scan(procRoot: String = "/proc") -> OpenFileScan {
         var result = OpenFileScan()
-        guard let processes = try? FolderDescriptor.open(procRoot).names() else { result.complete = false; return result }
+        guard let processes = try? FolderDescriptor.open(procRoot).names() else {
+            result.complete = false
+            return result
+        }
         for pid in processes where !pid.bytes.isEmpty && pid.bytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
             let fdPath = "\(procRoot)/\(pid.escaped)/fd"
             let descriptors: [FileName]
@@ -35,8 +39,9 @@ struct OpenFileScan: Sendable {
             for fd in descriptors {
                 var info = stat()
                 guard stat(fdPath + "/" + fd.escaped, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-                      let flags = openFlags("\(procRoot)/\(pid.escaped)/fdinfo/\(fd.escaped)"),
-                      flags & O_ACCMODE != O_RDONLY else { continue }
+                    let flags = openFlags("\(procRoot)/\(pid.escaped)/fdinfo/\(fd.escaped)"),
+                    flags & O_ACCMODE != O_RDONLY
+                else { continue }
                 result.writers.insert(Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
             }
         }

@@ -18,8 +18,10 @@ public final class OrderedRelay<Event: Sendable>: @unchecked Sendable {
     private var pending: [Event] = []
     private var lastFlush = ContinuousClock.now
 
-    public init(label: String, batchSize: Int = 256, maximumDelay: Duration = .milliseconds(50),
-                deliver: @escaping @Sendable ([Event]) -> Void) {
+    public init(
+        label: String, batchSize: Int = 256, maximumDelay: Duration = .milliseconds(50),
+        deliver: @escaping @Sendable ([Event]) -> Void
+    ) {
         queue = DispatchQueue(label: label)
         self.batchSize = max(1, batchSize)
         self.maximumDelay = maximumDelay

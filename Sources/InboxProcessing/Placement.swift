@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLinuxCalls
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What happened when an item was to be given a name in the destination.
 enum PlacementResult {

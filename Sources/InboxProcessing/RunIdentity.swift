@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Which run of the inbox processor wrote a piece of recovery state (a
 /// partial copy, a folder being removed): the machine, the process and the
@@ -38,16 +39,18 @@ struct RunIdentity: Equatable, Sendable {
         func field(_ allowed: (UInt8) -> Bool, maximumLength: Int) -> ArraySlice<UInt8>? {
             let value = rest.prefix(while: allowed)
             guard !value.isEmpty, value.count <= maximumLength, value.count == 1 || value.first != UInt8(ascii: "0"),
-                  rest.dropFirst(value.count).first == UInt8(ascii: "-") else { return nil }
+                rest.dropFirst(value.count).first == UInt8(ascii: "-")
+            else { return nil }
             rest = rest.dropFirst(value.count + 1)
             return value
         }
         let isHex: (UInt8) -> Bool = { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
         let isDigit: (UInt8) -> Bool = { $0 >= 48 && $0 <= 57 }
         guard let machine = field(isHex, maximumLength: 12), let pid = field(isDigit, maximumLength: 10),
-              let start = field(isDigit, maximumLength: 20),
-              let pidValue = Int32(String(decoding: pid, as: UTF8.self)), pidValue > 0,
-              let startValue = UInt64(String(decoding: start, as: UTF8.self)) else { return nil }
+            let start = field(isDigit, maximumLength: 20),
+            let pidValue = Int32(String(decoding: pid, as: UTF8.self)), pidValue > 0,
+            let startValue = UInt64(String(decoding: start, as: UTF8.self))
+        else { return nil }
         return (RunIdentity(machine: String(decoding: machine, as: UTF8.self), pid: pidValue, start: startValue), rest)
     }
 
@@ -61,7 +64,8 @@ struct RunIdentity: Equatable, Sendable {
     /// Field 22 of `/proc/PID/stat`, or nil when no such process runs.
     static func startTime(of pid: Int32) -> UInt64? {
         guard let bytes = try? FileContents.read("/proc/\(pid)/stat", limit: 4096),
-              let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+            let close = bytes.lastIndex(of: UInt8(ascii: ")"))
+        else { return nil }
         // After the command's closing parenthesis: field 3 (state) onwards.
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
         guard fields.count > 19 else { return nil }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLinuxCalls
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An Inbox item on its way out across file systems, so that a run killed
 /// at any moment is finished by the next, never loses the item and never
@@ -51,18 +52,22 @@ final class SetAside {
 
     /// A hidden name of this run: `PREFIX` + `MACHINE-PID-START-N-A` + `suffix`.
     static func hiddenName(prefix: [UInt8], attempt: Int, suffix: [UInt8] = []) -> FileName {
-        FileName(prefix + Array("\(RunIdentity.current.token)-\(UInt32.random(in: 0...UInt32.max))-\(attempt)".utf8) + suffix)
+        FileName(
+            prefix + Array("\(RunIdentity.current.token)-\(UInt32.random(in: 0...UInt32.max))-\(attempt)".utf8) + suffix
+        )
     }
 
     /// The run that wrote `name`, when it has the exact pattern of
     /// `hiddenName(prefix:attempt:suffix:)`; nil for any other name.
     static func writer(of name: FileName, prefix: [UInt8], suffix: [UInt8] = []) -> RunIdentity? {
         guard name.bytes.starts(with: prefix), name.bytes.count >= prefix.count + suffix.count,
-              name.bytes.suffix(suffix.count).elementsEqual(suffix),
-              let (run, rest) = RunIdentity.parse(name.bytes.dropFirst(prefix.count).dropLast(suffix.count)) else { return nil }
+            name.bytes.suffix(suffix.count).elementsEqual(suffix),
+            let (run, rest) = RunIdentity.parse(name.bytes.dropFirst(prefix.count).dropLast(suffix.count))
+        else { return nil }
         // N-A: the random number and the attempt.
         let parts = rest.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 10 && $0.allSatisfy { $0 >= 48 && $0 <= 57 } })
+        guard parts.count == 2,
+            parts.allSatisfy({ !$0.isEmpty && $0.count <= 10 && $0.allSatisfy { $0 >= 48 && $0 <= 57 } })
         else { return nil }
         return run
     }
@@ -100,13 +105,20 @@ final class SetAside {
 
     /// Moves `name` of `inbox` into a new hidden folder beside a journal
     /// naming it (and `copy`, the published copy with its inode, when there is one).
-    static func begin(_ name: FileName, in inbox: FolderDescriptor,
-                      copy: (name: FileName, inode: UInt64)? = nil) throws(Refusal) -> SetAside {
-        if let problem = removalProblem(name, in: inbox) { throw problem.code == ENOENT ? .gone : .notRemovable(problem) }
+    static func begin(
+        _ name: FileName, in inbox: FolderDescriptor,
+        copy: (name: FileName, inode: UInt64)? = nil
+    ) throws(Refusal) -> SetAside {
+        if let problem = removalProblem(name, in: inbox) {
+            throw problem.code == ENOENT ? .gone : .notRemovable(problem)
+        }
         var made: FileName?
         for attempt in 0..<100 {
             let candidate = hiddenName(prefix: removingPrefix, attempt: attempt)
-            if candidate.bytes.withCString({ mkdirat(inbox.fd, $0, 0o700) }) == 0 { made = candidate; break }
+            if candidate.bytes.withCString({ mkdirat(inbox.fd, $0, 0o700) }) == 0 {
+                made = candidate
+                break
+            }
             if errno != EEXIST { throw .failed(.current) }
         }
         guard let hidden = made else { throw .failed(SystemError(EEXIST)) }
@@ -160,7 +172,9 @@ final class SetAside {
     /// after the publication removes the original rather than giving it back
     /// for a second copy. The last record counts.
     func record(copy: FileName, inode: UInt64) throws(SystemError) {
-        let fd = Self.journalName.bytes.withCString { openat(folder.fd, $0, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) }
+        let fd = Self.journalName.bytes.withCString {
+            openat(folder.fd, $0, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+        }
         guard fd >= 0 else { throw .current }
         defer { close(fd) }
         let record = Self.copyRecord(copy, inode: inode)
@@ -216,8 +230,10 @@ final class SetAside {
         inbox.sync()
     }
 
-    private static func giveBack(from folder: FolderDescriptor, to inbox: FolderDescriptor, _ original: FileName,
-                                 isKnownExtension: (ArraySlice<UInt8>) -> Bool) -> FileName? {
+    private static func giveBack(
+        from folder: FolderDescriptor, to inbox: FolderDescriptor, _ original: FileName,
+        isKnownExtension: (ArraySlice<UInt8>) -> Bool
+    ) -> FileName? {
         var candidate = original
         var numbered: NumberedName?
         for counter in 1...1000 {
@@ -254,8 +270,10 @@ final class SetAside {
         var plan: [Recovery] = []
         let user = geteuid()
         for name in (try? documents.names()) ?? [] {
-            guard let run = partialCopyWriter(name), !run.mayBeRunning, case .success(let info) = documents.status(of: name),
-                  info.st_uid == user || user == 0 else { continue }
+            guard let run = partialCopyWriter(name), !run.mayBeRunning,
+                case .success(let info) = documents.status(of: name),
+                info.st_uid == user || user == 0
+            else { continue }
             plan.append(.partialCopy(name))
         }
         for name in (try? inbox.names()) ?? [] {
@@ -272,20 +290,26 @@ final class SetAside {
 
     /// Carries out `plan(inbox:documents:)`. Returns a line for each entry
     /// it could not finish.
-    static func recover(inbox: FolderDescriptor, documents: FolderDescriptor,
-                        isKnownExtension: (ArraySlice<UInt8>) -> Bool) -> [String] {
+    static func recover(
+        inbox: FolderDescriptor, documents: FolderDescriptor,
+        isKnownExtension: (ArraySlice<UInt8>) -> Bool
+    ) -> [String] {
         var problems: [String] = []
         for step in plan(inbox: inbox, documents: documents) {
             switch step {
             case .partialCopy(let name):
                 if !CrossDeviceCopy.removeTree(in: documents.fd, name) {
-                    problems.append("\(name.escaped): a partial copy of an interrupted run could not be removed whole; it is kept")
+                    problems.append(
+                        "\(name.escaped): a partial copy of an interrupted run could not be removed whole; it is kept")
                 }
             case .removal(let name, _):
                 guard let (folder, journal) = openOwnFolder(name, in: inbox) else { continue }
                 let copied = journal.copy.map { removeCopied(itemIn: folder, copy: $0, in: documents) } ?? false
                 let setAside = SetAside(inbox: inbox, hidden: name, original: journal.original, folder: folder)
-                let left = copied ? "what an interrupted run had not copied of it" : "it was not copied by the interrupted run moving it, so it"
+                let left =
+                    copied
+                    ? "what an interrupted run had not copied of it"
+                    : "it was not copied by the interrupted run moving it, so it"
                 if let rest = setAside.end(left: left, isKnownExtension: isKnownExtension) {
                     problems.append("\(journal.original.escaped): \(rest)")
                 }
@@ -330,7 +354,8 @@ final class SetAside {
         defer { close(fd) }
         let limit = 64 * (FileName.maximumLength + 24)
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), info.st_nlink == 1,
-              info.st_mode & 0o022 == 0, info.st_size <= limit else { return nil }
+            info.st_mode & 0o022 == 0, info.st_size <= limit
+        else { return nil }
         var buffer = [UInt8](repeating: 0, count: limit + 1)
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         guard n > 0, n == Int(info.st_size), buffer[n - 1] == 0 else { return nil }
@@ -340,8 +365,9 @@ final class SetAside {
         for index in stride(from: 1, to: fields.count, by: 2) {
             let digits = fields[index + 1]
             guard isSingleComponent(fields[index]), !digits.isEmpty, digits.count <= 20,
-                  digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-                  let inode = UInt64(String(decoding: digits, as: UTF8.self)) else { return nil }
+                digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                let inode = UInt64(String(decoding: digits, as: UTF8.self))
+            else { return nil }
             journal.copy = (FileName(fields[index]), inode)
         }
         return (folder, journal)
@@ -352,17 +378,21 @@ final class SetAside {
     /// recorded (same inode, on Documents' file system): a file (or link)
     /// whole, a folder's entries of the same size and modification time
     /// (entered). Whether the copy was found.
-    private static func removeCopied(itemIn folder: FolderDescriptor, copy: (name: FileName, inode: UInt64),
-                                     in documents: FolderDescriptor) -> Bool {
+    private static func removeCopied(
+        itemIn folder: FolderDescriptor, copy: (name: FileName, inode: UInt64),
+        in documents: FolderDescriptor
+    ) -> Bool {
         var documentsInfo = stat()
         guard case .success(let item) = folder.status(of: itemName),
-              case .success(let copied) = documents.status(of: copy.name), fstat(documents.fd, &documentsInfo) == 0,
-              UInt64(copied.st_ino) == copy.inode, copied.st_dev == documentsInfo.st_dev,
-              item.st_mode & S_IFMT == copied.st_mode & S_IFMT else { return false }
+            case .success(let copied) = documents.status(of: copy.name), fstat(documents.fd, &documentsInfo) == 0,
+            UInt64(copied.st_ino) == copy.inode, copied.st_dev == documentsInfo.st_dev,
+            item.st_mode & S_IFMT == copied.st_mode & S_IFMT
+        else { return false }
         switch item.st_mode & S_IFMT {
         case S_IFDIR:
             guard let inner = try? folder.openFolder(itemName, displayPath: itemName.escaped),
-                  let innerCopy = try? documents.openFolder(copy.name, displayPath: copy.name.escaped) else { return true }
+                let innerCopy = try? documents.openFolder(copy.name, displayPath: copy.name.escaped)
+            else { return true }
             removeCopied(from: inner, matching: innerCopy, depth: 0)
             _ = itemName.bytes.withCString { unlinkat(folder.fd, $0, AT_REMOVEDIR) }
         case S_IFLNK, S_IFREG:
@@ -375,7 +405,8 @@ final class SetAside {
     /// Links are made anew (their times are not kept): any two match.
     private static func sameContents(_ a: stat, _ b: stat) -> Bool {
         a.st_mode & S_IFMT == S_IFLNK
-            || (a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec)
+            || (a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec
+                && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec)
     }
 
     /// Removes from `folder` each entry `copy` holds too (see `removeCopied(itemIn:copy:in:)`).
@@ -383,10 +414,12 @@ final class SetAside {
         guard depth < CrossDeviceCopy.maximumDepth else { return }
         for name in (try? folder.names()) ?? [] {
             guard case .success(let info) = folder.status(of: name), case .success(let copied) = copy.status(of: name),
-                  info.st_mode & S_IFMT == copied.st_mode & S_IFMT else { continue }
+                info.st_mode & S_IFMT == copied.st_mode & S_IFMT
+            else { continue }
             if info.st_mode & S_IFMT == S_IFDIR {
                 guard let inner = try? folder.openFolder(name, displayPath: name.escaped),
-                      let innerCopy = try? copy.openFolder(name, displayPath: name.escaped) else { continue }
+                    let innerCopy = try? copy.openFolder(name, displayPath: name.escaped)
+                else { continue }
                 removeCopied(from: inner, matching: innerCopy, depth: depth + 1)
                 _ = name.bytes.withCString { unlinkat(folder.fd, $0, AT_REMOVEDIR) }
             } else if sameContents(info, copied) {

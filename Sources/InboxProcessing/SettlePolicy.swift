@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLinuxCalls
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// When an item has finished arriving. An item is taken once its status has
 /// not changed for `interval` seconds (judged by the change time, which
@@ -58,7 +59,9 @@ public struct SettlePolicy: Sendable {
     /// writer window that a process has open for writing (or of which that
     /// cannot be told). Every regular file of a folder moved across file
     /// systems is asked this too.
-    func wait(for info: stat, kind: InboxProcessor.Kind, _ name: FileName, in folder: FolderDescriptor) -> InboxProcessor.WaitReason? {
+    func wait(
+        for info: stat, kind: InboxProcessor.Kind, _ name: FileName, in folder: FolderDescriptor
+    ) -> InboxProcessor.WaitReason? {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let age = Double(now.tv_sec - info.st_ctim.tv_sec) + Double(now.tv_nsec - info.st_ctim.tv_nsec) / 1e9
@@ -100,7 +103,9 @@ public struct SettlePolicy: Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return -1 }
         let scan = OpenFileScan.recent()
-        if scan.writers.contains(OpenFileScan.Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))) { return 1 }
+        if scan.writers.contains(OpenFileScan.Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))) {
+            return 1
+        }
         return scan.complete ? 0 : -1
     }
 

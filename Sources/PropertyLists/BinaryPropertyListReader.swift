@@ -53,7 +53,8 @@ struct BinaryPropertyListReader {
             throw PropertyListError("top object \(top) is past the object count \(count)", at: trailer)
         }
         guard table >= 8, table <= UInt64(trailerStart),
-              count * UInt64(offsetSize) <= UInt64(trailerStart) - table else {
+            count * UInt64(offsetSize) <= UInt64(trailerStart) - table
+        else {
             throw PropertyListError("offset table lies outside the file", at: trailer)
         }
         objectCount = Int(count)
@@ -77,8 +78,9 @@ struct BinaryPropertyListReader {
         }
         let value = unsigned(at: offsetTable + reference * offsetSize, size: offsetSize)
         guard value >= 8, value < UInt64(offsetTable) else {
-            throw PropertyListError("object \(reference) has offset \(value) outside the object area",
-                                    at: .offset(offsetTable + reference * offsetSize))
+            throw PropertyListError(
+                "object \(reference) has offset \(value) outside the object area",
+                at: .offset(offsetTable + reference * offsetSize))
         }
         return Int(value)
     }
@@ -121,8 +123,9 @@ struct BinaryPropertyListReader {
     private mutating func expand(_ n: Int, at position: SourcePosition) throws(PropertyListError) {
         expanded += n
         if expanded > limits.maximumExpandedBytes {
-            throw PropertyListError("strings and data expand past \(limits.maximumExpandedBytes) bytes (objects referenced many times)",
-                                    at: position)
+            throw PropertyListError(
+                "strings and data expand past \(limits.maximumExpandedBytes) bytes (objects referenced many times)",
+                at: position)
         }
     }
 
@@ -177,7 +180,8 @@ struct BinaryPropertyListReader {
             switch marker & 0x0F {
             case 2:
                 try require(start + 1, 4, "real")
-                return PropertyList(.real(Double(Float(bitPattern: UInt32(unsigned(at: start + 1, size: 4))))), at: position)
+                return PropertyList(
+                    .real(Double(Float(bitPattern: UInt32(unsigned(at: start + 1, size: 4))))), at: position)
             case 3:
                 try require(start + 1, 8, "real")
                 return PropertyList(.real(Double(bitPattern: unsigned(at: start + 1, size: 8))), at: position)

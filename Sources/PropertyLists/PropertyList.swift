@@ -132,8 +132,10 @@ public struct PropertyListLimits: Sendable {
     /// small file can stand for far more than its size.
     public var maximumExpandedBytes: Int
 
-    public init(maximumBytes: Int = 64 << 20, maximumDepth: Int = 128, maximumObjects: Int = 4_000_000,
-                maximumExpandedBytes: Int = 64 << 20) {
+    public init(
+        maximumBytes: Int = 64 << 20, maximumDepth: Int = 128, maximumObjects: Int = 4_000_000,
+        maximumExpandedBytes: Int = 64 << 20
+    ) {
         self.maximumBytes = maximumBytes
         self.maximumDepth = maximumDepth
         self.maximumObjects = maximumObjects
@@ -145,7 +147,9 @@ public struct PropertyListLimits: Sendable {
 
 extension PropertyList {
     /// Reads a property list in Apple's XML or binary (`bplist00`) format.
-    public static func parse(_ bytes: [UInt8], limits: PropertyListLimits = .standard) throws(PropertyListError) -> PropertyList {
+    public static func parse(
+        _ bytes: [UInt8], limits: PropertyListLimits = .standard
+    ) throws(PropertyListError) -> PropertyList {
         if bytes.count > limits.maximumBytes {
             throw PropertyListError("property list is \(bytes.count) bytes; the limit is \(limits.maximumBytes)")
         }

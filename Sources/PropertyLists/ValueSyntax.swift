@@ -1,13 +1,22 @@
 import SystemBase
+
 /// Text forms of scalar values in XML property lists.
 enum ValueSyntax {
     /// Decimal or `0x` hexadecimal, optionally signed; nil past 64 bits.
     static func integer(_ text: String) -> Int64? {
         var s = Substring(text.trimmingWhitespace())
         var negative = false
-        if s.first == "-" { negative = true; s = s.dropFirst() } else if s.first == "+" { s = s.dropFirst() }
+        if s.first == "-" {
+            negative = true
+            s = s.dropFirst()
+        } else if s.first == "+" {
+            s = s.dropFirst()
+        }
         var radix = 10
-        if s.hasPrefix("0x") || s.hasPrefix("0X") { radix = 16; s = s.dropFirst(2) }
+        if s.hasPrefix("0x") || s.hasPrefix("0X") {
+            radix = 16
+            s = s.dropFirst(2)
+        }
         guard !s.isEmpty, let magnitude = UInt64(s, radix: radix) else { return nil }
         if negative {
             if magnitude == UInt64(Int64.max) + 1 { return Int64.min }
@@ -32,8 +41,9 @@ enum ValueSyntax {
     static func date(_ text: String) -> Double? {
         let s = Array(text.trimmingWhitespace().utf8)
         guard s.count == 20, s[4] == UInt8(ascii: "-"), s[7] == UInt8(ascii: "-"),
-              s[10] == UInt8(ascii: "T"), s[13] == UInt8(ascii: ":"), s[16] == UInt8(ascii: ":"),
-              s[19] == UInt8(ascii: "Z") else { return nil }
+            s[10] == UInt8(ascii: "T"), s[13] == UInt8(ascii: ":"), s[16] == UInt8(ascii: ":"),
+            s[19] == UInt8(ascii: "Z")
+        else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var n = 0
             for i in range {
@@ -43,9 +53,10 @@ enum ValueSyntax {
             return n
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-              hour < 24, minute < 60, second < 61 else { return nil }
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            hour < 24, minute < 60, second < 61
+        else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day) - daysFromCivil(year: 2001, month: 1, day: 1)
         return Double(days * 86_400 + hour * 3_600 + minute * 60 + second)
     }
@@ -82,7 +93,9 @@ enum ValueSyntax {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt32(c - 48 + 52)
             case UInt8(ascii: "+"): v = 62
             case UInt8(ascii: "/"): v = 63
-            case UInt8(ascii: "="): padding += 1; continue
+            case UInt8(ascii: "="):
+                padding += 1
+                continue
             case 9, 10, 13, 32: continue
             default: return nil
             }

@@ -72,7 +72,9 @@ enum XMLPropertyListReader {
     }
 
     /// Walks the value tree below `top` with an explicit stack.
-    private static func convert(_ top: OpaquePointer, limits: PropertyListLimits) throws(PropertyListError) -> PropertyList {
+    private static func convert(
+        _ top: OpaquePointer, limits: PropertyListLimits
+    ) throws(PropertyListError) -> PropertyList {
         var stack: [Frame] = []
         var objects = 0
 
@@ -92,7 +94,9 @@ enum XMLPropertyListReader {
                 if uti_xml_has_stray_text(element) != 0 {
                     throw PropertyListError("text outside a value in <\(tag)>", at: .line(line))
                 }
-                stack.append(Frame(kind: tag == "array" ? .array : .dictionary, line: line, cursor: uti_xml_first_child(element)))
+                stack.append(
+                    Frame(kind: tag == "array" ? .array : .dictionary, line: line, cursor: uti_xml_first_child(element))
+                )
                 return nil
             default:
                 return try leaf(element, tag: tag, line: line)
@@ -107,7 +111,8 @@ enum XMLPropertyListReader {
                 if stack[index].kind == .dictionary && stack[index].pendingKey == nil {
                     let childLine = uti_xml_line(child)
                     guard name(of: child) == "key" else {
-                        throw PropertyListError("expected <key> in <dict>, found <\(name(of: child))>", at: .line(childLine))
+                        throw PropertyListError(
+                            "expected <key> in <dict>, found <\(name(of: child))>", at: .line(childLine))
                     }
                     let key = try text(of: child)
                     guard stack[index].keys.insert(key).inserted else {
@@ -126,7 +131,8 @@ enum XMLPropertyListReader {
             if let pending = frame.pendingKey {
                 throw PropertyListError("key \"\(pending.key)\" has no value", at: .line(pending.line))
             }
-            let value = PropertyList(frame.kind == .array ? .array(frame.items) : .dictionary(frame.entries), at: .line(frame.line))
+            let value = PropertyList(
+                frame.kind == .array ? .array(frame.items) : .dictionary(frame.entries), at: .line(frame.line))
             if stack.isEmpty { return value }
             add(value, to: &stack[stack.count - 1])
         }
@@ -141,7 +147,8 @@ enum XMLPropertyListReader {
         }
     }
 
-    private static func leaf(_ element: OpaquePointer, tag: String, line: Int) throws(PropertyListError) -> PropertyList {
+    private static func leaf(_ element: OpaquePointer, tag: String, line: Int) throws(PropertyListError) -> PropertyList
+    {
         let position = SourcePosition.line(line)
         switch tag {
         case "string":

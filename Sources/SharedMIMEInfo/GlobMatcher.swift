@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `fnmatch(3)` without flags, on bytes (as the C locale reads them): `*`
@@ -17,19 +17,33 @@ enum GlobMatcher {
             if p < pattern.count {
                 let c = pattern[p]
                 if c == UInt8(ascii: "*") {
-                    starP = p; starN = n; p += 1
+                    starP = p
+                    starN = n
+                    p += 1
                     continue
                 }
                 if c == UInt8(ascii: "?") {
-                    p += 1; n += 1
+                    p += 1
+                    n += 1
                     continue
                 }
                 if c == UInt8(ascii: "["), let (matched, next) = bracket(pattern, p, name[n]) {
-                    if matched { p = next; n += 1; continue }
+                    if matched {
+                        p = next
+                        n += 1
+                        continue
+                    }
                 } else {
                     var literal = c, next = p + 1
-                    if c == UInt8(ascii: "\\") && p + 1 < pattern.count { literal = pattern[p + 1]; next = p + 2 }
-                    if literal == name[n] { p = next; n += 1; continue }
+                    if c == UInt8(ascii: "\\") && p + 1 < pattern.count {
+                        literal = pattern[p + 1]
+                        next = p + 2
+                    }
+                    if literal == name[n] {
+                        p = next
+                        n += 1
+                        continue
+                    }
                 }
             }
             guard starP >= 0 else { return false }
@@ -47,7 +61,8 @@ enum GlobMatcher {
         var i = start + 1
         var negate = false
         if i < pattern.count && (pattern[i] == UInt8(ascii: "!") || pattern[i] == UInt8(ascii: "^")) {
-            negate = true; i += 1
+            negate = true
+            i += 1
         }
         var matched = false
         var first = true
@@ -55,12 +70,18 @@ enum GlobMatcher {
             var low = pattern[i]
             if low == UInt8(ascii: "]") && !first { return (matched != negate, i + 1) }
             first = false
-            if low == UInt8(ascii: "\\") && i + 1 < pattern.count { i += 1; low = pattern[i] }
+            if low == UInt8(ascii: "\\") && i + 1 < pattern.count {
+                i += 1
+                low = pattern[i]
+            }
             i += 1
             var high = low
             if i + 1 < pattern.count && pattern[i] == UInt8(ascii: "-") && pattern[i + 1] != UInt8(ascii: "]") {
                 high = pattern[i + 1]
-                if high == UInt8(ascii: "\\") && i + 2 < pattern.count { i += 1; high = pattern[i + 1] }
+                if high == UInt8(ascii: "\\") && i + 2 < pattern.count {
+                    i += 1
+                    high = pattern[i + 1]
+                }
                 i += 2
             }
             if low <= byte && byte <= high { matched = true }
@@ -78,18 +99,23 @@ enum GlobMatcher {
         while i < pattern.count {
             let c = pattern[i]
             if c == UInt8(ascii: "["), let (_, next) = bracket(pattern, i, 0) {
-                last = (UInt8(ascii: "["), i); i = next
+                last = (UInt8(ascii: "["), i)
+                i = next
             } else if c == UInt8(ascii: "\\") && i + 1 < pattern.count {
-                last = (UInt8(ascii: "\\"), i + 1); i += 2
+                last = (UInt8(ascii: "\\"), i + 1)
+                i += 2
             } else {
-                last = (c == UInt8(ascii: "*") || c == UInt8(ascii: "?") ? c : 0, i); i += 1
+                last = (c == UInt8(ascii: "*") || c == UInt8(ascii: "?") ? c : 0, i)
+                i += 1
             }
         }
         var bits = [UInt32](repeating: 0, count: 8)
         switch last.kind {
         case UInt8(ascii: "*"), UInt8(ascii: "?"): return nil
         case UInt8(ascii: "["):
-            for b in 0...255 where bracket(pattern, last.start, UInt8(b))?.0 == true { bits[b >> 5] |= 1 << UInt32(b & 31) }
+            for b in 0...255 where bracket(pattern, last.start, UInt8(b))?.0 == true {
+                bits[b >> 5] |= 1 << UInt32(b & 31)
+            }
         default:
             let b = Int(pattern[last.start])
             bits[b >> 5] |= 1 << UInt32(b & 31)
@@ -99,14 +125,18 @@ enum GlobMatcher {
 
     /// The bytes before the first special character.
     static func literalPrefixLength(_ pattern: UnsafeBufferPointer<UInt8>) -> Int {
-        pattern.firstIndex { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "\\") }
+        pattern.firstIndex {
+            $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "\\")
+        }
             ?? pattern.count
     }
 
     private static func needsLibrary(_ pattern: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
         while i + 1 < pattern.count {
-            if pattern[i] == UInt8(ascii: "[") && [UInt8(ascii: ":"), UInt8(ascii: "="), UInt8(ascii: ".")].contains(pattern[i + 1]) {
+            if pattern[i] == UInt8(ascii: "[")
+                && [UInt8(ascii: ":"), UInt8(ascii: "="), UInt8(ascii: ".")].contains(pattern[i + 1])
+            {
                 return true
             }
             i += 1

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Reads a shared-mime-info `mime.cache` (format 1.1 or 1.2, big-endian,
 /// memory-mapped). Every offset and count is checked against the file's
@@ -34,7 +35,9 @@ public enum MIMECacheReader {
         } catch {
             throw Failure(path: path, reason: error.reason)
         }
-        guard bytes.count >= 40 else { throw Failure(path: path, offset: 0, reason: "too short for a mime.cache header (\(bytes.count) bytes)") }
+        guard bytes.count >= 40 else {
+            throw Failure(path: path, offset: 0, reason: "too short for a mime.cache header (\(bytes.count) bytes)")
+        }
         try parse(bytes: bytes, path: path, into: &layer)
     }
 
@@ -66,7 +69,8 @@ public enum MIMECacheReader {
             guard offset >= 0, offset + 4 <= bytes.count else {
                 throw CacheError(offset: offset, reason: "offset past the end of the file (\(bytes.count) bytes)")
             }
-            return Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            return Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8
+                | Int(bytes[offset + 3])
         }
 
         func u16(_ offset: Int) throws -> Int {
@@ -87,7 +91,9 @@ public enum MIMECacheReader {
             let limit = min(bytes.count, offset + Self.longestString + 1)
             var end = offset
             while end < limit && bytes[end] != 0 { end += 1 }
-            guard end < bytes.count else { throw CacheError(offset: offset, reason: "string runs past the end of the file") }
+            guard end < bytes.count else {
+                throw CacheError(offset: offset, reason: "string runs past the end of the file")
+            }
             guard end < limit else {
                 throw CacheError(offset: offset, reason: "string is longer than \(Self.longestString) bytes")
             }
@@ -101,7 +107,9 @@ public enum MIMECacheReader {
         /// A MIME type name: a string that looks like `media/subtype`.
         func mimeType(_ offset: Int) throws -> String {
             let text = try string(offset)
-            guard isWellFormedMIMEType(text) else { throw CacheError(offset: offset, reason: "\"\(text)\" is not a MIME type") }
+            guard isWellFormedMIMEType(text) else {
+                throw CacheError(offset: offset, reason: "\"\(text)\" is not a MIME type")
+            }
             return text
         }
 
@@ -122,7 +130,8 @@ public enum MIMECacheReader {
         var c = Cursor(bytes: bytes, budget: bytes.count / 8)
         let major = try c.u16(0), minor = try c.u16(2)
         guard major == 1, minor == 1 || minor == 2 else {
-            throw CacheError(offset: 0, reason: "unsupported mime.cache version \(major).\(minor) (1.1 and 1.2 are read)")
+            throw CacheError(
+                offset: 0, reason: "unsupported mime.cache version \(major).\(minor) (1.1 and 1.2 are read)")
         }
         let aliasList = try c.u32(4), parentList = try c.u32(8), literalList = try c.u32(12)
         let suffixTree = try c.u32(16), globList = try c.u32(20), magicList = try c.u32(24)
@@ -165,7 +174,10 @@ public enum MIMECacheReader {
             let entry = literalList + 4 + 12 * i
             let rule = try glob(c, pattern: try c.string(try c.u32(entry)), typeAt: entry + 4, flagsAt: entry + 8)
             // `glob-deleteall` is compiled into a literal marker.
-            if rule.pattern == "__NOGLOBS__" { layer.globsDeleted.insert(mimeKey(rule.mimeType)); continue }
+            if rule.pattern == "__NOGLOBS__" {
+                layer.globsDeleted.insert(mimeKey(rule.mimeType))
+                continue
+            }
             globs.append(rule)
         }
 
@@ -219,7 +231,8 @@ public enum MIMECacheReader {
                 let rangeStart = try c.u32(m), rangeLength = try c.u32(m + 4)
                 let valueLength = try c.u32(m + 12), valueOffset = try c.u32(m + 16), maskOffset = try c.u32(m + 20)
                 guard valueLength > 0, valueOffset + valueLength <= bytes.count,
-                      maskOffset == 0 || maskOffset + valueLength <= bytes.count else {
+                    maskOffset == 0 || maskOffset + valueLength <= bytes.count
+                else {
                     throw CacheError(offset: m, reason: "matchlet value or mask out of range")
                 }
                 guard rangeStart <= Int(Int32.max), rangeLength <= Int(Int32.max) else {
@@ -235,7 +248,9 @@ public enum MIMECacheReader {
                     mask = mask.map { swapWords($0, wordSize) }
                 }
                 let children = try matchlets(try c.u32(m + 28), try c.u32(m + 24), depth: depth + 1)
-                result.append(Matchlet(rangeStart: rangeStart, rangeLength: rangeLength, value: value, mask: mask, children: children))
+                result.append(
+                    Matchlet(
+                        rangeStart: rangeStart, rangeLength: rangeLength, value: value, mask: mask, children: children))
             }
             return result
         }
@@ -243,8 +258,9 @@ public enum MIMECacheReader {
             let entry = firstMatch + 16 * i
             let priority = try c.u32(entry)
             let type = try c.mimeType(try c.u32(entry + 4))
-            let rule = MagicRule(mimeType: type, priority: min(priority, 100),
-                                 matchlets: try matchlets(try c.u32(entry + 12), try c.u32(entry + 8), depth: 0))
+            let rule = MagicRule(
+                mimeType: type, priority: min(priority, 100),
+                matchlets: try matchlets(try c.u32(entry + 12), try c.u32(entry + 8), depth: 0))
             // `magic-deleteall` is compiled into a marker rule.
             if rule.matchlets.count == 1, rule.matchlets[0].value == Array("__NOMAGIC__".utf8) {
                 layer.magicDeleted.insert(mimeKey(type))
@@ -278,7 +294,8 @@ public enum MIMECacheReader {
 
     private static func glob(_ c: Cursor, pattern: String, typeAt: Int, flagsAt: Int) throws -> GlobRule {
         let flags = try c.u32(flagsAt)
-        return GlobRule(pattern: pattern, mimeType: try c.mimeType(try c.u32(typeAt)),
-                        weight: min(flags & 0xFF, 100), caseSensitive: flags & 0x100 != 0)
+        return GlobRule(
+            pattern: pattern, mimeType: try c.mimeType(try c.u32(typeAt)),
+            weight: min(flags & 0xFF, 100), caseSensitive: flags & 0x100 != 0)
     }
 }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CompiledData
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The shared-mime-info database of every `mime` directory in XDG order,
 /// answering the questions GIO's content-type functions answer: the types a
@@ -29,7 +30,8 @@ public final class MIMEDatabase: Sendable {
             self.diagnostics = diagnostics
             var magicDeleted: Set<String> = []
             for layer in layers {
-                magicLists.append(layer.magic.filter { !magicDeleted.contains(mimeKey($0.mimeType)) && $0.priority > 0 })
+                magicLists.append(
+                    layer.magic.filter { !magicDeleted.contains(mimeKey($0.mimeType)) && $0.priority > 0 })
                 treeMagic += layer.treeMagic
                 magicDeleted.formUnion(layer.magicDeleted)
             }
@@ -97,8 +99,13 @@ public final class MIMEDatabase: Sendable {
                 let (layers, diagnostics) = try MIMELayerCoding.decode(encodedLayers())
                 return Contents(layers: layers, diagnostics: diagnostics)
             } catch {
-                return Contents(layers: [], diagnostics: [MIMEDiagnostic(.error, MIMESourcePosition(file: "compiled registry"),
-                                                                          "MIME layers cannot be decoded: \(error)")])
+                return Contents(
+                    layers: [],
+                    diagnostics: [
+                        MIMEDiagnostic(
+                            .error, MIMESourcePosition(file: "compiled registry"),
+                            "MIME layers cannot be decoded: \(error)")
+                    ])
             }
         }
     }
@@ -115,9 +122,12 @@ public final class MIMEDatabase: Sendable {
 
     /// Reads a database from a compiled image: the name index at `indexRoot`
     /// and the encoded layers that `encodedLayers` returns.
-    public static func compiled(view: ImageView, indexRoot: Int, isEmpty: Bool,
-                                encodedLayers: @escaping @Sendable () -> UnsafeBufferPointer<UInt8>) -> MIMEDatabase {
-        MIMEDatabase(nameIndex: MIMENameIndex(view: view, root: indexRoot), isEmpty: isEmpty, encodedLayers: encodedLayers)
+    public static func compiled(
+        view: ImageView, indexRoot: Int, isEmpty: Bool,
+        encodedLayers: @escaping @Sendable () -> UnsafeBufferPointer<UInt8>
+    ) -> MIMEDatabase {
+        MIMEDatabase(
+            nameIndex: MIMENameIndex(view: view, root: indexRoot), isEmpty: isEmpty, encodedLayers: encodedLayers)
     }
 
     /// The database of the `mime` folders the environment names.
@@ -292,7 +302,8 @@ public final class MIMEDatabase: Sendable {
     /// name match (uncertain); with no name match, the sniffed type.
     public func guess(name: String?, data: UnsafeRawBufferPointer?) -> Guess {
         if let name, name.hasSuffix("/") {
-            return Guess(mimeType: "inode/directory", uncertain: false, nameMatches: [], sniffed: nil, sniffedPriority: 0)
+            return Guess(
+                mimeType: "inode/directory", uncertain: false, nameMatches: [], sniffed: nil, sniffedPriority: 0)
         }
         let fileName = name.map(Self.baseName)
         let names = fileName.map { nameMatches($0).map(\.mimeType) } ?? []
@@ -307,18 +318,23 @@ public final class MIMEDatabase: Sendable {
             if fileName != nil, sniffed == "application/x-desktop" { sniffed = "text/plain" }
         }
         guard !names.isEmpty else {
-            return Guess(mimeType: sniffed ?? "application/octet-stream", uncertain: sniffed == nil,
-                         nameMatches: names, sniffed: sniffed, sniffedPriority: priority)
+            return Guess(
+                mimeType: sniffed ?? "application/octet-stream", uncertain: sniffed == nil,
+                nameMatches: names, sniffed: sniffed, sniffedPriority: priority)
         }
         if let sniffed {
             if priority >= 80 {
-                return Guess(mimeType: sniffed, uncertain: false, nameMatches: names, sniffed: sniffed, sniffedPriority: priority)
+                return Guess(
+                    mimeType: sniffed, uncertain: false, nameMatches: names, sniffed: sniffed, sniffedPriority: priority
+                )
             }
             if let match = names.first(where: { isSubclass($0, of: sniffed) }) {
-                return Guess(mimeType: match, uncertain: false, nameMatches: names, sniffed: sniffed, sniffedPriority: priority)
+                return Guess(
+                    mimeType: match, uncertain: false, nameMatches: names, sniffed: sniffed, sniffedPriority: priority)
             }
         }
-        return Guess(mimeType: names[0], uncertain: true, nameMatches: names, sniffed: sniffed, sniffedPriority: priority)
+        return Guess(
+            mimeType: names[0], uncertain: true, nameMatches: names, sniffed: sniffed, sniffedPriority: priority)
     }
 
     /// Whether some magic rule names `type` (or the type it is an alias

@@ -55,7 +55,9 @@ public struct MIMELayer: Sendable {
 
     /// Globs in lookup order: literals, suffixes, other patterns.
     mutating func orderGlobs() {
-        globs = globs.filter { $0.kind == .literal } + globs.filter { $0.kind == .suffix } + globs.filter { $0.kind == .pattern }
+        globs =
+            globs.filter { $0.kind == .literal } + globs.filter { $0.kind == .suffix }
+            + globs.filter { $0.kind == .pattern }
     }
 }
 

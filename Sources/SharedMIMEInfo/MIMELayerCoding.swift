@@ -14,27 +14,38 @@ enum MIMELayerCoding {
             w.map(layer.parents) { $0.strings($1) }
             w.int(layer.globs.count)
             for g in layer.globs {
-                w.string(g.pattern); w.string(g.mimeType); w.int(g.weight); w.bool(g.caseSensitive)
+                w.string(g.pattern)
+                w.string(g.mimeType)
+                w.int(g.weight)
+                w.bool(g.caseSensitive)
             }
             w.int(layer.magic.count)
             for rule in layer.magic {
-                w.string(rule.mimeType); w.int(rule.priority)
+                w.string(rule.mimeType)
+                w.int(rule.priority)
                 matchlets(rule.matchlets, &w)
             }
             w.int(layer.treeMagic.count)
             for rule in layer.treeMagic {
-                w.string(rule.mimeType); w.int(rule.priority)
+                w.string(rule.mimeType)
+                w.int(rule.priority)
                 treeMatches(rule.matches, &w)
             }
             w.map(layer.comments) { w, texts in w.map(texts) { $0.string($1) } }
             w.map(layer.genericIcons) { $0.string($1) }
             w.strings(layer.globsDeleted.sorted())
             w.strings(layer.magicDeleted.sorted())
-            w.map(layer.declaredAt) { w, p in w.string(p.file); w.int(p.line) }
+            w.map(layer.declaredAt) { w, p in
+                w.string(p.file)
+                w.int(p.line)
+            }
         }
         w.int(diagnostics.count)
         for d in diagnostics {
-            w.string(d.severity.rawValue); w.string(d.position.file); w.int(d.position.line); w.string(d.message)
+            w.string(d.severity.rawValue)
+            w.string(d.position.file)
+            w.int(d.position.line)
+            w.string(d.message)
         }
         return w.bytes
     }
@@ -42,7 +53,9 @@ enum MIMELayerCoding {
     private static func matchlets(_ list: [Matchlet], _ w: inout ByteWriter) {
         w.int(list.count)
         for m in list {
-            w.int(m.rangeStart); w.int(m.rangeLength); w.bytes(m.value)
+            w.int(m.rangeStart)
+            w.int(m.rangeLength)
+            w.bytes(m.value)
             w.bool(m.mask != nil)
             if let mask = m.mask { w.bytes(mask) }
             matchlets(m.children, &w)
@@ -52,8 +65,12 @@ enum MIMELayerCoding {
     private static func treeMatches(_ list: [TreeMatch], _ w: inout ByteWriter) {
         w.int(list.count)
         for m in list {
-            w.string(m.path); w.string(m.kind.rawValue); w.bool(m.matchCase); w.bool(m.executable)
-            w.bool(m.nonEmpty); w.optional(m.mimeType)
+            w.string(m.path)
+            w.string(m.kind.rawValue)
+            w.bool(m.matchCase)
+            w.bool(m.executable)
+            w.bool(m.nonEmpty)
+            w.optional(m.mimeType)
             treeMatches(m.children, &w)
         }
     }
@@ -63,20 +80,27 @@ enum MIMELayerCoding {
         var layers: [MIMELayer] = []
         for _ in 0..<(try r.count()) {
             let directory = try r.string()
-            guard let format = MIMELayer.Format(rawValue: try r.string()) else { throw ImageError("unknown layer format") }
+            guard let format = MIMELayer.Format(rawValue: try r.string()) else {
+                throw ImageError("unknown layer format")
+            }
             var layer = MIMELayer(directory: directory, format: format)
             layer.types = try r.strings()
             layer.aliases = try r.map { (r: inout ByteReader) throws(ImageError) in try r.string() }
             layer.parents = try r.map { (r: inout ByteReader) throws(ImageError) in try r.strings() }
             for _ in 0..<(try r.count()) {
-                layer.globs.append(GlobRule(pattern: try r.string(), mimeType: try r.string(), weight: try r.int(),
-                                            caseSensitive: try r.bool()))
+                layer.globs.append(
+                    GlobRule(
+                        pattern: try r.string(), mimeType: try r.string(), weight: try r.int(),
+                        caseSensitive: try r.bool()))
             }
             for _ in 0..<(try r.count()) {
-                layer.magic.append(MagicRule(mimeType: try r.string(), priority: try r.int(), matchlets: try matchlets(&r, depth: 0)))
+                layer.magic.append(
+                    MagicRule(mimeType: try r.string(), priority: try r.int(), matchlets: try matchlets(&r, depth: 0)))
             }
             for _ in 0..<(try r.count()) {
-                layer.treeMagic.append(TreeMagicRule(mimeType: try r.string(), priority: try r.int(), matches: try treeMatches(&r, depth: 0)))
+                layer.treeMagic.append(
+                    TreeMagicRule(
+                        mimeType: try r.string(), priority: try r.int(), matches: try treeMatches(&r, depth: 0)))
             }
             layer.comments = try r.map { (r: inout ByteReader) throws(ImageError) in
                 try r.map { (r: inout ByteReader) throws(ImageError) in try r.string() }
@@ -108,8 +132,10 @@ enum MIMELayerCoding {
             let start = try r.int(), length = try r.int(), value = try r.bytes()
             let mask = try r.bool() ? try r.bytes() : nil
             guard mask == nil || mask!.count == value.count else { throw ImageError("mask and value differ in length") }
-            result.append(Matchlet(rangeStart: start, rangeLength: length, value: value, mask: mask,
-                                   children: try matchlets(&r, depth: depth + 1)))
+            result.append(
+                Matchlet(
+                    rangeStart: start, rangeLength: length, value: value, mask: mask,
+                    children: try matchlets(&r, depth: depth + 1)))
         }
         return result
     }
@@ -120,8 +146,11 @@ enum MIMELayerCoding {
         for _ in 0..<(try r.count()) {
             let path = try r.string()
             let kind = TreeMatch.ObjectKind(rawValue: try r.string()) ?? .any
-            result.append(TreeMatch(path: path, kind: kind, matchCase: try r.bool(), executable: try r.bool(),
-                                    nonEmpty: try r.bool(), mimeType: try r.optional(), children: try treeMatches(&r, depth: depth + 1)))
+            result.append(
+                TreeMatch(
+                    path: path, kind: kind, matchCase: try r.bool(), executable: try r.bool(),
+                    nonEmpty: try r.bool(), mimeType: try r.optional(), children: try treeMatches(&r, depth: depth + 1))
+            )
         }
         return result
     }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The `mime` folders to read, highest precedence first:
 /// `$XDG_DATA_HOME/mime` (default `~/.local/share/mime`), then
@@ -39,10 +40,18 @@ public enum MIMELayerLoader {
                     completeFromTextFiles(&layer, diagnostics: &diagnostics)
                     return layer
                 } catch {
-                    diagnostics.append(MIMEDiagnostic(.error, MIMESourcePosition(file: cachePath), "\(error.offset.map { "at offset \($0): " } ?? "")\(error.reason)\(packageFiles.isEmpty ? "" : "; reading \(packagesPath) instead")"))
+                    diagnostics.append(
+                        MIMEDiagnostic(
+                            .error, MIMESourcePosition(file: cachePath),
+                            "\(error.offset.map { "at offset \($0): " } ?? "")\(error.reason)\(packageFiles.isEmpty ? "" : "; reading \(packagesPath) instead")"
+                        ))
                 }
             } else {
-                diagnostics.append(MIMEDiagnostic(.note, MIMESourcePosition(file: cachePath), "older than the package files; reading \(packagesPath) instead (run update-mime-database \(directory))"))
+                diagnostics.append(
+                    MIMEDiagnostic(
+                        .note, MIMESourcePosition(file: cachePath),
+                        "older than the package files; reading \(packagesPath) instead (run update-mime-database \(directory))"
+                    ))
             }
         }
         guard !packageFiles.isEmpty else { return nil }
@@ -88,7 +97,8 @@ public enum MIMELayerLoader {
         do {
             return try FileContents.read(path, limit: textFileLimit)
         } catch {
-            diagnostics.append(MIMEDiagnostic(.error, MIMESourcePosition(file: path), "\(error.reason); the file is skipped"))
+            diagnostics.append(
+                MIMEDiagnostic(.error, MIMESourcePosition(file: path), "\(error.reason); the file is skipped"))
             return nil
         }
     }
@@ -126,6 +136,7 @@ public enum MIMELayerLoader {
     static func status(_ path: String) -> Status? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return Status(kind: info.st_mode & S_IFMT, modified: Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec))
+        return Status(
+            kind: info.st_mode & S_IFMT, modified: Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec))
     }
 }

@@ -77,12 +77,16 @@ public struct MIMENameIndex: Sendable {
         var names: [String] = []
         var nameIndex: [String: Int] = [:]
         func entry(_ glob: GlobRule) -> (UInt32, UInt32) {
-            let index = nameIndex[glob.mimeType] ?? {
-                names.append(glob.mimeType)
-                nameIndex[glob.mimeType] = names.count - 1
-                return names.count - 1
-            }()
-            return (UInt32(index), UInt32(clamping: max(0, min(glob.weight, 0xFFFF))) | (glob.caseSensitive ? 1 << 31 : 0))
+            let index =
+                nameIndex[glob.mimeType]
+                ?? {
+                    names.append(glob.mimeType)
+                    nameIndex[glob.mimeType] = names.count - 1
+                    return names.count - 1
+                }()
+            return (
+                UInt32(index), UInt32(clamping: max(0, min(glob.weight, 0xFFFF))) | (glob.caseSensitive ? 1 << 31 : 0)
+            )
         }
         var deleted: Set<String> = []
         var layerWords: [[UInt32]] = []
@@ -119,7 +123,10 @@ public struct MIMENameIndex: Sendable {
             for key in suffixOrder {
                 let list = suffixes[key]!
                 let at = w.append(list.count)
-                for (a, b) in list { w.append(a); w.append(b) }
+                for (a, b) in list {
+                    w.append(a)
+                    w.append(b)
+                }
                 suffixEntries.append((key, UInt32(at)))
                 longest = max(longest, key.count)
                 firstBytes[Int(key[0]) >> 5] |= 1 << UInt32(key[0] & 31)
@@ -177,16 +184,22 @@ public struct MIMENameIndex: Sendable {
     /// names first, then the longest suffix (case-insensitive globs on
     /// `lower`, then all on `name`), then other patterns; repeats dropped
     /// as xdgmime drops them, then a stable sort by weight.
-    public func matches(_ name: UnsafeBufferPointer<UInt8>, lower: UnsafeBufferPointer<UInt8>,
-                        into out: UnsafeMutablePointer<UInt64>) -> Int {
+    public func matches(
+        _ name: UnsafeBufferPointer<UInt8>, lower: UnsafeBufferPointer<UInt8>,
+        into out: UnsafeMutablePointer<UInt64>
+    ) -> Int {
         for layer in 0..<layerCount {
-            if let at = view.lookup(table: layerWord(layer, Layer.literalTable), key: lower), !Self.caseSensitive(view.word(Int(at) + 1)) {
-                out[0] = pack(Int(at)); return 1
+            if let at = view.lookup(table: layerWord(layer, Layer.literalTable), key: lower),
+                !Self.caseSensitive(view.word(Int(at) + 1))
+            {
+                out[0] = pack(Int(at))
+                return 1
             }
         }
         for layer in 0..<layerCount {
             if let at = view.lookup(table: layerWord(layer, Layer.literalTable), key: name) {
-                out[0] = pack(Int(at)); return 1
+                out[0] = pack(Int(at))
+                return 1
             }
         }
         var count = 0
@@ -195,15 +208,21 @@ public struct MIMENameIndex: Sendable {
         }
         if count < 2 {
             let before = count
-            for layer in 0..<layerCount where count == before { count = suffix(layer, name, caseSensitiveCheck: true, out, count) }
+            for layer in 0..<layerCount where count == before {
+                count = suffix(layer, name, caseSensitiveCheck: true, out, count)
+            }
         }
         if count < 2 {
             let before = count
-            for layer in 0..<layerCount where count == before { count = patterns(layer, lower, caseSensitiveCheck: false, out, count) }
+            for layer in 0..<layerCount where count == before {
+                count = patterns(layer, lower, caseSensitiveCheck: false, out, count)
+            }
         }
         if count < 2 {
             let before = count
-            for layer in 0..<layerCount where count == before { count = patterns(layer, name, caseSensitiveCheck: true, out, count) }
+            for layer in 0..<layerCount where count == before {
+                count = patterns(layer, name, caseSensitiveCheck: true, out, count)
+            }
         }
         return Self.dropRepeatsAndSort(out, count)
     }
@@ -213,8 +232,10 @@ public struct MIMENameIndex: Sendable {
     }
 
     /// The usable entries of the longest suffix of `name` that has any.
-    private func suffix(_ layer: Int, _ name: UnsafeBufferPointer<UInt8>, caseSensitiveCheck: Bool,
-                        _ out: UnsafeMutablePointer<UInt64>, _ count: Int) -> Int {
+    private func suffix(
+        _ layer: Int, _ name: UnsafeBufferPointer<UInt8>, caseSensitiveCheck: Bool,
+        _ out: UnsafeMutablePointer<UInt64>, _ count: Int
+    ) -> Int {
         let longest = layerWord(layer, Layer.longestSuffix)
         guard longest > 0, !name.isEmpty else { return count }
         let table = layerWord(layer, Layer.suffixTable), bitmap = layerWord(layer, Layer.firstByteBitmap)
@@ -229,7 +250,9 @@ public struct MIMENameIndex: Sendable {
             }
             for start in first..<name.count {
                 let byte = name[start]
-                guard byte & 0xC0 != 0x80, view.word(bitmap + Int(byte >> 5)) & (1 << UInt32(byte & 31)) != 0 else { continue }
+                guard byte & 0xC0 != 0x80, view.word(bitmap + Int(byte >> 5)) & (1 << UInt32(byte & 31)) != 0 else {
+                    continue
+                }
                 let key = UnsafeBufferPointer(rebasing: name[start...])
                 guard let at = view.lookup(table: table, key: key, hash: hashes[start - first]) else { continue }
                 let n = view.count(at: Int(at), entryWords: 2, from: Int(at) + 1)
@@ -237,7 +260,8 @@ public struct MIMENameIndex: Sendable {
                 for k in 0..<n where added < Self.capacity {
                     let e = Int(at) + 1 + k * 2
                     if caseSensitiveCheck || !Self.caseSensitive(view.word(e + 1)) {
-                        out[added] = pack(e); added += 1
+                        out[added] = pack(e)
+                        added += 1
                     }
                 }
                 if added > count { return added }
@@ -246,10 +270,13 @@ public struct MIMENameIndex: Sendable {
         }
     }
 
-    private func patterns(_ layer: Int, _ name: UnsafeBufferPointer<UInt8>, caseSensitiveCheck: Bool,
-                          _ out: UnsafeMutablePointer<UInt64>, _ count: Int) -> Int {
+    private func patterns(
+        _ layer: Int, _ name: UnsafeBufferPointer<UInt8>, caseSensitiveCheck: Bool,
+        _ out: UnsafeMutablePointer<UInt64>, _ count: Int
+    ) -> Int {
         let start = layerWord(layer, Layer.patterns)
-        let n = view.count(at: root + Root.layers + layer * Layer.size + Layer.patternCount, entryWords: Pattern.size, from: start)
+        let n = view.count(
+            at: root + Root.layers + layer * Layer.size + Layer.patternCount, entryWords: Pattern.size, from: start)
         var added = count
         // A layer's patterns are distinct strings of the pool, so together
         // they are no longer than it; a damaged index whose entries all name
@@ -266,9 +293,14 @@ public struct MIMENameIndex: Sendable {
             guard name.count >= prefix, prefix == 0 || memcmpEqual(pattern, name, prefix) else { continue }
             let bits = view.word(p + Pattern.lastByteBitmap)
             if bits != ImageWriter.none {
-                guard let last = name.last, view.word(Int(bits) + Int(last >> 5)) & (1 << UInt32(last & 31)) != 0 else { continue }
+                guard let last = name.last, view.word(Int(bits) + Int(last >> 5)) & (1 << UInt32(last & 31)) != 0 else {
+                    continue
+                }
             }
-            if GlobMatcher.matches(pattern, name) { out[added] = pack(p + Pattern.nameIndex); added += 1 }
+            if GlobMatcher.matches(pattern, name) {
+                out[added] = pack(p + Pattern.nameIndex)
+                added += 1
+            }
         }
         return added
     }
@@ -301,7 +333,10 @@ public struct MIMENameIndex: Sendable {
             for a in 1..<last {
                 let x = m[a]
                 var b = a
-                while b > 0 && m[b - 1] & 0xFFFF < x & 0xFFFF { m[b] = m[b - 1]; b -= 1 }
+                while b > 0 && m[b - 1] & 0xFFFF < x & 0xFFFF {
+                    m[b] = m[b - 1]
+                    b -= 1
+                }
                 m[b] = x
             }
         }

@@ -24,7 +24,9 @@ public enum MIMEPackageReader {
         read(bytes: bytes, path: path, into: &layer, diagnostics: &diagnostics)
     }
 
-    public static func read(bytes: [UInt8], path: String, into layer: inout MIMELayer, diagnostics: inout [MIMEDiagnostic]) {
+    public static func read(
+        bytes: [UInt8], path: String, into layer: inout MIMELayer, diagnostics: inout [MIMEDiagnostic]
+    ) {
         let tree: XMLElementTree
         do {
             tree = try XMLElementTree(bytes: bytes)
@@ -50,18 +52,24 @@ public enum MIMEPackageReader {
         var known = Set(layer.types.map(mimeKey))
         for element in elements {
             guard let type = element.attribute("type"), isWellFormedMIMEType(type) else {
-                report(.error, element.line, "<mime-type> needs a type=\"media/subtype\" attribute; the element is skipped")
+                report(
+                    .error, element.line, "<mime-type> needs a type=\"media/subtype\" attribute; the element is skipped"
+                )
                 continue
             }
             let key = mimeKey(type)
             if known.insert(key).inserted { layer.types.append(type) }
-            if layer.declaredAt[key] == nil { layer.declaredAt[key] = MIMESourcePosition(file: path, line: element.line) }
+            if layer.declaredAt[key] == nil {
+                layer.declaredAt[key] = MIMESourcePosition(file: path, line: element.line)
+            }
             readType(element, type: type, key: key, into: &layer, report: report)
         }
     }
 
-    private static func readType(_ element: XMLElementTree.Element, type: String, key: String, into layer: inout MIMELayer,
-                                 report: (MIMEDiagnostic.Severity, Int, String) -> Void) {
+    private static func readType(
+        _ element: XMLElementTree.Element, type: String, key: String, into layer: inout MIMELayer,
+        report: (MIMEDiagnostic.Severity, Int, String) -> Void
+    ) {
         for child in element.children {
             switch child.name {
             case "comment":
@@ -78,8 +86,10 @@ public enum MIMEPackageReader {
                     continue
                 }
                 let caseSensitive = child.attribute("case-sensitive") == "true"
-                layer.globs.append(GlobRule(pattern: caseSensitive ? pattern : asciiLowercased(pattern), mimeType: type,
-                                            weight: weight, caseSensitive: caseSensitive))
+                layer.globs.append(
+                    GlobRule(
+                        pattern: caseSensitive ? pattern : asciiLowercased(pattern), mimeType: type,
+                        weight: weight, caseSensitive: caseSensitive))
             case "glob-deleteall":
                 layer.globs.removeAll { mimeKey($0.mimeType) == key }
                 layer.globsDeleted.insert(key)
@@ -90,7 +100,9 @@ public enum MIMEPackageReader {
                 }
                 do throws(RuleError) {
                     var matchlets: [Matchlet] = []
-                    for match in child.children where match.name == "match" { matchlets.append(try matchlet(match, depth: 0)) }
+                    for match in child.children where match.name == "match" {
+                        matchlets.append(try matchlet(match, depth: 0))
+                    }
                     if matchlets.isEmpty {
                         report(.warning, child.line, "<magic> of \(type) has no <match>")
                     } else {
@@ -109,7 +121,9 @@ public enum MIMEPackageReader {
                 }
                 do throws(RuleError) {
                     var matches: [TreeMatch] = []
-                    for match in child.children where match.name == "treematch" { matches.append(try treeMatch(match, depth: 0)) }
+                    for match in child.children where match.name == "treematch" {
+                        matches.append(try treeMatch(match, depth: 0))
+                    }
                     layer.treeMagic.append(TreeMagicRule(mimeType: type, priority: priority, matches: matches))
                 } catch {
                     report(.error, error.line, "treemagic of \(type): \(error.reason); the rule is skipped")
@@ -152,7 +166,8 @@ public enum MIMEPackageReader {
     static func matchlet(_ element: XMLElementTree.Element, depth: Int) throws(RuleError) -> Matchlet {
         guard depth < 32 else { throw RuleError(element: element, reason: "<match> nested more than 32 deep") }
         guard let type = element.attribute("type"), let offset = element.attribute("offset"),
-              let valueText = element.attribute("value") else {
+            let valueText = element.attribute("value")
+        else {
             throw RuleError(element: element, reason: "<match> needs type, offset and value")
         }
         guard let range = MagicValueSyntax.offsetRange(offset) else {
@@ -173,7 +188,8 @@ public enum MIMEPackageReader {
         for child in element.children where child.name == "match" {
             children.append(try matchlet(child, depth: depth + 1))
         }
-        return Matchlet(rangeStart: range.start, rangeLength: range.length, value: value, mask: mask, children: children)
+        return Matchlet(
+            rangeStart: range.start, rangeLength: range.length, value: value, mask: mask, children: children)
     }
 
     static func treeMatch(_ element: XMLElementTree.Element, depth: Int) throws(RuleError) -> TreeMatch {
@@ -189,10 +205,11 @@ public enum MIMEPackageReader {
         for child in element.children where child.name == "treematch" {
             children.append(try treeMatch(child, depth: depth + 1))
         }
-        return TreeMatch(path: path, kind: kind, matchCase: element.attribute("match-case") == "true",
-                         executable: element.attribute("executable") == "true",
-                         nonEmpty: element.attribute("non-empty") == "true",
-                         mimeType: element.attribute("mimetype"), children: children)
+        return TreeMatch(
+            path: path, kind: kind, matchCase: element.attribute("match-case") == "true",
+            executable: element.attribute("executable") == "true",
+            nonEmpty: element.attribute("non-empty") == "true",
+            mimeType: element.attribute("mimetype"), children: children)
     }
 
     static func number(_ text: String, in range: ClosedRange<Int>) -> Int? {

@@ -75,7 +75,8 @@ public struct Matchlet: Sendable, Equatable {
     public var mask: [UInt8]?
     public var children: [Matchlet]
 
-    public init(rangeStart: Int, rangeLength: Int = 1, value: [UInt8], mask: [UInt8]? = nil, children: [Matchlet] = []) {
+    public init(rangeStart: Int, rangeLength: Int = 1, value: [UInt8], mask: [UInt8]? = nil, children: [Matchlet] = [])
+    {
         self.rangeStart = rangeStart
         self.rangeLength = max(1, rangeLength)
         self.value = value
@@ -148,8 +149,10 @@ public struct TreeMatch: Sendable, Equatable {
     public var mimeType: String?
     public var children: [TreeMatch]
 
-    public init(path: String, kind: ObjectKind = .any, matchCase: Bool = false, executable: Bool = false,
-                nonEmpty: Bool = false, mimeType: String? = nil, children: [TreeMatch] = []) {
+    public init(
+        path: String, kind: ObjectKind = .any, matchCase: Bool = false, executable: Bool = false,
+        nonEmpty: Bool = false, mimeType: String? = nil, children: [TreeMatch] = []
+    ) {
         self.path = path
         self.kind = kind
         self.matchCase = matchCase

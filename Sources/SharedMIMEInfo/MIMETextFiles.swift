@@ -1,4 +1,5 @@
 import SystemBase
+
 /// The small text files `update-mime-database` writes beside `mime.cache`
 /// that the cache does not carry: `types` (every type) and `treemagic`.
 enum MIMETextFiles {
@@ -15,7 +16,8 @@ enum MIMETextFiles {
     static func treeMagic(_ bytes: [UInt8], path: String, diagnostics: inout [MIMEDiagnostic]) -> [TreeMagicRule] {
         let header = Array("MIME-TreeMagic\0\n".utf8)
         guard bytes.starts(with: header) else {
-            diagnostics.append(MIMEDiagnostic(.error, MIMESourcePosition(file: path, line: 1), "not a MIME-TreeMagic file"))
+            diagnostics.append(
+                MIMEDiagnostic(.error, MIMESourcePosition(file: path, line: 1), "not a MIME-TreeMagic file"))
             return []
         }
         var rules: [TreeMagicRule] = []
@@ -27,7 +29,10 @@ enum MIMETextFiles {
             }
         }
         func finishRule() {
-            guard !rules.isEmpty, !stack.isEmpty else { stack = []; return }
+            guard !rules.isEmpty, !stack.isEmpty else {
+                stack = []
+                return
+            }
             closeTo(0)
             rules[rules.count - 1].matches = stack[0]
             stack = []
@@ -43,17 +48,24 @@ enum MIMETextFiles {
             if text.hasPrefix("[") {
                 finishRule()
                 guard text.hasSuffix("]"), let colon = text.firstIndex(of: ":"),
-                      let priority = Int(text[text.index(after: text.startIndex)..<colon]), (0...100).contains(priority) else {
+                    let priority = Int(text[text.index(after: text.startIndex)..<colon]), (0...100).contains(priority)
+                else {
                     bad("section header \(text) is not [priority:type]")
                     continue
                 }
                 let type = String(text[text.index(after: colon)..<text.index(before: text.endIndex)])
-                guard isWellFormedMIMEType(type) else { bad("\(type) is not a MIME type"); continue }
+                guard isWellFormedMIMEType(type) else {
+                    bad("\(type) is not a MIME type")
+                    continue
+                }
                 rules.append(TreeMagicRule(mimeType: type, priority: priority, matches: []))
                 stack = [[]]
                 continue
             }
-            guard !rules.isEmpty, let gt = text.firstIndex(of: ">") else { bad("line outside a [priority:type] section"); continue }
+            guard !rules.isEmpty, let gt = text.firstIndex(of: ">") else {
+                bad("line outside a [priority:type] section")
+                continue
+            }
             let depth = gt == text.startIndex ? 0 : Int(text[..<gt]) ?? -1
             guard depth >= 0, depth <= stack.count - 1 + (stack.last?.isEmpty == false ? 1 : 0), depth < 32 else {
                 bad("nesting level \(text[..<gt]) does not follow the previous line")
@@ -61,7 +73,8 @@ enum MIMETextFiles {
             }
             let rest = text[text.index(after: gt)...]
             guard rest.hasPrefix("\""), let close = rest.dropFirst().firstIndex(of: "\""),
-                  rest[rest.index(after: close)...].hasPrefix("=") else {
+                rest[rest.index(after: close)...].hasPrefix("=")
+            else {
                 bad("expected >\"path\"=kind")
                 continue
             }
@@ -78,7 +91,11 @@ enum MIMETextFiles {
                 case "match-case": match.matchCase = true
                 case "non-empty": match.nonEmpty = true
                 default:
-                    if isWellFormedMIMEType(option) { match.mimeType = option } else { bad("unknown treemagic option \(option)") }
+                    if isWellFormedMIMEType(option) {
+                        match.mimeType = option
+                    } else {
+                        bad("unknown treemagic option \(option)")
+                    }
                 }
             }
             if depth == stack.count { stack.append([]) } else { closeTo(depth) }

@@ -1,4 +1,5 @@
 import SystemBase
+
 /// The text forms of `<match>` attributes in shared-mime-info XML.
 enum MagicValueSyntax {
     struct Failure: Error { var reason: String }
@@ -28,14 +29,19 @@ enum MagicValueSyntax {
 
     static let hostIsBigEndian = 1.bigEndian == 1
 
-    static let knownTypes: Set<String> = ["string", "byte", "big16", "big32", "little16", "little32", "host16", "host32"]
+    static let knownTypes: Set<String> = [
+        "string", "byte", "big16", "big32", "little16", "little32", "host16", "host32",
+    ]
 
     /// The bytes to compare: a string with C escapes (`\x7f`, `\177`, `\n`,
     /// `\\`), or a number (decimal, `0x` hex or leading-`0` octal) laid out
     /// in the type's width and byte order.
     static func value(_ text: String, type: String) throws(Failure) -> [UInt8] {
         guard knownTypes.contains(type) else {
-            throw Failure(reason: "match type \"\(type)\" is not one of string, byte, big16, big32, little16, little32, host16, host32")
+            throw Failure(
+                reason:
+                    "match type \"\(type)\" is not one of string, byte, big16, big32, little16, little32, host16, host32"
+            )
         }
         if let layout = numericLayout(type) {
             guard let n = integer(text) else { throw Failure(reason: "value \"\(text)\" is not a number") }
@@ -55,7 +61,8 @@ enum MagicValueSyntax {
         }
         let digits = Array(text.utf8)
         guard digits.count > 2, digits[0] == UInt8(ascii: "0"), digits[1] | 0x20 == UInt8(ascii: "x"),
-              digits.count % 2 == 0 else {
+            digits.count % 2 == 0
+        else {
             throw Failure(reason: "string mask \"\(text)\" must be 0x followed by pairs of hex digits")
         }
         var result: [UInt8] = []
@@ -76,7 +83,9 @@ enum MagicValueSyntax {
     static func bytes(of n: Int64, layout: (width: Int, bigEndian: Bool), what: String) throws(Failure) -> [UInt8] {
         let bits = Int64(layout.width * 8)
         let limit: Int64 = 1 << bits
-        guard n < limit, n >= -(limit >> 1) else { throw Failure(reason: "\(what) does not fit in \(layout.width) byte(s)") }
+        guard n < limit, n >= -(limit >> 1) else {
+            throw Failure(reason: "\(what) does not fit in \(layout.width) byte(s)")
+        }
         let unsigned = UInt64(bitPattern: n) & UInt64(limit - 1)
         var result = (0..<layout.width).map { UInt8(truncatingIfNeeded: unsigned >> (8 * UInt64($0))) }
         if layout.bigEndian { result.reverse() }
@@ -87,13 +96,20 @@ enum MagicValueSyntax {
     static func integer(_ text: String) -> Int64? {
         var s = Substring(text.trimmingWhitespace())
         var negative = false
-        if s.hasPrefix("-") { negative = true; s = s.dropFirst() } else if s.hasPrefix("+") { s = s.dropFirst() }
+        if s.hasPrefix("-") {
+            negative = true
+            s = s.dropFirst()
+        } else if s.hasPrefix("+") {
+            s = s.dropFirst()
+        }
         guard !s.isEmpty else { return nil }
         let radix: Int
         if s.hasPrefix("0x") || s.hasPrefix("0X") {
-            radix = 16; s = s.dropFirst(2)
+            radix = 16
+            s = s.dropFirst(2)
         } else if s.count > 1 && s.hasPrefix("0") {
-            radix = 8; s = s.dropFirst()
+            radix = 8
+            s = s.dropFirst()
         } else {
             radix = 10
         }
@@ -107,29 +123,55 @@ enum MagicValueSyntax {
         var i = 0
         while i < input.count {
             let b = input[i]
-            guard b == UInt8(ascii: "\\"), i + 1 < input.count else { out.append(b); i += 1; continue }
+            guard b == UInt8(ascii: "\\"), i + 1 < input.count else {
+                out.append(b)
+                i += 1
+                continue
+            }
             i += 1
             let e = input[i]
             switch e {
             case UInt8(ascii: "x"):
                 var value: UInt8 = 0, n = 0
-                while n < 2, i + 1 < input.count, let d = hexDigit(input[i + 1]) { value = value << 4 | d; i += 1; n += 1 }
+                while n < 2, i + 1 < input.count, let d = hexDigit(input[i + 1]) {
+                    value = value << 4 | d
+                    i += 1
+                    n += 1
+                }
                 out.append(n == 0 ? UInt8(ascii: "x") : value)
                 i += 1
             case UInt8(ascii: "0")...UInt8(ascii: "7"):
                 var value = 0, n = 0
                 while n < 3, i < input.count, (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(input[i]) {
-                    value = value * 8 + Int(input[i] - UInt8(ascii: "0")); i += 1; n += 1
+                    value = value * 8 + Int(input[i] - UInt8(ascii: "0"))
+                    i += 1
+                    n += 1
                 }
                 out.append(UInt8(truncatingIfNeeded: value))
-            case UInt8(ascii: "n"): out.append(10); i += 1
-            case UInt8(ascii: "r"): out.append(13); i += 1
-            case UInt8(ascii: "t"): out.append(9); i += 1
-            case UInt8(ascii: "a"): out.append(7); i += 1
-            case UInt8(ascii: "b"): out.append(8); i += 1
-            case UInt8(ascii: "f"): out.append(12); i += 1
-            case UInt8(ascii: "v"): out.append(11); i += 1
-            default: out.append(e); i += 1
+            case UInt8(ascii: "n"):
+                out.append(10)
+                i += 1
+            case UInt8(ascii: "r"):
+                out.append(13)
+                i += 1
+            case UInt8(ascii: "t"):
+                out.append(9)
+                i += 1
+            case UInt8(ascii: "a"):
+                out.append(7)
+                i += 1
+            case UInt8(ascii: "b"):
+                out.append(8)
+                i += 1
+            case UInt8(ascii: "f"):
+                out.append(12)
+                i += 1
+            case UInt8(ascii: "v"):
+                out.append(11)
+                i += 1
+            default:
+                out.append(e)
+                i += 1
             }
         }
         return out

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 extension MIMEDatabase {
     /// The `x-content/*` types whose tree rules match the folder at `root`
@@ -60,9 +61,11 @@ extension MIMEDatabase {
                 continue
             }
             let wanted = mimeKey(String(component))
-            guard let found = DirectoryListing.names(in: current)?
-                .map({ String(decoding: $0, as: UTF8.self) })
-                .first(where: { mimeKey($0) == wanted }) else { return nil }
+            guard
+                let found = DirectoryListing.names(in: current)?
+                    .map({ String(decoding: $0, as: UTF8.self) })
+                    .first(where: { mimeKey($0) == wanted })
+            else { return nil }
             current += "/" + found
         }
         return current

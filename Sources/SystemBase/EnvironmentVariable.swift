@@ -15,16 +15,20 @@ public struct EnvironmentVariable: Sendable, Hashable {
 
     /// Declaration files and folders to read after the XDG `uti/types` folders, `:`-separated.
     public static let declarations = EnvironmentVariable(
-        "UTI_DECLARATIONS", "declaration files and folders to read (`:`-separated); one that cannot be read stops every command")
+        "UTI_DECLARATIONS",
+        "declaration files and folders to read (`:`-separated); one that cannot be read stops every command")
     /// App bundles, or folders of bundles, to read as handlers and declarations, `:`-separated.
     public static let apps = EnvironmentVariable(
         "UTI_APPS", "app bundles, or folders of them (`:`-separated), read after `--apps`")
     /// The `mime.types` files to read instead of the usual ones; empty for none.
     public static let mimeTypes = EnvironmentVariable(
-        "UTI_MIME_TYPES", "the `mime.types` files to read instead of `~/.mime.types` and `/etc/mime.types` (`:`-separated; empty for none)")
+        "UTI_MIME_TYPES",
+        "the `mime.types` files to read instead of `~/.mime.types` and `/etc/mime.types` (`:`-separated; empty for none)"
+    )
     /// Where compiled registries are kept; empty turns the cache off.
     public static let cacheDirectory = EnvironmentVariable(
-        "UTI_CACHE_DIR", "where compiled registries are kept, instead of `$XDG_CACHE_HOME/uti`; empty turns the cache off")
+        "UTI_CACHE_DIR",
+        "where compiled registries are kept, instead of `$XDG_CACHE_HOME/uti`; empty turns the cache off")
     public static let home = EnvironmentVariable("HOME", "the base of the XDG defaults and of `~/.mime.types`")
     public static let dataHome = EnvironmentVariable(
         "XDG_DATA_HOME", "the user's data folder (`~/.local/share`): `mime`, `uti/types`, `uti/apps`, `applications`")
@@ -32,18 +36,24 @@ public struct EnvironmentVariable: Sendable, Hashable {
         "XDG_DATA_DIRS", "the system's data folders (`/usr/local/share:/usr/share`), searched after `XDG_DATA_HOME`")
     public static let configHome = EnvironmentVariable(
         "XDG_CONFIG_HOME", "the user's config folder (`~/.config`): the `mimeapps.list` that `set-default` writes")
-    public static let configDirs = EnvironmentVariable("XDG_CONFIG_DIRS", "the system's config folders (`/etc/xdg`) for `mimeapps.list`")
+    public static let configDirs = EnvironmentVariable(
+        "XDG_CONFIG_DIRS", "the system's config folders (`/etc/xdg`) for `mimeapps.list`")
     public static let cacheHome = EnvironmentVariable("XDG_CACHE_HOME", "the user's cache folder (`~/.cache`)")
     public static let currentDesktop = EnvironmentVariable(
         "XDG_CURRENT_DESKTOP", "the desktops whose `DESKTOP-mimeapps.list` files are read first (`:`-separated)")
-    public static let path = EnvironmentVariable("PATH", "where the `TryExec` and `Exec` programs of desktop entries are looked for")
+    public static let path = EnvironmentVariable(
+        "PATH", "where the `TryExec` and `Exec` programs of desktop entries are looked for")
     public static let terminal = EnvironmentVariable(
-        "TERMINAL", "the terminal (run as `TERMINAL -e COMMAND`) for `Terminal=true` entries when there is no `xdg-terminal-exec`")
+        "TERMINAL",
+        "the terminal (run as `TERMINAL -e COMMAND`) for `Terminal=true` entries when there is no `xdg-terminal-exec`")
     public static let selector = EnvironmentVariable(
-        "UTI_SELECTOR", "the program `open-in --choose` asks with (`fzf`, `rofi -dmenu`), quoted as a desktop entry's `Exec`")
-    public static let allLocales = EnvironmentVariable("LC_ALL", "the language of descriptions and desktop entry names, before `LC_MESSAGES`")
+        "UTI_SELECTOR",
+        "the program `open-in --choose` asks with (`fzf`, `rofi -dmenu`), quoted as a desktop entry's `Exec`")
+    public static let allLocales = EnvironmentVariable(
+        "LC_ALL", "the language of descriptions and desktop entry names, before `LC_MESSAGES`")
     public static let messagesLocale = EnvironmentVariable("LC_MESSAGES", "the language, when `LC_ALL` is not set")
-    public static let language = EnvironmentVariable("LANG", "the language, when neither `LC_ALL` nor `LC_MESSAGES` is set")
+    public static let language = EnvironmentVariable(
+        "LANG", "the language, when neither `LC_ALL` nor `LC_MESSAGES` is set")
 
     /// Every variable `uti` reads, in README's order.
     public static let all: [EnvironmentVariable] = [
@@ -55,8 +65,10 @@ public struct EnvironmentVariable: Sendable, Hashable {
     /// `LC_MESSAGES` and `LANG` that is set and not empty. Nil when that is
     /// the C locale (`C`, `C.UTF-8`, `POSIX`), which is not translated.
     public static func locale(in variables: [String: String]) -> String? {
-        guard let value = [allLocales, messagesLocale, language].lazy.compactMap({ $0.value(in: variables) })
-            .first(where: { !$0.isEmpty }) else { return nil }
+        guard
+            let value = [allLocales, messagesLocale, language].lazy.compactMap({ $0.value(in: variables) })
+                .first(where: { !$0.isEmpty })
+        else { return nil }
         return value == "C" || value == "POSIX" || value.hasPrefix("C.") ? nil : value
     }
 

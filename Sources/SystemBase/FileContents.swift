@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reading whole files without Foundation, with a size limit and errors that
@@ -19,7 +19,8 @@ public enum FileContents {
         var info = stat()
         guard stat(path, &info) == 0 else { throw ReadError(path: path, reason: SystemError.current.reason) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw ReadError(path: path, reason: (info.st_mode & S_IFMT) == S_IFDIR ? "is a directory" : "is not a regular file")
+            throw ReadError(
+                path: path, reason: (info.st_mode & S_IFMT) == S_IFDIR ? "is a directory" : "is not a regular file")
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw ReadError(path: path, reason: SystemError.current.reason) }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The records of a file descriptor, split at a separator byte (a line
@@ -52,8 +52,10 @@ public struct RecordReader {
 
     /// With `stripsCarriageReturn`, a carriage return before the separator
     /// is dropped too (as `readLine` does for lines ending in CR LF).
-    public init(fd: Int32, separator: UInt8 = 10, stripsCarriageReturn: Bool = false, blockSize: Int = 1 << 16,
-                maximumLength: Int = RecordReader.defaultMaximumLength) {
+    public init(
+        fd: Int32, separator: UInt8 = 10, stripsCarriageReturn: Bool = false, blockSize: Int = 1 << 16,
+        maximumLength: Int = RecordReader.defaultMaximumLength
+    ) {
         self.fd = fd
         self.separator = separator
         self.stripsCarriageReturn = stripsCarriageReturn
@@ -89,7 +91,11 @@ public struct RecordReader {
         while true {
             if let at = buffer[scanned..<end].firstIndex(of: separator) {
                 let length = discarded + at - start
-                defer { start = at + 1; scanned = start; discarded = 0 }
+                defer {
+                    start = at + 1
+                    scanned = start
+                    discarded = 0
+                }
                 count += 1
                 if length > maximumLength { return .tooLong(byteCount: length) }
                 return .bytes(record(start..<at))
@@ -98,7 +104,11 @@ public struct RecordReader {
             if finished {
                 guard start < end || discarded > 0 else { return nil }
                 let length = discarded + end - start
-                defer { start = end; scanned = end; discarded = 0 }
+                defer {
+                    start = end
+                    scanned = end
+                    discarded = 0
+                }
                 count += 1
                 if length > maximumLength { return .tooLong(byteCount: length) }
                 return .bytes(record(start..<end))
@@ -131,7 +141,10 @@ public struct RecordReader {
         }
         if end == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + end, $0.count - end) }
-        if n > 0 { end += n; return }
+        if n > 0 {
+            end += n
+            return
+        }
         if n < 0 && errno == EINTR { return }
         if n < 0 { error = errno }
         finished = true

@@ -16,7 +16,8 @@ public struct XDGBaseDirectories: Sendable, Equatable {
     public init(_ variables: [String: String] = ProcessEnvironment.current) {
         let home = EnvironmentVariable.home.value(in: variables).flatMap(Self.absolute)
         func single(_ variable: EnvironmentVariable, _ fallback: String) -> String? {
-            variable.value(in: variables).flatMap(Self.absolute) ?? home.map { $0 == "/" ? "/" + fallback : $0 + "/" + fallback }
+            variable.value(in: variables).flatMap(Self.absolute)
+                ?? home.map { $0 == "/" ? "/" + fallback : $0 + "/" + fallback }
         }
         func list(_ variable: EnvironmentVariable, _ fallback: String) -> [String] {
             let value = variable.value(in: variables).flatMap { $0.isEmpty ? nil : $0 } ?? fallback

@@ -1,8 +1,8 @@
 import Foundation
 import PropertyLists
 import Synchronization
-import UniformTypes
 import SystemBase
+import UniformTypes
 
 /// The type declarations of the running program, and the registry `UTType`
 /// answers from.
@@ -91,7 +91,9 @@ public enum ProcessTypeDeclarations {
         do {
             reader = DeclarationReader(try PropertyList.parse(Array(data)), file: name, source: .application)
         } catch {
-            throw Failure(problems: ["\(name):\(error.position.line.map { "\($0):" } ?? "") malformed property list: \(error.message)"])
+            throw Failure(problems: [
+                "\(name):\(error.position.line.map { "\($0):" } ?? "") malformed property list: \(error.message)"
+            ])
         }
         try add(reader, name: name)
     }
@@ -142,8 +144,10 @@ public enum ProcessTypeDeclarations {
 
     /// The registry of the sources listed above, with the problems of those
     /// that could not be used.
-    static func build(added: [DeclarationReader], infoPlist: URL?,
-                      environment: [String: String] = ProcessEnvironment.current) -> (TypeRegistry, [String]) {
+    static func build(
+        added: [DeclarationReader], infoPlist: URL?,
+        environment: [String: String] = ProcessEnvironment.current
+    ) -> (TypeRegistry, [String]) {
         var builder = RegistryBuilder.bundled()
         RegistryLoader.addSystemSources(to: &builder, environment: environment)
         var problems: [String] = []
@@ -176,8 +180,9 @@ public enum ProcessTypeDeclarations {
     static func warnUndeclared(_ identifier: String, role: String) {
         let first = state.withLock { $0.warned.insert(identifier.lowercased()).inserted }
         guard first else { return }
-        report("uti: type \"\(identifier)\" was expected to be declared and \(role) (Info.plist beside the program, "
-               + "UTI_DECLARATIONS, or ProcessTypeDeclarations.add), but no source declares it")
+        report(
+            "uti: type \"\(identifier)\" was expected to be declared and \(role) (Info.plist beside the program, "
+                + "UTI_DECLARATIONS, or ProcessTypeDeclarations.add), but no source declares it")
     }
 
     private static func report(_ line: String) {

@@ -26,7 +26,8 @@ extension URL {
     public func appendingPathExtension(for contentType: UTType) -> URL {
         let last = lastPathComponent
         guard !last.isEmpty, last != "/", let name = Self.completedName(last, contentType) else { return self }
-        return deletingLastPathComponent().appendingPathComponent(name, isDirectory: contentType.conforms(to: .directory))
+        return deletingLastPathComponent().appendingPathComponent(
+            name, isDirectory: contentType.conforms(to: .directory))
     }
 
     /// Completes the last path component as `appendingPathExtension(for:)` does.
@@ -43,7 +44,10 @@ extension URL {
         if let dot = name.lastIndex(of: "."), dot != name.startIndex {
             let ext = String(name[name.index(after: dot)...])
             if !ext.isEmpty,
-               UTType.types(tag: ext, tagClass: .filenameExtension, conformingTo: nil).contains(where: { $0.conforms(to: type) }) {
+                UTType.types(tag: ext, tagClass: .filenameExtension, conformingTo: nil).contains(where: {
+                    $0.conforms(to: type)
+                })
+            {
                 return name
             }
         }

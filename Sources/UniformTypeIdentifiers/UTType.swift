@@ -63,8 +63,11 @@ public struct UTType: Sendable {
     /// `supertype` (any type when nil); a dynamic type when no declared type
     /// claims it. Nil for an empty tag.
     public init?(tag: String, tagClass: UTTagClass, conformingTo supertype: UTType?) {
-        guard let type = Self.registry.type(tag: tag, tagClass: TagClass(tagClass.rawValue),
-                                            conformingTo: supertype?.base) else { return nil }
+        guard
+            let type = Self.registry.type(
+                tag: tag, tagClass: TagClass(tagClass.rawValue),
+                conformingTo: supertype?.base)
+        else { return nil }
         self.init(type)
     }
 
@@ -96,15 +99,18 @@ public struct UTType: Sendable {
     public init(importedAs identifier: String, conformingTo parentType: UTType? = nil) {
         let type = Self.declaredOrPlaceholder(identifier, parentType, role: "imported")
         if type.isDeclared, let ext = type.preferredFilenameExtension,
-           let preferred = Self.registry.type(filenameExtension: ext, conformingTo: nil),
-           preferred.isDeclared, preferred != type {
+            let preferred = Self.registry.type(filenameExtension: ext, conformingTo: nil),
+            preferred.isDeclared, preferred != type
+        {
             self.init(preferred)
         } else {
             self.init(type)
         }
     }
 
-    private static func declaredOrPlaceholder(_ identifier: String, _ parent: UTType?, role: String) -> UniformTypes.UTType {
+    private static func declaredOrPlaceholder(
+        _ identifier: String, _ parent: UTType?, role: String
+    ) -> UniformTypes.UTType {
         let registry = self.registry
         if let declared = registry.declaredType(identifier) { return declared }
         ProcessTypeDeclarations.warnUndeclared(identifier, role: role)

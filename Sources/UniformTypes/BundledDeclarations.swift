@@ -30,7 +30,8 @@ public enum BundledDeclarations {
         }
     }
 
-    private static func split(_ bytes: UnsafeBufferPointer<UInt8>, on separator: UInt8) -> [UnsafeBufferPointer<UInt8>] {
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>, on separator: UInt8) -> [UnsafeBufferPointer<UInt8>]
+    {
         var parts: [UnsafeBufferPointer<UInt8>] = []
         var start = 0
         for i in 0...bytes.count where i == bytes.count || bytes[i] == separator {
@@ -61,10 +62,13 @@ public enum BundledDeclarations {
     private static func record(_ line: UnsafeBufferPointer<UInt8>) -> TypeDeclaration {
         let f = split(line, on: 0x09)
         precondition(f.count == 9, "malformed bundled declaration record")
-        let tags = f[5].isEmpty ? [] : split(f[5], on: 0x1D).map { spec -> TagSpecification in
-            let parts = split(spec, on: 0x1E)
-            return TagSpecification(TagClass(string(parts[0])), parts.count > 1 ? strings(parts[1], 0x1F) : [])
-        }
+        let tags =
+            f[5].isEmpty
+            ? []
+            : split(f[5], on: 0x1D).map { spec -> TagSpecification in
+                let parts = split(spec, on: 0x1E)
+                return TagSpecification(TagClass(string(parts[0])), parts.count > 1 ? strings(parts[1], 0x1F) : [])
+            }
         return TypeDeclaration(
             identifier: string(f[3]),
             kind: f[0].first == UInt8(ascii: "E") ? .exported : .imported,
@@ -73,7 +77,8 @@ public enum BundledDeclarations {
             description: optional(f[6]),
             referenceURL: optional(f[7]),
             version: optional(f[8]),
-            origin: DeclarationOrigin(source: .bundled, file: BundledDeclarationData.files[number(f[1])],
-                                      position: .line(number(f[2]))))
+            origin: DeclarationOrigin(
+                source: .bundled, file: BundledDeclarationData.files[number(f[1])],
+                position: .line(number(f[2]))))
     }
 }

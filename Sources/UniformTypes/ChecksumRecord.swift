@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The identity of a compiled registry file whose checksum was verified
@@ -34,14 +34,18 @@ struct ChecksumRecord {
     }
 
     /// The image file the record file `path` belongs to.
-    static func image(ofRecord path: String) -> String { String(path.dropLast(suffix.count)) + RegistryCache.imageSuffix }
+    static func image(ofRecord path: String) -> String {
+        String(path.dropLast(suffix.count)) + RegistryCache.imageSuffix
+    }
 
     static func encode(_ info: stat) -> [UInt8] {
         var bytes = magic
         bytes.reserveCapacity(size)
-        for value in [Int64(truncatingIfNeeded: info.st_dev), Int64(truncatingIfNeeded: info.st_ino), Int64(info.st_size),
-                      Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec),
-                      Int64(info.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_ctim.tv_nsec)] {
+        for value in [
+            Int64(truncatingIfNeeded: info.st_dev), Int64(truncatingIfNeeded: info.st_ino), Int64(info.st_size),
+            Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec),
+            Int64(info.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_ctim.tv_nsec),
+        ] {
             withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
         }
         return bytes
@@ -56,7 +60,8 @@ struct ChecksumRecord {
         defer { close(fd) }
         var own = stat()
         guard fstat(fd, &own) == 0, (own.st_mode & S_IFMT) == S_IFREG, RegistryCache.fileProblem(own) == nil,
-              Int(own.st_size) == Self.size else { return false }
+            Int(own.st_size) == Self.size
+        else { return false }
         var stored = [UInt8](repeating: 0, count: Self.size + 1)
         let n = stored.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
         return n == Self.size && stored.prefix(Self.size).elementsEqual(Self.encode(info))

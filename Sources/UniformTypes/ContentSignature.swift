@@ -20,9 +20,13 @@ enum ContentSignature {
     /// zero (I).
     static func macBinary(_ data: UnsafeRawBufferPointer) -> Bool {
         guard data.count >= 128, data[0] == 0, (1...63).contains(data[1]), data[74] == 0, data[82] == 0,
-              data[83] < 0x80, data[87] < 0x80 else { return false }
+            data[83] < 0x80, data[87] < 0x80
+        else { return false }
         if data[102] == UInt8(ascii: "m") && data[103] == UInt8(ascii: "B") && data[104] == UInt8(ascii: "I")
-            && data[105] == UInt8(ascii: "N") { return true }
+            && data[105] == UInt8(ascii: "N")
+        {
+            return true
+        }
         var crc: UInt16 = 0
         for byte in data[0..<124] {
             crc ^= UInt16(byte) << 8

@@ -54,8 +54,10 @@ public struct DeclarationReader: Sendable {
     }
 
     /// Reads and parses the file at `path`.
-    public static func read(path: String, source: DeclarationOrigin.Source,
-                            limits: PropertyListLimits = .standard) -> DeclarationReader {
+    public static func read(
+        path: String, source: DeclarationOrigin.Source,
+        limits: PropertyListLimits = .standard
+    ) -> DeclarationReader {
         do {
             let bytes = try FileContents.read(path, limit: limits.maximumBytes)
             let plist = try PropertyList.parse(bytes, limits: limits)
@@ -63,9 +65,11 @@ public struct DeclarationReader: Sendable {
         } catch let error as FileContents.ReadError {
             return DeclarationReader(failure: Diagnostic(.error, file: path, error.reason), file: path, source: source)
         } catch let error as PropertyListError {
-            return DeclarationReader(failure: Diagnostic(.error, file: path, position: error.position,
-                                                         "malformed property list: \(error.message)"),
-                                     file: path, source: source)
+            return DeclarationReader(
+                failure: Diagnostic(
+                    .error, file: path, position: error.position,
+                    "malformed property list: \(error.message)"),
+                file: path, source: source)
         } catch {
             return DeclarationReader(failure: Diagnostic(.error, file: path, "\(error)"), file: path, source: source)
         }
@@ -92,7 +96,9 @@ public struct DeclarationReader: Sendable {
             return
         }
         guard let identifier = identifierValue.stringValue else {
-            report(.error, identifierValue.location, "UTTypeIdentifier is \(identifierValue.kindPhrase), expected a string")
+            report(
+                .error, identifierValue.location, "UTTypeIdentifier is \(identifierValue.kindPhrase), expected a string"
+            )
             return
         }
         if let problem = IdentifierSyntax.problem(with: identifier) {
@@ -112,7 +118,9 @@ public struct DeclarationReader: Sendable {
                 guard let parents = strings(value, field.key) else { break }
                 for parent in parents {
                     if let problem = IdentifierSyntax.problem(with: parent) {
-                        report(.error, value.location, "\(identifier): invalid parent identifier \"\(parent)\": \(problem)")
+                        report(
+                            .error, value.location, "\(identifier): invalid parent identifier \"\(parent)\": \(problem)"
+                        )
                     } else {
                         declaration.conformsTo.append(parent)
                     }
@@ -128,13 +136,15 @@ public struct DeclarationReader: Sendable {
                 case .string(let s): declaration.version = s
                 case .integer(let n): declaration.version = String(n)
                 case .real(let r): declaration.version = String(r)
-                default: report(.error, value.location, "UTTypeVersion is \(value.kindPhrase), expected a string or number")
+                default:
+                    report(.error, value.location, "UTTypeVersion is \(value.kindPhrase), expected a string or number")
                 }
             case "UTTypeIconName", "UTTypeIconFile":
                 if let name = string(value, field.key), declaration.iconName == nil { declaration.iconName = name }
             case "UTTypeIcons":
                 if let name = value["UTTypeIconName"]?.stringValue ?? value["UTTypeIconFile"]?.stringValue
-                    ?? value["UTTypeSymbolName"]?.stringValue {
+                    ?? value["UTTypeSymbolName"]?.stringValue
+                {
                     declaration.iconName = declaration.iconName ?? name
                 }
             default:
@@ -177,7 +187,9 @@ public struct DeclarationReader: Sendable {
 
     private mutating func tagSpecification(_ value: PropertyList, identifier: String) -> [TagSpecification] {
         guard let entries = value.dictionaryValue else {
-            report(.error, value.location, "\(identifier): UTTypeTagSpecification is \(value.kindPhrase), expected a dictionary")
+            report(
+                .error, value.location,
+                "\(identifier): UTTypeTagSpecification is \(value.kindPhrase), expected a dictionary")
             return []
         }
         var result: [TagSpecification] = []
@@ -192,7 +204,9 @@ public struct DeclarationReader: Sendable {
                     continue
                 }
                 if tagClass == .filenameExtension && tag.hasPrefix(".") {
-                    report(.warning, entry.value.location, "\(identifier): extension \"\(tag)\" has a leading dot; read as \"\(tag.dropFirst())\"")
+                    report(
+                        .warning, entry.value.location,
+                        "\(identifier): extension \"\(tag)\" has a leading dot; read as \"\(tag.dropFirst())\"")
                     tag.removeFirst()
                 }
                 if tagClass == .mimeType && !tag.contains("/") {
@@ -214,7 +228,8 @@ public enum IdentifierSyntax {
         if identifier.isEmpty { return "it is empty" }
         if identifier.utf8.count > 255 { return "it is longer than 255 bytes" }
         for byte in identifier.utf8 {
-            let ok = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            let ok =
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
             if !ok { return "only ASCII letters, digits, \"-\" and \".\" are allowed" }
         }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PropertyLists
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Where declaration files are looked for at run time, least important
 /// first (later files override earlier ones):
@@ -24,9 +25,11 @@ public struct DeclarationSearchPath: Sendable {
     }
 
     /// The search path the environment describes.
-    public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> DeclarationSearchPath {
+    public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> DeclarationSearchPath
+    {
         let folders = Array(XDGBaseDirectories(variables).dataFolders("uti/types").reversed())
-        let explicit = (EnvironmentVariable.declarations.value(in: variables) ?? "").split(separator: ":").map(String.init)
+        let explicit = (EnvironmentVariable.declarations.value(in: variables) ?? "").split(separator: ":").map(
+            String.init)
         return DeclarationSearchPath(optionalFolders: folders, explicitPaths: explicit)
     }
 

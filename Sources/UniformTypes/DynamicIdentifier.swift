@@ -59,7 +59,8 @@ public enum DynamicIdentifier {
     /// well-formed dynamic identifier.
     public static func decode(_ identifier: String) -> Contents? {
         guard identifier.hasPrefix(prefix), let bytes = decodeBase32(identifier.utf8.dropFirst(prefix.utf8.count)),
-              let payload = String(validating: bytes, as: UTF8.self), !payload.isEmpty else { return nil }
+            let payload = String(validating: bytes, as: UTF8.self), !payload.isEmpty
+        else { return nil }
         var contents = Contents(conformsTo: [], tags: [])
         for clause in split(payload, on: ":") {
             let parts = split(clause, on: "=")
@@ -131,7 +132,10 @@ public enum DynamicIdentifier {
         var out = String.UnicodeScalarView()
         var escaped = false
         for c in text.unicodeScalars {
-            if !escaped && c == "\\" { escaped = true; continue }
+            if !escaped && c == "\\" {
+                escaped = true
+                continue
+            }
             escaped = false
             out.append(c)
         }
@@ -143,9 +147,20 @@ public enum DynamicIdentifier {
         var parts: [String.UnicodeScalarView] = [String.UnicodeScalarView()]
         var escaped = false
         for c in text.unicodeScalars {
-            if escaped { parts[parts.count - 1].append(c); escaped = false; continue }
-            if c == "\\" { parts[parts.count - 1].append(c); escaped = true; continue }
-            if c == separator { parts.append(String.UnicodeScalarView()); continue }
+            if escaped {
+                parts[parts.count - 1].append(c)
+                escaped = false
+                continue
+            }
+            if c == "\\" {
+                parts[parts.count - 1].append(c)
+                escaped = true
+                continue
+            }
+            if c == separator {
+                parts.append(String.UnicodeScalarView())
+                continue
+            }
             parts[parts.count - 1].append(c)
         }
         return parts.map(String.init)

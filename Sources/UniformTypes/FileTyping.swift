@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SharedMIMEInfo
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The type of a file from its name, what the file system says it is, and
 /// (when the name leaves doubt) its first bytes, combined the way GIO's
@@ -133,11 +134,14 @@ public struct FileTyping: Sendable {
     /// many names needs. A name the globs know is answered from the
     /// compiled indexes without allocating.
     public func preferredType(forName name: String) -> UTType {
-        guard let db = registry.mimeDatabase, !name.utf8.contains(UInt8(ascii: "/")) else { return type(forName: name).type }
+        guard let db = registry.mimeDatabase, !name.utf8.contains(UInt8(ascii: "/")) else {
+            return type(forName: name).type
+        }
         // One glob decides, as in `guess`; of several, `guess` settles which.
         guard let best = db.soleNameMatch(name) else { return type(forName: name).type }
         let index = Int(best >> 32)
-        let byGlob = registry.slot(forMIMEName: index).map { UTType(registry, $0) } ?? type(ofMIME: db.nameIndex.name(index))
+        let byGlob =
+            registry.slot(forMIMEName: index).map { UTType(registry, $0) } ?? type(ofMIME: db.nameIndex.name(index))
         return extensionAnswer(name, where: byGlob)?.type ?? byGlob
     }
 
@@ -175,13 +179,18 @@ public struct FileTyping: Sendable {
     /// `*.heic` glob `image/heif`; the MIME type stays the database's.
     func extensionAnswer(_ name: String, where decided: UTType) -> (type: UTType, extension: String)? {
         guard let ext = longestClaimedExtension(of: name), let claimed = registry.type(filenameExtension: ext),
-              claimed.isDeclared, claimed != decided,
-              !decided.conforms(to: claimed), !claimed.conforms(to: decided) else { return nil }
+            claimed.isDeclared, claimed != decided,
+            !decided.conforms(to: claimed), !claimed.conforms(to: decided)
+        else { return nil }
         let lowered = String(decoding: name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
         if let db = registry.mimeDatabase, lowered != name,
-           db.bestNameMatch(lowered).map({ $0 >> 32 }) != db.bestNameMatch(name).map({ $0 >> 32 }) { return nil }
+            db.bestNameMatch(lowered).map({ $0 >> 32 }) != db.bestNameMatch(name).map({ $0 >> 32 })
+        {
+            return nil
+        }
         func kinds(_ type: UTType) -> Set<String> {
-            SystemTypePlacement.kinds { identifier in registry.declaredType(identifier).map(type.conforms(to:)) ?? false }
+            SystemTypePlacement.kinds { identifier in registry.declaredType(identifier).map(type.conforms(to:)) ?? false
+            }
         }
         guard !SystemTypePlacement.kindsClash(kinds(decided), kinds(claimed)) else { return nil }
         return (claimed, ext)
@@ -189,11 +198,14 @@ public struct FileTyping: Sendable {
 
     /// The declared type claiming the longest extension of `name` and
     /// conforming to `supertype` (`public.data` by default).
-    public func declaredType(forName name: String, conformingTo supertype: UTType? = nil,
-                             excludingSystem: Bool = false) -> (type: UTType, extension: String)? {
+    public func declaredType(
+        forName name: String, conformingTo supertype: UTType? = nil,
+        excludingSystem: Bool = false
+    ) -> (type: UTType, extension: String)? {
         let filter = supertype ?? registry.declaredType("public.data")
         for ext in Self.extensions(of: name) {
-            for type in registry.types(tag: ext, tagClass: .filenameExtension, conformingTo: filter) where type.isDeclared {
+            for type in registry.types(tag: ext, tagClass: .filenameExtension, conformingTo: filter)
+            where type.isDeclared {
                 if excludingSystem && (type.origin?.source.isSystem ?? false) { continue }
                 return (type, ext)
             }
@@ -247,8 +259,9 @@ public struct FileTyping: Sendable {
             if byName.basis == .name && (byName.certain || declaredType(forName: name, excludingSystem: true) != nil) {
                 return byName
             }
-            var result = Result(type: type(ofMIME: Self.emptyMIMEType), mimeType: Self.emptyMIMEType, basis: .fileSystem,
-                                certain: true)
+            var result = Result(
+                type: type(ofMIME: Self.emptyMIMEType), mimeType: Self.emptyMIMEType, basis: .fileSystem,
+                certain: true)
             result.nameCandidates = byName.nameCandidates
             return result
         }
@@ -272,7 +285,8 @@ public struct FileTyping: Sendable {
     public func type(ofExistingPath path: [UInt8], options: Options = Options()) throws(Failure) -> Result {
         var info = stat()
         guard !path.isEmpty,
-              FileStatus.withCPath(path, { options.followSymbolicLinks ? stat($0, &info) : lstat($0, &info) }) == 0 else {
+            FileStatus.withCPath(path, { options.followSymbolicLinks ? stat($0, &info) : lstat($0, &info) }) == 0
+        else {
             throw Failure(path: path, reason: path.isEmpty ? "empty path" : SystemError.current.reason)
         }
         return try type(forPath: path, options: options)
@@ -283,22 +297,27 @@ public struct FileTyping: Sendable {
     /// is `application/x-zerosize`.
     public func type(ofContent data: [UInt8]) -> Result {
         guard !data.isEmpty else {
-            return Result(type: type(ofMIME: Self.emptyMIMEType), mimeType: Self.emptyMIMEType, basis: .fileSystem,
-                          certain: true)
+            return Result(
+                type: type(ofMIME: Self.emptyMIMEType), mimeType: Self.emptyMIMEType, basis: .fileSystem,
+                certain: true)
         }
         return data.withUnsafeBytes { guess(name: "", data: $0) }
     }
 
     /// The character set `file -i` would name for the first `limit` bytes
     /// of the regular file at `path` (see `TextCharset`).
-    public static func charset(ofFileAt path: String, limit: Int = TextCharset.defaultLimit,
-                               follow: Bool = false) throws(Failure) -> String {
+    public static func charset(
+        ofFileAt path: String, limit: Int = TextCharset.defaultLimit,
+        follow: Bool = false
+    ) throws(Failure) -> String {
         try charset(ofFileAt: Array(path.utf8), limit: limit, follow: follow)
     }
 
     /// The character set of the regular file whose path's bytes are `path`.
-    public static func charset(ofFileAt path: [UInt8], limit: Int = TextCharset.defaultLimit,
-                               follow: Bool = false) throws(Failure) -> String {
+    public static func charset(
+        ofFileAt path: [UInt8], limit: Int = TextCharset.defaultLimit,
+        follow: Bool = false
+    ) throws(Failure) -> String {
         let bytes = try readPrefix(path, count: limit, follow: follow)
         return TextCharset.name(of: bytes, truncated: bytes.count == limit)
     }
@@ -331,16 +350,19 @@ public struct FileTyping: Sendable {
             result.mimeType = byName.type.preferredMIMEType ?? sniffed
             return result
         }
-        return Result(type: sniffedType, mimeType: sniffed, basis: .content, certain: true,
-                      sniffedType: sniffed, sniffPriority: priority)
+        return Result(
+            type: sniffedType, mimeType: sniffed, basis: .content, certain: true,
+            sniffedType: sniffed, sniffPriority: priority)
     }
 
     private func directory(_ path: [UInt8], name: String, options: Options) -> Result {
         var result: Result
         if let package = registry.declaredType("com.apple.package"),
-           let (type, ext) = declaredType(forName: name, conformingTo: package) {
-            result = Result(type: type, mimeType: type.preferredMIMEType ?? "inode/directory", basis: .name,
-                            certain: true, matchedExtension: ext)
+            let (type, ext) = declaredType(forName: name, conformingTo: package)
+        {
+            result = Result(
+                type: type, mimeType: type.preferredMIMEType ?? "inode/directory", basis: .name,
+                certain: true, matchedExtension: ext)
         } else {
             result = kind("public.folder", mime: "inode/directory", name: name)
         }
@@ -353,7 +375,8 @@ public struct FileTyping: Sendable {
     private func kind(_ identifier: String, mime: String, name: String) -> Result {
         let declared = registry.declaredType(identifier) ?? registry.mimeDatabase.map { _ in self.type(ofMIME: mime) }
         guard let declared else { return type(forName: name) }
-        return Result(type: declared, mimeType: registry.mimeDatabase == nil ? nil : mime, basis: .fileSystem, certain: true)
+        return Result(
+            type: declared, mimeType: registry.mimeDatabase == nil ? nil : mime, basis: .fileSystem, certain: true)
     }
 
     /// The declared type for a MIME type (any conformance), or a dynamic one.
@@ -376,9 +399,11 @@ public struct FileTyping: Sendable {
         // A name alone whose extension only system data without globs
         // (mime.types) claims: that type, as `uti EXT` gives it, uncertain.
         if data == nil, guess.nameMatches.isEmpty, let ext = longestClaimedExtension(of: name),
-           let type = registry.type(filenameExtension: ext), type.isDeclared {
-            return Result(type: type, mimeType: type.preferredMIMEType ?? guess.mimeType, basis: .name, certain: false,
-                          matchedExtension: ext)
+            let type = registry.type(filenameExtension: ext), type.isDeclared
+        {
+            return Result(
+                type: type, mimeType: type.preferredMIMEType ?? guess.mimeType, basis: .name, certain: false,
+                matchedExtension: ext)
         }
         let octetStream = guess.mimeType == "application/octet-stream" && guess.uncertain
         if octetStream && guess.nameMatches.isEmpty {
@@ -389,7 +414,8 @@ public struct FileTyping: Sendable {
         // Only where the content said nothing (not read, or binary without
         // magic): text content keeps GIO's choice, never becomes a video.
         if guess.uncertain, guess.sniffed == nil, guess.nameMatches.count > 1,
-           let preferred = preferredCandidate(name, among: guess.nameMatches) {
+            let preferred = preferredCandidate(name, among: guess.nameMatches)
+        {
             guess.mimeType = preferred
         }
         let basis: Basis
@@ -400,9 +426,10 @@ public struct FileTyping: Sendable {
         } else {
             basis = guess.uncertain ? .name : .nameAndContent
         }
-        var result = Result(type: type(ofMIME: guess.mimeType), mimeType: guess.mimeType, basis: basis,
-                            certain: !guess.uncertain, nameCandidates: guess.nameMatches, sniffedType: guess.sniffed,
-                            sniffPriority: guess.sniffed == nil ? nil : guess.sniffedPriority)
+        var result = Result(
+            type: type(ofMIME: guess.mimeType), mimeType: guess.mimeType, basis: basis,
+            certain: !guess.uncertain, nameCandidates: guess.nameMatches, sniffedType: guess.sniffed,
+            sniffPriority: guess.sniffed == nil ? nil : guess.sniffedPriority)
         if basis == .name, result.certain, let (claimed, ext) = extensionAnswer(name, where: result.type) {
             result.type = claimed
             result.matchedExtension = ext
@@ -419,7 +446,8 @@ public struct FileTyping: Sendable {
     private func preferredCandidate(_ name: String, among candidates: [String]) -> String? {
         for ext in Self.extensions(of: name) where registry.claims(tag: ext) {
             guard let type = registry.type(filenameExtension: ext), type.isDeclared,
-                  !(type.origin?.source.isSystem ?? true) else { return nil }
+                !(type.origin?.source.isSystem ?? true)
+            else { return nil }
             let claimed = Set(type.tags(.mimeType).map(TagClass.mimeType.normalize))
             return candidates.first { claimed.contains(TagClass.mimeType.normalize($0)) }
         }
@@ -437,7 +465,8 @@ public struct FileTyping: Sendable {
     /// and a MIME type of one answer never name different types.
     private func unknown(_ name: String, mime: String?) -> Result {
         if let last = Self.extensions(of: name).last,
-           let type = registry.type(filenameExtension: last) {
+            let type = registry.type(filenameExtension: last)
+        {
             let own = type.tags(.mimeType).map(TagClass.mimeType.normalize)
             if mime == nil || own.isEmpty || own.contains(TagClass.mimeType.normalize(mime!)) {
                 return Result(type: type, mimeType: mime, basis: .unknown, certain: false, matchedExtension: nil)
@@ -450,7 +479,9 @@ public struct FileTyping: Sendable {
     /// Up to `count` leading bytes of a regular file; FIFOs and devices are
     /// refused before they are opened (and `O_NONBLOCK` guards the race).
     static func readPrefix(_ path: [UInt8], count: Int, follow: Bool) throws(Failure) -> [UInt8] {
-        let fd = FileStatus.withCPath(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW)) }
+        let fd = FileStatus.withCPath(path) {
+            open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW))
+        }
         guard fd >= 0 else { throw Failure(path: path, reason: "cannot read: \(SystemError.current.reason)") }
         defer { close(fd) }
         var info = stat()

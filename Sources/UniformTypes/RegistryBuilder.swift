@@ -52,9 +52,12 @@ public struct RegistryBuilder {
         if !database.isEmpty { mimeDatabase = database }
         add(SystemTypeRecord.records(from: database))
         for d in database.diagnostics {
-            let severity: Diagnostic.Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .note
-            diagnostics.append(Diagnostic(severity, file: d.position.file,
-                                          position: d.position.line > 0 ? .line(d.position.line) : .unknown, d.message))
+            let severity: Diagnostic.Severity =
+                d.severity == .error ? .error : d.severity == .warning ? .warning : .note
+            diagnostics.append(
+                Diagnostic(
+                    severity, file: d.position.file,
+                    position: d.position.line > 0 ? .line(d.position.line) : .unknown, d.message))
         }
     }
 
@@ -110,19 +113,28 @@ public struct RegistryBuilder {
             let current = winners[slot]
             let sameFile = current.origin.file == declaration.origin.file
             if sameFile && current.kind == declaration.kind {
-                report(.warning, declaration.origin, "duplicate declaration of \(declaration.identifier) (first at \(current.origin)); this one wins")
+                report(
+                    .warning, declaration.origin,
+                    "duplicate declaration of \(declaration.identifier) (first at \(current.origin)); this one wins")
             } else if sameFile {
-                report(.warning, declaration.origin, "\(declaration.identifier) is both exported and imported (other at \(current.origin)); the exported one wins")
+                report(
+                    .warning, declaration.origin,
+                    "\(declaration.identifier) is both exported and imported (other at \(current.origin)); the exported one wins"
+                )
             }
             if declaration.kind == .imported && current.kind == .exported {
                 shadowed[slot].append(declaration.origin)
                 if !sameFile {
-                    report(.note, declaration.origin, "imported \(declaration.identifier) is ignored: exported at \(current.origin)")
+                    report(
+                        .note, declaration.origin,
+                        "imported \(declaration.identifier) is ignored: exported at \(current.origin)")
                 }
                 continue
             }
             if !sameFile {
-                report(.note, declaration.origin, "\(declaration.identifier) overrides the \(current.kind.rawValue) declaration at \(current.origin)")
+                report(
+                    .note, declaration.origin,
+                    "\(declaration.identifier) overrides the \(current.kind.rawValue) declaration at \(current.origin)")
             }
             shadowed[slot].append(current.origin)
             winners[slot] = declaration
@@ -133,7 +145,8 @@ public struct RegistryBuilder {
         //     outranks a type that declares it.
         var declaredTags = winners.map { RegistryImage.tagKeys(of: $0) }
         var supplements = [[DeclarationOrigin]](repeating: [], count: winners.count)
-        mergeSystemRecords(into: &winners, slotOf: &slotOf, shadowed: &shadowed, supplements: &supplements, report: report)
+        mergeSystemRecords(
+            into: &winners, slotOf: &slotOf, shadowed: &shadowed, supplements: &supplements, report: report)
         declaredTags += [Set<String>](repeating: [], count: winners.count - declaredTags.count)
 
         // 2. Resolve parents.
@@ -145,7 +158,9 @@ public struct RegistryBuilder {
                 if let index = slotOf[parent.lowercased()] {
                     if !resolved.contains(Int32(index)) { resolved.append(Int32(index)) }
                 } else {
-                    report(.warning, declaration.origin, "\(declaration.identifier) conforms to \(parent), which no source declares")
+                    report(
+                        .warning, declaration.origin,
+                        "\(declaration.identifier) conforms to \(parent), which no source declares")
                 }
             }
             parents.append(resolved)
@@ -158,13 +173,16 @@ public struct RegistryBuilder {
             let inCycle = Set(members)
             var names = [winners[members[0]].identifier], seen: Set<Int> = [members[0]], queue = [members[0]], head = 0
             while head < queue.count {
-                let next = queue[head]; head += 1
+                let next = queue[head]
+                head += 1
                 for p in parents[next].map(Int.init) where inCycle.contains(p) && seen.insert(p).inserted {
                     names.append(winners[p].identifier)
                     queue.append(p)
                 }
             }
-            report(.error, winners[members[0]].origin, "conformance cycle: \((names + [names[0]]).joined(separator: " -> "))")
+            report(
+                .error, winners[members[0]].origin,
+                "conformance cycle: \((names + [names[0]]).joined(separator: " -> "))")
         }
 
         // 4. Ancestors, breadth first, nearest first, listed up to
@@ -180,7 +198,8 @@ public struct RegistryBuilder {
             var head = 0
             seen[index] = index
             while head < queue.count && order.count <= RegistryImage.ancestorListLimit {
-                let next = Int(queue[head]); head += 1
+                let next = Int(queue[head])
+                head += 1
                 if seen[next] == index { continue }
                 seen[next] = index
                 order.append(Int32(next))
@@ -189,11 +208,13 @@ public struct RegistryBuilder {
             ancestors.append(order.count > RegistryImage.ancestorListLimit ? RegistryImage.unlisted : order)
         }
 
-        return RegistryImage.write(RegistryImage.Input(declarations: winners, declaredTags: declaredTags,
-                                                       parents: parents, ancestors: ancestors,
-                                                       shadowed: shadowed, supplements: supplements,
-                                                       diagnostics: diagnostics, mimeDatabase: mimeDatabase),
-                                   extra: extra)
+        return RegistryImage.write(
+            RegistryImage.Input(
+                declarations: winners, declaredTags: declaredTags,
+                parents: parents, ancestors: ancestors,
+                shadowed: shadowed, supplements: supplements,
+                diagnostics: diagnostics, mimeDatabase: mimeDatabase),
+            extra: extra)
     }
 
     /// The members of every conformance cycle, each cycle once, by slot:
@@ -208,15 +229,21 @@ public struct RegistryBuilder {
         for root in 0..<n where index[root] < 0 {
             // Frames of (node, next parent to look at).
             var frames: [(Int, Int)] = [(root, 0)]
-            index[root] = counter; low[root] = counter; counter += 1
-            stack.append(root); onStack[root] = true
+            index[root] = counter
+            low[root] = counter
+            counter += 1
+            stack.append(root)
+            onStack[root] = true
             while let (node, next) = frames.last {
                 if next < parents[node].count {
                     frames[frames.count - 1].1 += 1
                     let p = Int(parents[node][next])
                     if index[p] < 0 {
-                        index[p] = counter; low[p] = counter; counter += 1
-                        stack.append(p); onStack[p] = true
+                        index[p] = counter
+                        low[p] = counter
+                        counter += 1
+                        stack.append(p)
+                        onStack[p] = true
                         frames.append((p, 0))
                     } else if onStack[p] {
                         low[node] = min(low[node], index[p])
@@ -238,9 +265,11 @@ public struct RegistryBuilder {
         return result.sorted { $0[0] < $1[0] }
     }
 
-    private func mergeSystemRecords(into winners: inout [TypeDeclaration], slotOf: inout [String: Int],
-                                    shadowed: inout [[DeclarationOrigin]], supplements: inout [[DeclarationOrigin]],
-                                    report: (Diagnostic.Severity, DeclarationOrigin, String) -> Void) {
+    private func mergeSystemRecords(
+        into winners: inout [TypeDeclaration], slotOf: inout [String: Int],
+        shadowed: inout [[DeclarationOrigin]], supplements: inout [[DeclarationOrigin]],
+        report: (Diagnostic.Severity, DeclarationOrigin, String) -> Void
+    ) {
         guard !systemRecords.isEmpty else { return }
         // The declared type that claims each MIME type: public first, then
         // exported, then declaration order (as the tag index ranks them).
@@ -277,7 +306,8 @@ public struct RegistryBuilder {
         func conforms(_ slot: Int, to identifier: String) -> Bool {
             var queue = [slot], seen: Set<Int> = [slot], head = 0
             while head < queue.count && head < walkLimit {
-                let d = winners[queue[head]]; head += 1
+                let d = winners[queue[head]]
+                head += 1
                 if d.identifier.lowercased() == identifier { return true }
                 for parent in d.conformsTo {
                     if let p = slotOf[parent.lowercased()], seen.insert(p).inserted { queue.append(p) }
@@ -285,8 +315,10 @@ public struct RegistryBuilder {
             }
             return false
         }
-        let mediaRoots = ["text": "public.text", "image": "public.image", "audio": "public.audio",
-                          "video": "public.movie", "font": "public.font"]
+        let mediaRoots = [
+            "text": "public.text", "image": "public.image", "audio": "public.audio",
+            "video": "public.movie", "font": "public.font",
+        ]
         // The record's first extension, or another one that is the declared
         // type's own preferred extension (video/mp2t lists *.m2t before
         // *.ts, the preferred extension of public.mpeg-2-transport-stream).
@@ -312,8 +344,10 @@ public struct RegistryBuilder {
         for record in systemRecords where record.origin.source == .sharedMIMEInfo {
             for key in Set(record.extensions.map(TagClass.filenameExtension.normalize)) {
                 guard let slot = extensionClaim[key], winners[slot].tags(.mimeType).isEmpty,
-                      conforms(slot, to: mediaRoot(record)) else { continue }
-                contenders[key, default: []].insert(TagClass.mimeType.normalize(mimeDatabase?.canonical(record.mimeType) ?? record.mimeType))
+                    conforms(slot, to: mediaRoot(record))
+                else { continue }
+                contenders[key, default: []].insert(
+                    TagClass.mimeType.normalize(mimeDatabase?.canonical(record.mimeType) ?? record.mimeType))
             }
         }
         func joinByExtension(_ record: SystemTypeRecord) -> Int? {
@@ -327,14 +361,16 @@ public struct RegistryBuilder {
             var slot = names.lazy.compactMap { claim[TagClass.mimeType.normalize($0)] }.first ?? joinByExtension(record)
             if slot == nil {
                 guard let identifier = SystemTypeIdentifier.identifier(forMIMEType: record.mimeType) else {
-                    report(.warning, record.origin, "\(record.mimeType) is not a MIME type the registry can name; skipped")
+                    report(
+                        .warning, record.origin, "\(record.mimeType) is not a MIME type the registry can name; skipped")
                     continue
                 }
                 if let existing = slotOf[identifier.lowercased()] {
                     slot = existing
                 } else {
-                    let declaration = TypeDeclaration(identifier: identifier, kind: .imported, description: record.description,
-                                                      origin: record.origin)
+                    let declaration = TypeDeclaration(
+                        identifier: identifier, kind: .imported, description: record.description,
+                        origin: record.origin)
                     slot = winners.count
                     slotOf[identifier.lowercased()] = winners.count
                     winners.append(declaration)
@@ -367,7 +403,9 @@ public struct RegistryBuilder {
             var parents: [String] = []
             for parent in record.parents {
                 guard let target = claim[TagClass.mimeType.normalize(mimeDatabase?.canonical(parent) ?? parent)] else {
-                    report(.note, record.origin, "\(record.mimeType) is a sub-class of \(parent), which no source declares")
+                    report(
+                        .note, record.origin, "\(record.mimeType) is a sub-class of \(parent), which no source declares"
+                    )
                     continue
                 }
                 let identifier = winners[target].identifier
@@ -382,7 +420,8 @@ public struct RegistryBuilder {
         func leads(_ slot: Int, to root: Int, deciding: Int) -> Bool {
             var queue = [slot], seen: Set<Int> = [slot], head = 0
             while head < queue.count && head < walkLimit {
-                let current = queue[head]; head += 1
+                let current = queue[head]
+                head += 1
                 if current == root { return true }
                 for parent in winners[current].conformsTo {
                     if let p = slotOf[parent.lowercased()], seen.insert(p).inserted { queue.append(p) }
@@ -426,13 +465,16 @@ public struct RegistryBuilder {
         var listing: [String: [String]] = [:]
         for record in systemRecords where record.origin.source == .sharedMIMEInfo {
             let mime = TagClass.mimeType.normalize(mimeDatabase?.canonical(record.mimeType) ?? record.mimeType)
-            for key in Set(record.extensions.map(TagClass.filenameExtension.normalize)) where !(listing[key]?.contains(mime) ?? false) {
+            for key in Set(record.extensions.map(TagClass.filenameExtension.normalize))
+            where !(listing[key]?.contains(mime) ?? false) {
                 listing[key, default: []].append(mime)
             }
         }
         func soleContender(_ key: String) -> String? {
             let all = listing[key] ?? []
-            let roots = all.filter { mime in !all.contains { $0 != mime && (mimeDatabase?.isSubclass(mime, of: $0) ?? false) } }
+            let roots = all.filter { mime in
+                !all.contains { $0 != mime && (mimeDatabase?.isSubclass(mime, of: $0) ?? false) }
+            }
             return roots.count == 1 ? roots[0] : nil
         }
         func kinds(_ slot: Int) -> Set<String> {
@@ -443,12 +485,13 @@ public struct RegistryBuilder {
             for ext in record.extensions {
                 let key = TagClass.filenameExtension.normalize(ext)
                 guard let owner = extensionClaim[key], owner != slot, soleContender(key) == mime,
-                      winners[owner].tags(.filenameExtension).first.map(TagClass.filenameExtension.normalize) == key
+                    winners[owner].tags(.filenameExtension).first.map(TagClass.filenameExtension.normalize) == key
                 else { continue }
                 let identifier = winners[owner].identifier
                 guard !SystemTypePlacement.kindsClash(kinds(slot), kinds(owner)),
-                      !conforms(slot, to: identifier.lowercased()),
-                      !conforms(owner, to: winners[slot].identifier.lowercased()) else { break }
+                    !conforms(slot, to: identifier.lowercased()),
+                    !conforms(owner, to: winners[slot].identifier.lowercased())
+                else { break }
                 winners[slot].conformsTo.insert(identifier, at: 0)
                 break
             }

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CLinuxCalls
 import CompiledData
 import PropertyLists
 import SharedMIMEInfo
 import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Compiled registries kept between runs, so that a lookup reads one
 /// checked image instead of parsing its sources.
@@ -44,7 +45,9 @@ public struct RegistryCache: Sendable {
     /// `$XDG_CACHE_HOME/uti`, else `~/.cache/uti`; nil when caching is off
     /// or there is no home folder.
     public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> RegistryCache? {
-        if let dir = EnvironmentVariable.cacheDirectory.value(in: variables) { return dir.isEmpty ? nil : RegistryCache(directory: dir) }
+        if let dir = EnvironmentVariable.cacheDirectory.value(in: variables) {
+            return dir.isEmpty ? nil : RegistryCache(directory: dir)
+        }
         return XDGBaseDirectories(variables).cacheHome.map { RegistryCache(directory: $0 + "/uti") }
     }
 
@@ -57,8 +60,10 @@ public struct RegistryCache: Sendable {
         public var stampPaths: () -> [String]
         public var build: () throws(RegistryLoader.Failure) -> RegistryBuilder
 
-        public init(roots: [String], stampPaths: @escaping () -> [String],
-                    build: @escaping () throws(RegistryLoader.Failure) -> RegistryBuilder) {
+        public init(
+            roots: [String], stampPaths: @escaping () -> [String],
+            build: @escaping () throws(RegistryLoader.Failure) -> RegistryBuilder
+        ) {
             self.roots = roots
             self.stampPaths = stampPaths
             self.build = build
@@ -84,8 +89,12 @@ public struct RegistryCache: Sendable {
     public func path(roots: [String]) -> String {
         var a = ImageHash.start, b = ImageHash.step(ImageHash.start, 0x55)
         for root in roots {
-            for byte in root.utf8 { a = ImageHash.step(a, byte); b = ImageHash.step(b, byte ^ 0x5A) }
-            a = ImageHash.step(a, 0); b = ImageHash.step(b, 0)
+            for byte in root.utf8 {
+                a = ImageHash.step(a, byte)
+                b = ImageHash.step(b, byte ^ 0x5A)
+            }
+            a = ImageHash.step(a, 0)
+            b = ImageHash.step(b, 0)
         }
         let digits = Array("0123456789abcdef".utf8)
         var name = Array("registry-".utf8)
@@ -103,7 +112,10 @@ public struct RegistryCache: Sendable {
         // an image made to give wrong answers: it is neither read nor written.
         if let unsafe = Self.folderProblem(directory) {
             var builder = try sources.build()
-            builder.add(diagnostics: [Diagnostic(.note, file: directory, "compiled registry not used (\(unsafe)); sources are read on every run")])
+            builder.add(diagnostics: [
+                Diagnostic(
+                    .note, file: directory, "compiled registry not used (\(unsafe)); sources are read on every run")
+            ])
             return (builder.build(), .notSaved(unsafe))
         }
         var damage: String?
@@ -111,12 +123,13 @@ public struct RegistryCache: Sendable {
         let record = ChecksumRecord(image: file)
         var checksummed = false
         do {
-            let view = try ImageView.read(path: file, kind: RegistryImage.kind, reading: reading, accept: Self.fileProblem,
-                                          isVerified: { info in
-                                              status = info
-                                              checksummed = !record.matches(info)
-                                              return !checksummed
-                                          })
+            let view = try ImageView.read(
+                path: file, kind: RegistryImage.kind, reading: reading, accept: Self.fileProblem,
+                isVerified: { info in
+                    status = info
+                    checksummed = !record.matches(info)
+                    return !checksummed
+                })
             if let view {
                 let registry = TypeRegistry(image: view)
                 if SourceStamps.areCurrent(registry.extra) {
@@ -145,7 +158,11 @@ public struct RegistryCache: Sendable {
                 temporary = try openTemporary(for: file)
             } catch {
                 outcome = .notSaved(error.reason)
-                builder.add(diagnostics: [Diagnostic(.note, file: file, "compiled registry not saved (\(error.reason)); sources are read on every run")])
+                builder.add(diagnostics: [
+                    Diagnostic(
+                        .note, file: file,
+                        "compiled registry not saved (\(error.reason)); sources are read on every run")
+                ])
             }
         }
         let bytes = builder.compile(extra: stamps)
@@ -158,7 +175,10 @@ public struct RegistryCache: Sendable {
             }
         }
         // An image just written is well formed.
-        return (TypeRegistry(image: try! ImageView(bytes, kind: RegistryImage.kind), skippedSources: builder.skippedSources), outcome)
+        return (
+            TypeRegistry(
+                image: try! ImageView(bytes, kind: RegistryImage.kind), skippedSources: builder.skippedSources), outcome
+        )
     }
 
     /// Why `directory` may not hold compiled registries: it must be a folder
@@ -167,7 +187,7 @@ public struct RegistryCache: Sendable {
     static func folderProblem(_ directory: String) -> String? {
         var info = stat()
         guard stat(directory, &info) == 0 else { return nil }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { return nil }   // reported when saving
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { return nil }  // reported when saving
         if info.st_uid != geteuid() { return "\(directory) belongs to user \(info.st_uid), not \(geteuid())" }
         if info.st_mode & 0o022 != 0 { return "\(directory) is writable by other users" }
         return nil
@@ -203,17 +223,21 @@ public struct RegistryCache: Sendable {
             let path = directory + "/" + name
             var info = stat()
             guard path != current, lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-                  info.st_uid == geteuid() else { continue }
+                info.st_uid == geteuid()
+            else { continue }
             if name.hasSuffix(Self.imageSuffix) {
                 images.append((path, info.st_mtim.tv_sec))
             } else if name.hasSuffix(ChecksumRecord.suffix) {
                 records.append(path)
-            } else if name.contains(Self.imageSuffix + ".") || name.contains(ChecksumRecord.suffix + "."), now - info.st_mtim.tv_sec > Self.staleTemporaryAge {
+            } else if name.contains(Self.imageSuffix + ".") || name.contains(ChecksumRecord.suffix + "."),
+                now - info.st_mtim.tv_sec > Self.staleTemporaryAge
+            {
                 unlink(path)
             }
         }
         images.sort { $0.modified > $1.modified }
-        for (index, image) in images.enumerated() where index >= Self.keptImages - 1 || now - image.modified > Self.staleAge {
+        for (index, image) in images.enumerated()
+        where index >= Self.keptImages - 1 || now - image.modified > Self.staleAge {
             unlink(image.path)
         }
         for record in records {
@@ -241,15 +265,20 @@ public struct RegistryCache: Sendable {
     /// Writes `bytes` to the temporary file and renames it to `file`; with
     /// `flush`, the bytes reach the disk before the name does, so that a
     /// crash cannot leave a file whose name is there and content is not.
-    private func save(_ bytes: [UInt8], _ temporary: (fd: Int32, path: String), to file: String,
-                      flush: Bool = true) throws(ImageError) {
+    private func save(
+        _ bytes: [UInt8], _ temporary: (fd: Int32, path: String), to file: String,
+        flush: Bool = true
+    ) throws(ImageError) {
         var failure: String?
         bytes.withUnsafeBytes { raw in
             var done = 0
             while done < raw.count {
                 let n = write(temporary.fd, raw.baseAddress! + done, raw.count - done)
                 if n < 0 && errno == EINTR { continue }
-                if n <= 0 { failure = SystemError.current.reason; return }
+                if n <= 0 {
+                    failure = SystemError.current.reason
+                    return
+                }
                 done += n
             }
         }
@@ -325,8 +354,10 @@ enum SourceStamps {
     static func state(_ path: String) -> [Int] {
         var info = stat()
         guard stat(path, &info) == 0 else { return [Int(errno), 0, 0, 0, 0, 0] }
-        return [0, Int(truncatingIfNeeded: info.st_dev), Int(truncatingIfNeeded: info.st_ino), Int(info.st_size),
-                Int(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int(info.st_mtim.tv_nsec),
-                Int(info.st_ctim.tv_sec) &* 1_000_000_000 &+ Int(info.st_ctim.tv_nsec)]
+        return [
+            0, Int(truncatingIfNeeded: info.st_dev), Int(truncatingIfNeeded: info.st_ino), Int(info.st_size),
+            Int(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int(info.st_mtim.tv_nsec),
+            Int(info.st_ctim.tv_sec) &* 1_000_000_000 &+ Int(info.st_ctim.tv_nsec),
+        ]
     }
 }

@@ -191,7 +191,8 @@ enum RegistryImage {
             var queue = [Int(data)], head = 0
             conformsToData[Int(data)] = true
             while head < queue.count {
-                let next = queue[head]; head += 1
+                let next = queue[head]
+                head += 1
                 for child in children[next] where !conformsToData[Int(child)] {
                     conformsToData[Int(child)] = true
                     queue.append(Int(child))
@@ -206,7 +207,11 @@ enum RegistryImage {
         for (slot, declaration) in declarations.enumerated() {
             for spec in declaration.tagSpecification {
                 let c = spec.tagClass.identifier
-                if index[c] == nil { classes.append(c); index[c] = [:]; order[c] = [] }
+                if index[c] == nil {
+                    classes.append(c)
+                    index[c] = [:]
+                    order[c] = []
+                }
                 for tag in spec.tags {
                     let key = spec.tagClass.normalize(tag)
                     if index[c]![key] == nil { order[c]!.append(key) }
@@ -224,11 +229,13 @@ enum RegistryImage {
                 func fromSystem(_ slot: Int32) -> Bool { !input.declaredTags[Int(slot)].contains(tag) }
                 func rank(_ slot: Int32) -> (Int, Int, Int, Int, Int32) {
                     let d = declarations[Int(slot)]
-                    return (fromSystem(slot) ? 1 : 0,
-                            d.identifier.lowercased().hasPrefix("public.") ? 0 : 1,
-                            conformsToData[Int(slot)] ? 0 : 1,
-                            d.kind == .exported ? 0 : 1,
-                            slot)
+                    return (
+                        fromSystem(slot) ? 1 : 0,
+                        d.identifier.lowercased().hasPrefix("public.") ? 0 : 1,
+                        conformsToData[Int(slot)] ? 0 : 1,
+                        d.kind == .exported ? 0 : 1,
+                        slot
+                    )
                 }
                 let ranked = claimants.sorted { rank($0) < rank($1) }
                 // A tag some type declares is answered by the types that
@@ -240,10 +247,13 @@ enum RegistryImage {
                     let d = declarations[Int(loser)]
                     // A clash between sources is reported where the losing tag came from.
                     let systemOnly = fromSystem(loser) && !fromSystem(ranked[0])
-                    diagnostics.append(Diagnostic(systemOnly ? .note : .warning, file: d.origin.file, position: d.origin.position,
-                        systemOnly
-                        ? "\(c) \"\(key)\" that system data gives \(d.identifier) is declared by \(winner.identifier) (\(winner.origin)), which answers it"
-                        : "\(c) \"\(key)\" of \(d.identifier) is also claimed by \(winner.identifier) (\(winner.origin)), which is preferred"))
+                    diagnostics.append(
+                        Diagnostic(
+                            systemOnly ? .note : .warning, file: d.origin.file, position: d.origin.position,
+                            systemOnly
+                                ? "\(c) \"\(key)\" that system data gives \(d.identifier) is declared by \(winner.identifier) (\(winner.origin)), which answers it"
+                                : "\(c) \"\(key)\" of \(d.identifier) is also claimed by \(winner.identifier) (\(winner.origin)), which is preferred"
+                        ))
                 }
             }
         }
@@ -256,7 +266,9 @@ enum RegistryImage {
             func ref(_ field: Int, _ s: String?) { (r[field], r[field + 1]) = w.reference(s) }
             ref(Field.identifier, d.identifier)
             let (positionKind, positionValue) = encode(d.origin.position)
-            r[Field.kind] = (d.kind == .exported ? 0 : 1) | UInt32(sources.firstIndex(of: d.origin.source) ?? 0) << KindBits.sourceShift
+            r[Field.kind] =
+                (d.kind == .exported ? 0 : 1) | UInt32(sources.firstIndex(of: d.origin.source) ?? 0)
+                << KindBits.sourceShift
                 | positionKind << KindBits.positionShift
             r[Field.position] = positionValue
             ref(Field.file, d.origin.file)

@@ -24,15 +24,21 @@ public enum RegistryLoader {
     /// file cannot be read or parsed; one found in the search folders is
     /// skipped instead (`TypeRegistry.skippedSources`). Problems in the
     /// system's data are kept in the registry's `diagnostics`.
-    public static func load(extraPaths: [String] = [], includeSystem: Bool = true,
-                            applicationDeclarations: [DeclarationReader] = [],
-                            environment: [String: String] = ProcessEnvironment.current) throws(Failure) -> TypeRegistry {
+    public static func load(
+        extraPaths: [String] = [], includeSystem: Bool = true,
+        applicationDeclarations: [DeclarationReader] = [],
+        environment: [String: String] = ProcessEnvironment.current
+    ) throws(Failure) -> TypeRegistry {
         var search = DeclarationSearchPath.environment(environment)
         search.explicitPaths += extraPaths
         let (files, missing) = search.resolve()
-        if files.isEmpty && missing.isEmpty && !includeSystem && applicationDeclarations.isEmpty { return TypeRegistry.bundled }
-        return try builder(search: search, includeSystem: includeSystem, applicationDeclarations: applicationDeclarations,
-                           environment: environment).build()
+        if files.isEmpty && missing.isEmpty && !includeSystem && applicationDeclarations.isEmpty {
+            return TypeRegistry.bundled
+        }
+        return try builder(
+            search: search, includeSystem: includeSystem, applicationDeclarations: applicationDeclarations,
+            environment: environment
+        ).build()
     }
 
     /// App bundles whose type declarations join the registry: the roots
@@ -46,8 +52,10 @@ public enum RegistryLoader {
         public var stampPaths: () -> [String]
         public var read: () -> Reading
 
-        public init(roots: [String] = [], stampPaths: @escaping () -> [String] = { [] },
-                    read: @escaping () -> Reading = { ([], [], []) }) {
+        public init(
+            roots: [String] = [], stampPaths: @escaping () -> [String] = { [] },
+            read: @escaping () -> Reading = { ([], [], []) }
+        ) {
             self.roots = roots
             self.stampPaths = stampPaths
             self.read = read
@@ -56,9 +64,11 @@ public enum RegistryLoader {
 
     /// What `load` reads, for `RegistryCache`: the same sources, named so
     /// that a compiled registry can be checked against them.
-    public static func cacheSources(extraPaths: [String] = [], includeSystem: Bool = true,
-                                    applications: ApplicationSources = ApplicationSources(),
-                                    environment: [String: String] = ProcessEnvironment.current) -> RegistryCache.Sources {
+    public static func cacheSources(
+        extraPaths: [String] = [], includeSystem: Bool = true,
+        applications: ApplicationSources = ApplicationSources(),
+        environment: [String: String] = ProcessEnvironment.current
+    ) -> RegistryCache.Sources {
         var search = DeclarationSearchPath.environment(environment)
         search.explicitPaths += extraPaths
         var roots = ["system: \(includeSystem)"]
@@ -75,8 +85,10 @@ public enum RegistryLoader {
             let (declarations, problems, skipped) = applications.read()
             let built: Result<RegistryBuilder, Failure>
             do throws(Failure) {
-                built = .success(try builder(search: search, includeSystem: includeSystem,
-                                             applicationDeclarations: declarations, environment: environment))
+                built = .success(
+                    try builder(
+                        search: search, includeSystem: includeSystem,
+                        applicationDeclarations: declarations, environment: environment))
             } catch {
                 built = .failure(error)
             }
@@ -94,8 +106,10 @@ public enum RegistryLoader {
     /// partial set of the declaration files the user named. A file found in
     /// the search folders that cannot be read is skipped and recorded in
     /// `skippedSources`; the other sources still count.
-    static func builder(search: DeclarationSearchPath, includeSystem: Bool, applicationDeclarations: [DeclarationReader],
-                        environment: [String: String]) throws(Failure) -> RegistryBuilder {
+    static func builder(
+        search: DeclarationSearchPath, includeSystem: Bool, applicationDeclarations: [DeclarationReader],
+        environment: [String: String]
+    ) throws(Failure) -> RegistryBuilder {
         let (named, missing) = search.namedFiles()
         var problems = missing.map { "\($0.path): \($0.reason)" }
         var builder = RegistryBuilder.bundled()
@@ -116,8 +130,10 @@ public enum RegistryLoader {
     /// Whether `load` would read declaration files (which may fail): true
     /// when `extraPaths` is not empty or the environment names or holds any.
     /// Without them, loading cannot fail.
-    public static func readsDeclarationFiles(extraPaths: [String] = [],
-                                             environment: [String: String] = ProcessEnvironment.current) -> Bool {
+    public static func readsDeclarationFiles(
+        extraPaths: [String] = [],
+        environment: [String: String] = ProcessEnvironment.current
+    ) -> Bool {
         var search = DeclarationSearchPath.environment(environment)
         search.explicitPaths += extraPaths
         let (files, missing) = search.resolve()
@@ -127,8 +143,10 @@ public enum RegistryLoader {
     /// Adds the shared-mime-info database and the `mime.types` files the
     /// environment names. A `mime.types` file that does not exist is skipped
     /// unless `UTI_MIME_TYPES` names it.
-    public static func addSystemSources(to builder: inout RegistryBuilder,
-                                        environment: [String: String] = ProcessEnvironment.current) {
+    public static func addSystemSources(
+        to builder: inout RegistryBuilder,
+        environment: [String: String] = ProcessEnvironment.current
+    ) {
         builder.add(MIMEDatabase.load(MIMESearchPath.environment(environment)))
         let named = EnvironmentVariable.mimeTypes.value(in: environment) != nil
         for path in MIMETypesFile.paths(environment: environment) {

@@ -32,7 +32,11 @@ public enum Spelling {
         let far = limit + 1, width = n + 1
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: width * 3) { rows in
             var before = 0, previous = width, current = width * 2
-            for j in 0..<width { rows[before + j] = far; rows[previous + j] = min(j, far); rows[current + j] = far }
+            for j in 0..<width {
+                rows[before + j] = far
+                rows[previous + j] = min(j, far)
+                rows[current + j] = far
+            }
             for i in 1...m {
                 rows[current] = min(i, far)
                 var best = rows[current]
@@ -40,9 +44,12 @@ public enum Spelling {
                 if low > 1 { rows[current + low - 1] = far }
                 if low <= high {
                     for j in low...high {
-                        var cell = min(rows[previous + j] + 1, rows[current + j - 1] + 1,
-                                       rows[previous + j - 1] + (same(i - 1, j - 1) ? 0 : 1))
-                        if i > 1 && j > 1 && same(i - 1, j - 2) && same(i - 2, j - 1) { cell = min(cell, rows[before + j - 2] + 1) }
+                        var cell = min(
+                            rows[previous + j] + 1, rows[current + j - 1] + 1,
+                            rows[previous + j - 1] + (same(i - 1, j - 1) ? 0 : 1))
+                        if i > 1 && j > 1 && same(i - 1, j - 2) && same(i - 2, j - 1) {
+                            cell = min(cell, rows[before + j - 2] + 1)
+                        }
                         rows[current + j] = min(cell, far)
                         best = min(best, rows[current + j])
                     }
@@ -105,7 +112,11 @@ extension TypeRegistry {
                 scored.append((d + 1, rank, identifier))
             }
         }
-        return scored.sorted { ($0.score, $0.rank, $0.identifier.count, $0.identifier) < ($1.score, $1.rank, $1.identifier.count, $1.identifier) }
-            .prefix(limit).map(\.identifier)
+        return scored.sorted {
+            ($0.score, $0.rank, $0.identifier.count, $0.identifier) < (
+                $1.score, $1.rank, $1.identifier.count, $1.identifier
+            )
+        }
+        .prefix(limit).map(\.identifier)
     }
 }

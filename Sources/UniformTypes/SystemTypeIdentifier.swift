@@ -40,12 +40,17 @@ public enum SystemTypeIdentifier {
         var i = 0
         while i < subtype.count {
             if subtype[i...].starts(with: "-plus-".utf8) {
-                out.append(UInt8(ascii: "+")); i += 6
+                out.append(UInt8(ascii: "+"))
+                i += 6
             } else if i + 4 < subtype.count, subtype[i] == UInt8(ascii: "-"), subtype[i + 1] == UInt8(ascii: "x"),
-                      subtype[i + 4] == UInt8(ascii: "-"), let byte = UInt8(String(decoding: subtype[(i + 2)...(i + 3)], as: UTF8.self), radix: 16) {
-                out.append(byte); i += 5
+                subtype[i + 4] == UInt8(ascii: "-"),
+                let byte = UInt8(String(decoding: subtype[(i + 2)...(i + 3)], as: UTF8.self), radix: 16)
+            {
+                out.append(byte)
+                i += 5
             } else {
-                out.append(subtype[i]); i += 1
+                out.append(subtype[i])
+                i += 1
             }
         }
         subtype = out

@@ -42,14 +42,17 @@ public enum SystemTypePlacement {
     /// OpenDocument chart template is no font), and the system's answer
     /// then stands for its own names.
     public static let kindRoots = [
-        "public.text", "public.image", "public.audiovisual-content", "public.font", "public.archive", "public.executable",
+        "public.text", "public.image", "public.audiovisual-content", "public.font", "public.archive",
+        "public.executable",
     ]
 
     /// The kinds of a type, given whether it conforms to an identifier.
     public static func kinds(conformsTo: (String) -> Bool) -> Set<String> {
         var kinds = Set(kindRoots.filter(conformsTo))
         let document = "public.composite-content"
-        if conformsTo(document) || (conformsTo("public.content") && kindRoots.prefix(4).allSatisfy { !kinds.contains($0) }) {
+        if conformsTo(document)
+            || (conformsTo("public.content") && kindRoots.prefix(4).allSatisfy { !kinds.contains($0) })
+        {
             kinds.insert(document)
         }
         return kinds

@@ -21,8 +21,10 @@ public struct SystemTypeRecord: Sendable, Equatable {
     public var genericIcon: String?
     public var origin: DeclarationOrigin
 
-    public init(mimeType: String, aliases: [String] = [], parents: [String] = [], extensions: [String] = [],
-                description: String? = nil, genericIcon: String? = nil, origin: DeclarationOrigin) {
+    public init(
+        mimeType: String, aliases: [String] = [], parents: [String] = [], extensions: [String] = [],
+        description: String? = nil, genericIcon: String? = nil, origin: DeclarationOrigin
+    ) {
         self.mimeType = mimeType
         self.aliases = aliases
         self.parents = parents
@@ -45,7 +47,8 @@ public struct SystemTypeRecord: Sendable, Equatable {
                 let key = TagClass.mimeType.normalize(glob.mimeType)
                 // `*.C` (C++) is not the extension "c"; `*.c` is.
                 guard !globsDeleted.contains(key), let ext = glob.filenameExtension,
-                      !glob.caseSensitive || ext == TagClass.filenameExtension.normalize(ext) else { continue }
+                    !glob.caseSensitive || ext == TagClass.filenameExtension.normalize(ext)
+                else { continue }
                 if !(extensions[key]?.contains(ext) ?? false) { extensions[key, default: []].append(ext) }
             }
             globsDeleted.formUnion(layer.globsDeleted)
@@ -53,12 +56,14 @@ public struct SystemTypeRecord: Sendable, Equatable {
         return database.types.map { type in
             let key = TagClass.mimeType.normalize(type)
             let position = database.declaration(of: type)
-            let origin = DeclarationOrigin(source: .sharedMIMEInfo, file: position?.file ?? "shared-mime-info",
-                                           position: (position?.line ?? 0) > 0 ? .line(position!.line) : .unknown)
+            let origin = DeclarationOrigin(
+                source: .sharedMIMEInfo, file: position?.file ?? "shared-mime-info",
+                position: (position?.line ?? 0) > 0 ? .line(position!.line) : .unknown)
             let comment = database.layers.lazy.compactMap { $0.comments[key]?[""] }.first
-            return SystemTypeRecord(mimeType: type, aliases: Array(Set(aliases[key] ?? [])).sorted(),
-                                    parents: database.parents(of: type), extensions: extensions[key] ?? [],
-                                    description: comment, genericIcon: database.genericIcon(for: type), origin: origin)
+            return SystemTypeRecord(
+                mimeType: type, aliases: Array(Set(aliases[key] ?? [])).sorted(),
+                parents: database.parents(of: type), extensions: extensions[key] ?? [],
+                description: comment, genericIcon: database.genericIcon(for: type), origin: origin)
         }
     }
 }
@@ -69,9 +74,13 @@ public enum MIMETypesFile {
     /// The files to read: `UTI_MIME_TYPES` (a `:` list; empty for none) when
     /// set, else `/etc/mime.types` and `$HOME/.mime.types`.
     public static func paths(environment: [String: String] = ProcessEnvironment.current) -> [String] {
-        if let list = EnvironmentVariable.mimeTypes.value(in: environment) { return list.split(separator: ":").map(String.init) }
+        if let list = EnvironmentVariable.mimeTypes.value(in: environment) {
+            return list.split(separator: ":").map(String.init)
+        }
         var result = ["/etc/mime.types"]
-        if let home = EnvironmentVariable.home.value(in: environment), home.hasPrefix("/") { result.append(home + "/.mime.types") }
+        if let home = EnvironmentVariable.home.value(in: environment), home.hasPrefix("/") {
+            result.append(home + "/.mime.types")
+        }
         return result
     }
 
@@ -88,23 +97,29 @@ public enum MIMETypesFile {
         return parse(bytes, path: path)
     }
 
-    public static func parse(_ bytes: [UInt8], path: String) -> (records: [SystemTypeRecord], diagnostics: [Diagnostic]) {
+    public static func parse(_ bytes: [UInt8], path: String) -> (records: [SystemTypeRecord], diagnostics: [Diagnostic])
+    {
         var records: [SystemTypeRecord] = []
         var slot: [String: Int] = [:]
         var diagnostics: [Diagnostic] = []
         for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             let number = index + 1
             guard let text = String(validating: line, as: UTF8.self) else {
-                diagnostics.append(Diagnostic(.warning, file: path, position: .line(number), "line is not valid UTF-8; skipped"))
+                diagnostics.append(
+                    Diagnostic(.warning, file: path, position: .line(number), "line is not valid UTF-8; skipped"))
                 continue
             }
             // Unicode scalars, not Characters: a combining mark after a blank
             // or a / must not hide it.
-            let fields = text.unicodeScalars.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
+            let fields = text.unicodeScalars.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(
+                String.init)
             guard let type = fields.first, type.unicodeScalars.first != "#" else { continue }
             let parts = type.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                diagnostics.append(Diagnostic(.warning, file: path, position: .line(number), "\(type.debugDescription) is not a MIME type; line skipped"))
+                diagnostics.append(
+                    Diagnostic(
+                        .warning, file: path, position: .line(number),
+                        "\(type.debugDescription) is not a MIME type; line skipped"))
                 continue
             }
             var extensions: [String] = []
@@ -112,18 +127,25 @@ public enum MIMETypesFile {
                 if field.unicodeScalars.first == "#" { break }
                 let ext = TagClass.filenameExtension.normalize(field)
                 if ext.isEmpty || ext.unicodeScalars.contains("/") {
-                    diagnostics.append(Diagnostic(.warning, file: path, position: .line(number), "\(field.debugDescription) is not a filename extension; skipped"))
+                    diagnostics.append(
+                        Diagnostic(
+                            .warning, file: path, position: .line(number),
+                            "\(field.debugDescription) is not a filename extension; skipped"))
                 } else if !extensions.contains(ext) {
                     extensions.append(ext)
                 }
             }
             let key = TagClass.mimeType.normalize(type)
             if let existing = slot[key] {
-                for ext in extensions where !records[existing].extensions.contains(ext) { records[existing].extensions.append(ext) }
+                for ext in extensions where !records[existing].extensions.contains(ext) {
+                    records[existing].extensions.append(ext)
+                }
             } else {
                 slot[key] = records.count
-                records.append(SystemTypeRecord(mimeType: type, extensions: extensions,
-                                                origin: DeclarationOrigin(source: .mimeTypes, file: path, position: .line(number))))
+                records.append(
+                    SystemTypeRecord(
+                        mimeType: type, extensions: extensions,
+                        origin: DeclarationOrigin(source: .mimeTypes, file: path, position: .line(number))))
             }
         }
         return (records, diagnostics)

@@ -29,15 +29,20 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
     /// What keeps `text` from being a MIME type (see `isMIMESyntax`), or nil
     /// when it is one.
     public static func mimeSyntaxProblem(_ text: String) -> String? {
-        var essence = text.utf8.split(separator: UInt8(ascii: ";"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+        var essence =
+            text.utf8.split(separator: UInt8(ascii: ";"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
         while let first = essence.first, first == 32 || first == 9 { essence = essence.dropFirst() }
         while let last = essence.last, last == 32 || last == 9 { essence = essence.dropLast() }
         let parts = essence.split(separator: UInt8(ascii: "/"), maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return parts.count < 2 ? "no \"/\" between type and subtype" : "more than one \"/\"" }
+        guard parts.count == 2 else {
+            return parts.count < 2 ? "no \"/\" between type and subtype" : "more than one \"/\""
+        }
         for (part, name) in [(parts[0], "type"), (parts[1], "subtype")] {
             if part.isEmpty { return "the \(name) is empty" }
             if let bad = part.first(where: { !isTokenByte($0) }) {
-                let shown = bad >= 33 && bad < 127 ? "\"\(Character(Unicode.Scalar(bad)))\"" : "the byte 0x" + String(bad, radix: 16)
+                let shown =
+                    bad >= 33 && bad < 127
+                    ? "\"\(Character(Unicode.Scalar(bad)))\"" : "the byte 0x" + String(bad, radix: 16)
                 return "\(shown) may not stand in a MIME \(name) (RFC 2045 token)"
             }
         }

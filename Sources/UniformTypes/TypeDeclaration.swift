@@ -22,10 +22,12 @@ public struct TypeDeclaration: Sendable, Equatable {
     public var iconName: String?
     public var origin: DeclarationOrigin
 
-    public init(identifier: String, kind: Kind, conformsTo: [String] = [],
-                tagSpecification: [TagSpecification] = [], description: String? = nil,
-                referenceURL: String? = nil, version: String? = nil, iconName: String? = nil,
-                origin: DeclarationOrigin) {
+    public init(
+        identifier: String, kind: Kind, conformsTo: [String] = [],
+        tagSpecification: [TagSpecification] = [], description: String? = nil,
+        referenceURL: String? = nil, version: String? = nil, iconName: String? = nil,
+        origin: DeclarationOrigin
+    ) {
         self.identifier = identifier
         self.kind = kind
         self.conformsTo = conformsTo
@@ -41,10 +43,12 @@ public struct TypeDeclaration: Sendable, Equatable {
     /// class compares tags), after the declared ones.
     mutating func appendTags(_ tags: [String], tagClass: TagClass) {
         guard !tags.isEmpty else { return }
-        let index = tagSpecification.firstIndex { $0.tagClass == tagClass } ?? {
-            tagSpecification.append(TagSpecification(tagClass, []))
-            return tagSpecification.count - 1
-        }()
+        let index =
+            tagSpecification.firstIndex { $0.tagClass == tagClass }
+            ?? {
+                tagSpecification.append(TagSpecification(tagClass, []))
+                return tagSpecification.count - 1
+            }()
         var seen = Set(tagSpecification[index].tags.map(tagClass.normalize))
         for tag in tags where seen.insert(tagClass.normalize(tag)).inserted {
             tagSpecification[index].tags.append(tag)

@@ -47,7 +47,9 @@ public final class TypeRegistry: Sendable {
         count = min(image.int(root + Root.count), (image.wordCount - typesStart) / RegistryImage.recordSize)
         identifierTable = image.int(root + Root.identifiers)
         tagClassesStart = min(image.int(root + Root.tagClasses), image.wordCount)
-        tagClassCount = min(image.int(root + Root.tagClassCount), (image.wordCount - tagClassesStart) / RegistryImage.TagClassEntry.size)
+        tagClassCount = min(
+            image.int(root + Root.tagClassCount), (image.wordCount - tagClassesStart) / RegistryImage.TagClassEntry.size
+        )
         mimeNameSlots = image.int(root + Root.mimeNameSlots)
         let data = image.word(root + Root.dataSlot)
         dataSlot = data == ImageWriter.none || Int(data) >= count ? nil : Int32(data)
@@ -55,7 +57,9 @@ public final class TypeRegistry: Sendable {
         for i in 0..<tagClassCount {
             let entry = tagClassesStart + i * RegistryImage.TagClassEntry.size
             let name = image.string(at: entry + RegistryImage.TagClassEntry.name)
-            if name == TagClass.filenameExtension.identifier { extensionTable = image.int(entry + RegistryImage.TagClassEntry.table) }
+            if name == TagClass.filenameExtension.identifier {
+                extensionTable = image.int(entry + RegistryImage.TagClassEntry.table)
+            }
             if name == TagClass.mimeType.identifier { mimeTable = image.int(entry + RegistryImage.TagClassEntry.table) }
         }
         self.extensionTable = extensionTable
@@ -63,8 +67,9 @@ public final class TypeRegistry: Sendable {
         let flags = image.word(root + Root.mimeFlags)
         if flags & 1 != 0 {
             let layersAt = root + Root.mimeLayers
-            mimeDatabase = MIMEDatabase.compiled(view: image, indexRoot: image.int(root + Root.mimeIndex),
-                                                 isEmpty: flags & 2 != 0, encodedLayers: { image.bytes(at: layersAt) })
+            mimeDatabase = MIMEDatabase.compiled(
+                view: image, indexRoot: image.int(root + Root.mimeIndex),
+                isEmpty: flags & 2 != 0, encodedLayers: { image.bytes(at: layersAt) })
         } else {
             mimeDatabase = nil
         }
@@ -83,9 +88,10 @@ public final class TypeRegistry: Sendable {
             let at = start + i * Entry.size
             let level = image.word(at + Entry.severity)
             let severity: Diagnostic.Severity = level == 2 ? .error : level == 1 ? .warning : .note
-            return Diagnostic(severity, file: image.string(at: at + Entry.file) ?? "",
-                              position: RegistryImage.decode(image.word(at + Entry.positionKind), image.word(at + Entry.position)),
-                              image.string(at: at + Entry.message) ?? "")
+            return Diagnostic(
+                severity, file: image.string(at: at + Entry.file) ?? "",
+                position: RegistryImage.decode(image.word(at + Entry.positionKind), image.word(at + Entry.position)),
+                image.string(at: at + Entry.message) ?? "")
         }
     }
 
@@ -109,7 +115,9 @@ public final class TypeRegistry: Sendable {
     func identifier(_ slot: Int32) -> String { image.string(at: record(slot, Field.identifier)) ?? "" }
 
     /// The identifier's bytes in the image, valid while the registry lives.
-    func identifierBytes(_ slot: Int32) -> UnsafeBufferPointer<UInt8> { image.bytes(at: record(slot, Field.identifier)) }
+    func identifierBytes(_ slot: Int32) -> UnsafeBufferPointer<UInt8> {
+        image.bytes(at: record(slot, Field.identifier))
+    }
 
     func conformsTo(_ slot: Int32) -> [String] { strings(image.int(record(slot, Field.conformsTo))) }
 
@@ -140,15 +148,19 @@ public final class TypeRegistry: Sendable {
     }
 
     private func strings(_ at: Int, limit: Int = .max) -> [String] {
-        (0..<min(image.count(at: at, entryWords: 2, from: at + 1), limit)).map { image.string(at: at + 1 + $0 * 2) ?? "" }
+        (0..<min(image.count(at: at, entryWords: 2, from: at + 1), limit)).map {
+            image.string(at: at + 1 + $0 * 2) ?? ""
+        }
     }
 
     func origin(_ slot: Int32) -> DeclarationOrigin {
         let kind = image.word(record(slot, Field.kind))
-        return DeclarationOrigin(source: source(kind >> RegistryImage.KindBits.sourceShift & 0xFF),
-                                 file: image.string(at: record(slot, Field.file)) ?? "",
-                                 position: RegistryImage.decode(kind >> RegistryImage.KindBits.positionShift,
-                                                                image.word(record(slot, Field.position))))
+        return DeclarationOrigin(
+            source: source(kind >> RegistryImage.KindBits.sourceShift & 0xFF),
+            file: image.string(at: record(slot, Field.file)) ?? "",
+            position: RegistryImage.decode(
+                kind >> RegistryImage.KindBits.positionShift,
+                image.word(record(slot, Field.position))))
     }
 
     private func source(_ index: UInt32) -> DeclarationOrigin.Source {
@@ -161,20 +173,23 @@ public final class TypeRegistry: Sendable {
         return (0..<image.count(at: at, entryWords: Entry.size, from: at + 1)).map { i in
             let entry = at + 1 + i * Entry.size
             let kind = image.word(entry + Entry.sourceAndKind)
-            return DeclarationOrigin(source: source(kind & 0xFF), file: image.string(at: entry + Entry.file) ?? "",
-                                     position: RegistryImage.decode(kind >> 8, image.word(entry + Entry.position)))
+            return DeclarationOrigin(
+                source: source(kind & 0xFF), file: image.string(at: entry + Entry.file) ?? "",
+                position: RegistryImage.decode(kind >> 8, image.word(entry + Entry.position)))
         }
     }
 
     func declaration(_ slot: Int32) -> TypeDeclaration {
-        TypeDeclaration(identifier: identifier(slot),
-                        kind: image.word(record(slot, Field.kind)) & RegistryImage.KindBits.declarationMask == 0 ? .exported : .imported,
-                        conformsTo: conformsTo(slot), tagSpecification: tagSpecification(slot),
-                        description: image.string(at: record(slot, Field.description)),
-                        referenceURL: image.string(at: record(slot, Field.referenceURL)),
-                        version: image.string(at: record(slot, Field.version)),
-                        iconName: image.string(at: record(slot, Field.iconName)),
-                        origin: origin(slot))
+        TypeDeclaration(
+            identifier: identifier(slot),
+            kind: image.word(record(slot, Field.kind)) & RegistryImage.KindBits.declarationMask == 0
+                ? .exported : .imported,
+            conformsTo: conformsTo(slot), tagSpecification: tagSpecification(slot),
+            description: image.string(at: record(slot, Field.description)),
+            referenceURL: image.string(at: record(slot, Field.referenceURL)),
+            version: image.string(at: record(slot, Field.version)),
+            iconName: image.string(at: record(slot, Field.iconName)),
+            origin: origin(slot))
     }
 
     func description(_ slot: Int32) -> String? { image.string(at: record(slot, Field.description)) }
@@ -184,7 +199,10 @@ public final class TypeRegistry: Sendable {
     func ancestors(_ slot: Int32) -> [Int32] {
         guard ancestorsUnlisted(slot) else { return slotList(slot, Field.ancestors) }
         var result: [Int32] = []
-        walkAncestors(of: slot) { result.append($0); return false }
+        walkAncestors(of: slot) {
+            result.append($0)
+            return false
+        }
         return result
     }
 
@@ -208,7 +226,8 @@ public final class TypeRegistry: Sendable {
         var queue: [Int32] = [slot]
         var head = 0
         while head < queue.count {
-            let next = queue[head]; head += 1
+            let next = queue[head]
+            head += 1
             let parents = slotList(next, Field.parents).prefix(max(budget, 0))
             budget -= parents.count
             for parent in parents where parent >= 0 && Int(parent) < count && seen.insert(parent).inserted {
@@ -225,7 +244,9 @@ public final class TypeRegistry: Sendable {
     }
 
     @inline(__always)
-    func conformsToData(_ slot: Int32) -> Bool { image.word(record(slot, Field.flags)) & RegistryImage.Flag.conformsToData != 0 }
+    func conformsToData(_ slot: Int32) -> Bool {
+        image.word(record(slot, Field.flags)) & RegistryImage.Flag.conformsToData != 0
+    }
 
     /// The slot of a declared identifier (any case).
     func slot(forIdentifier identifier: String) -> Int32? {
@@ -247,7 +268,8 @@ public final class TypeRegistry: Sendable {
         if tagClass == .filenameExtension { return extensionTable }
         if tagClass == .mimeType { return mimeTable }
         typealias Entry = RegistryImage.TagClassEntry
-        for i in 0..<tagClassCount where image.string(at: tagClassesStart + i * Entry.size + Entry.name) == tagClass.identifier {
+        for i in 0..<tagClassCount
+        where image.string(at: tagClassesStart + i * Entry.size + Entry.name) == tagClass.identifier {
             return image.int(tagClassesStart + i * Entry.size + Entry.table)
         }
         return nil
@@ -264,23 +286,28 @@ public final class TypeRegistry: Sendable {
 
     /// The claimant list of a normalized tag, and whether only system data
     /// gives the tag (no type declares it itself).
-    private func claimantList(_ normalized: String, _ tagClass: TagClass) -> (count: Int, start: Int, systemOnly: Bool) {
+    private func claimantList(_ normalized: String, _ tagClass: TagClass) -> (count: Int, start: Int, systemOnly: Bool)
+    {
         guard let table = tagTable(tagClass) else { return (0, 0, false) }
         var key = normalized
         return key.withUTF8 { claimantList(key: $0, table: table) }
     }
 
     /// The claimant list of the normalized tag `key` in the tag table `table`.
-    private func claimantList(key: UnsafeBufferPointer<UInt8>, table: Int) -> (count: Int, start: Int, systemOnly: Bool) {
+    private func claimantList(key: UnsafeBufferPointer<UInt8>, table: Int) -> (count: Int, start: Int, systemOnly: Bool)
+    {
         guard let at = image.lookup(table: table, key: key) else { return (0, 0, false) }
         let word = image.word(Int(at))
-        return (min(Int(word & ~RegistryImage.systemOnlyTag), count), Int(at) + 1, word & RegistryImage.systemOnlyTag != 0)
+        return (
+            min(Int(word & ~RegistryImage.systemOnlyTag), count), Int(at) + 1, word & RegistryImage.systemOnlyTag != 0
+        )
     }
 
     /// The classes of the tags the registry holds, in the order first seen.
     public var tagClasses: [TagClass] {
         (0..<tagClassCount).compactMap {
-            image.string(at: tagClassesStart + $0 * RegistryImage.TagClassEntry.size + RegistryImage.TagClassEntry.name).map { TagClass($0) }
+            image.string(at: tagClassesStart + $0 * RegistryImage.TagClassEntry.size + RegistryImage.TagClassEntry.name)
+                .map { TagClass($0) }
         }
     }
 
@@ -338,8 +365,10 @@ public final class TypeRegistry: Sendable {
         guard DynamicIdentifier.isDynamic(identifier), let contents = DynamicIdentifier.decode(identifier) else {
             return nil
         }
-        return UTType(self, undeclared: UTType.Undeclared(
-            identifier: identifier, conformsTo: contents.conformsTo, tags: contents.tags, isDynamic: true))
+        return UTType(
+            self,
+            undeclared: UTType.Undeclared(
+                identifier: identifier, conformsTo: contents.conformsTo, tags: contents.tags, isDynamic: true))
     }
 
     /// A type that keeps `identifier` though no source declares it: no
@@ -347,8 +376,11 @@ public final class TypeRegistry: Sendable {
     /// for a type the program does not declare). The declared type when
     /// `identifier` is declared.
     public func undeclaredType(_ identifier: String, conformingTo parents: [String] = []) -> UTType {
-        declaredType(identifier) ?? UTType(self, undeclared: UTType.Undeclared(
-            identifier: identifier, conformsTo: parents, tags: [], isDynamic: false))
+        declaredType(identifier)
+            ?? UTType(
+                self,
+                undeclared: UTType.Undeclared(
+                    identifier: identifier, conformsTo: parents, tags: [], isDynamic: false))
     }
 
     /// Every declared type that claims `tag` and conforms to `supertype`,
@@ -405,14 +437,18 @@ public final class TypeRegistry: Sendable {
     /// is not one (`TagClass.isMIMESyntax`).
     public func type(mimeType: String, conformingTo supertype: UTType? = nil) -> UTType? {
         guard TagClass.isMIMESyntax(mimeType) else { return nil }
-        if supertype == nil, let dataSlot { return dataClaimant(mimeType, .mimeType, table: mimeTable, dropsDot: false, dataSlot) }
+        if supertype == nil, let dataSlot {
+            return dataClaimant(mimeType, .mimeType, table: mimeTable, dropsDot: false, dataSlot)
+        }
         return type(tag: mimeType, tagClass: .mimeType, conformingTo: supertype ?? dataType)
     }
 
     /// `type(tag:tagClass:conformingTo: public.data)` without making a
     /// `UTType` for `public.data` first: the first claimant flagged as
     /// conforming to it, else the dynamic type.
-    private func dataClaimant(_ tag: String, _ tagClass: TagClass, table: Int?, dropsDot: Bool, _ dataSlot: Int32) -> UTType? {
+    private func dataClaimant(
+        _ tag: String, _ tagClass: TagClass, table: Int?, dropsDot: Bool, _ dataSlot: Int32
+    ) -> UTType? {
         let n: Int, start: Int
         switch plainASCIIClaimants(tag, table: table, dropsDot: dropsDot) {
         case .some(let found?):
@@ -461,9 +497,11 @@ public final class TypeRegistry: Sendable {
     public func dynamicType(tag: String, tagClass: TagClass, conformingTo supertype: UTType? = nil) -> UTType {
         let tag = tagClass.normalize(tag)
         let identifier = DynamicIdentifier.make(tag: tag, tagClass: tagClass, conformingTo: supertype?.identifier)
-        return UTType(self, undeclared: UTType.Undeclared(
-            identifier: identifier, conformsTo: supertype.map { [$0.identifier] } ?? [],
-            tags: [TagSpecification(tagClass, [tag])], isDynamic: true))
+        return UTType(
+            self,
+            undeclared: UTType.Undeclared(
+                identifier: identifier, conformsTo: supertype.map { [$0.identifier] } ?? [],
+                tags: [TagSpecification(tagClass, [tag])], isDynamic: true))
     }
 
     /// Every type that conforms to `type`, excluding itself: breadth first,
@@ -489,7 +527,8 @@ public final class TypeRegistry: Sendable {
         var head = 0
         var result: [Int32] = []
         while head < queue.count {
-            let next = queue[head]; head += 1
+            let next = queue[head]
+            head += 1
             guard seen.insert(next).inserted else { continue }
             result.append(next)
             enqueueChildren(of: next)
@@ -525,7 +564,8 @@ public final class TypeRegistry: Sendable {
     public func declaredTags(of type: UTType) -> [TagSpecification] {
         let all = type.tagSpecification
         guard let slot = slot(of: type), !origins(slot, Field.supplements).isEmpty,
-              !origin(slot).source.isSystem else { return all }
+            !origin(slot).source.isSystem
+        else { return all }
         return all.compactMap { spec in
             let own = spec.tags.filter { tag in
                 declaresTag(tag, tagClass: spec.tagClass)

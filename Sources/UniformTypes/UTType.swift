@@ -53,7 +53,9 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
     }
 
     public init?(filenameExtension: String, conformingTo supertype: UTType = .data) {
-        guard let type = TypeRegistry.default.type(filenameExtension: filenameExtension, conformingTo: supertype) else { return nil }
+        guard let type = TypeRegistry.default.type(filenameExtension: filenameExtension, conformingTo: supertype) else {
+            return nil
+        }
         self = type
     }
 
@@ -63,7 +65,9 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
     }
 
     public init?(tag: String, tagClass: TagClass, conformingTo supertype: UTType?) {
-        guard let type = TypeRegistry.default.type(tag: tag, tagClass: tagClass, conformingTo: supertype) else { return nil }
+        guard let type = TypeRegistry.default.type(tag: tag, tagClass: tagClass, conformingTo: supertype) else {
+            return nil
+        }
         self = type
     }
 
@@ -79,8 +83,12 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
     }
 
     static func declaredOrPlaceholder(_ identifier: String, _ parent: UTType?, in registry: TypeRegistry) -> UTType {
-        registry.declaredType(identifier) ?? UTType(registry, undeclared: Undeclared(
-            identifier: identifier, conformsTo: parent.map { [$0.identifier] } ?? [], tags: [], isDynamic: false))
+        registry.declaredType(identifier)
+            ?? UTType(
+                registry,
+                undeclared: Undeclared(
+                    identifier: identifier, conformsTo: parent.map { [$0.identifier] } ?? [], tags: [], isDynamic: false
+                ))
     }
 
     public static func types(tag: String, tagClass: TagClass, conformingTo supertype: UTType?) -> [UTType] {
@@ -128,7 +136,8 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
         }
         if let description = registry.description(slot) { return description }
         guard registry.origin(slot).source == .sharedMIMEInfo, let db = registry.mimeDatabase,
-              let mime = preferredMIMEType else { return nil }
+            let mime = preferredMIMEType
+        else { return nil }
         return db.comment(for: mime, language: nil)
     }
 
@@ -202,7 +211,8 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
         if self == other { return true }
         switch (storage, other.storage) {
         case (.declared(let a), .declared(let b)):
-            return registry === other.registry ? registry.hasAncestor(a, b)
+            return registry === other.registry
+                ? registry.hasAncestor(a, b)
                 : orderedSupertypes.contains(other)
         default:
             return orderedSupertypes.contains(other)

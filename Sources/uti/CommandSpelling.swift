@@ -12,13 +12,16 @@ enum CommandSpelling {
         guard let index = CommandWord.firstWord(arguments) else { return nil }
         let word = arguments[index]
         guard !FastPath.commandNames.contains(word),
-              let meant = Spelling.nearest(word, among: FastPath.commandNames, limit: 1).first else { return nil }
+            let meant = Spelling.nearest(word, among: FastPath.commandNames, limit: 1).first
+        else { return nil }
         // A word the sources know is a lookup as written; when they cannot
         // be read, the command that follows reports why.
         guard let registry = try? RegistryOptions.loadCached(),
-              !registry.claims(tag: word), registry.declaredType(word) == nil else { return nil }
-        Console.error("uti: \"\(word)\" is not a command; did you mean \"\(meant)\"? "
-            + "(no type claims it either; uti lookup --extension \(word) looks it up as an extension)")
+            !registry.claims(tag: word), registry.declaredType(word) == nil
+        else { return nil }
+        Console.error(
+            "uti: \"\(word)\" is not a command; did you mean \"\(meant)\"? "
+                + "(no type claims it either; uti lookup --extension \(word) looks it up as an extension)")
         return Status.error
     }
 }

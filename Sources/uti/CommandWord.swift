@@ -9,7 +9,8 @@ enum CommandWord {
     /// Options whose value is the next argument, in every command.
     /// `CommandWordTests` checks the list against the parser.
     static let optionsTakingValues: Set<String> = [
-        "--add", "--all-declared", "--app", "--apps", "--class", "--conforming-to", "--declarations", "--inbox", "--language",
+        "--add", "--all-declared", "--app", "--apps", "--class", "--conforming-to", "--declarations", "--inbox",
+        "--language",
         "--remove", "--role", "--selector", "--settle", "--tag-class", "--type",
     ]
     /// Options that take a value in one command and none in another
@@ -30,7 +31,8 @@ enum CommandWord {
                 if optionsTakingValues.contains(argument) {
                     index += 1
                 } else if optionsTakingValuesSometimes.contains(argument), index + 1 < arguments.count,
-                          !FastPath.commandNames.contains(arguments[index + 1]) {
+                    !FastPath.commandNames.contains(arguments[index + 1])
+                {
                     index += 1
                 }
             }
@@ -60,9 +62,12 @@ extension CommandWord {
     static func withRootSuggestion(_ message: String) -> String {
         let marker = "Unknown option '"
         guard !message.contains("Did you mean"), let line = message.split(separator: "\n").first,
-              let start = line.firstRange(of: marker) else { return message }
+            let start = line.firstRange(of: marker)
+        else { return message }
         let option = line[start.upperBound...].prefix { $0 != "'" }
-        guard let near = Spelling.nearest(String(option), among: ["--version", "--help"], limit: 1).first else { return message }
+        guard let near = Spelling.nearest(String(option), among: ["--version", "--help"], limit: 1).first else {
+            return message
+        }
         return String(line) + ". Did you mean '\(near)'?" + message.dropFirst(line.count)
     }
 }

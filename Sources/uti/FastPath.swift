@@ -22,7 +22,9 @@ enum FastPath {
     /// The options each fast form accepts; any other option goes to the
     /// parser. `FastPathTests` checks each against the parser's options of
     /// the command, so an option added to one and not the other is seen.
-    static var options: [String: [String]] { ["lookup": lookupOptions, "file": fileOptions, "conforms": conformsOptions] }
+    static var options: [String: [String]] {
+        ["lookup": lookupOptions, "file": fileOptions, "conforms": conformsOptions]
+    }
     static let lookupOptions = ["-b", "--brief"]
     static let fileOptions = ["-b", "--brief", "--mime", "--no-sniff", "--follow"]
     static let conformsOptions = ["-v", "--verbose"]
@@ -72,8 +74,9 @@ enum FastPath {
     /// registry's file was asked for writing or cut short while in use.
     private static func checked(_ status: Int32, _ registry: TypeRegistry) -> Int32 {
         guard !Console.withheld else {
-            Console.error("uti: another program asked to change the compiled registry's file while it was in use; "
-                + "answers from then on were not printed: run again")
+            Console.error(
+                "uti: another program asked to change the compiled registry's file while it was in use; "
+                    + "answers from then on were not printed: run again")
             return Status.error
         }
         return status
@@ -82,27 +85,35 @@ enum FastPath {
     private static func lookup(_ args: [String]) -> Int32? {
         guard let (flags, words) = split(args, allowed: lookupOptions), !words.isEmpty else { return nil }
         guard let registry = registry() else { return Status.error }
-        return checked(Lookup.perform(resolver: QueryResolver(registry: registry), queries: words, brief: !flags.isEmpty,
-                                      json: false, language: nil), registry)
+        return checked(
+            Lookup.perform(
+                resolver: QueryResolver(registry: registry), queries: words, brief: !flags.isEmpty,
+                json: false, language: nil), registry)
     }
 
     private static func file(_ args: [String]) -> Int32? {
         guard let (flags, paths) = split(args, allowed: fileOptions),
-              !paths.isEmpty else { return nil }
+            !paths.isEmpty
+        else { return nil }
         let brief = flags.contains("-b") || flags.contains("--brief"), mime = flags.contains("--mime")
         guard !(brief && mime) else { return nil }
         guard let registry = registry() else { return Status.error }
-        let options = FileTyping.Options(sniff: !flags.contains("--no-sniff"), followSymbolicLinks: flags.contains("--follow"))
-        return checked(FileCommand.perform(typing: FileTyping(registry: registry), paths: paths, options: options,
-                                           form: brief ? .brief : mime ? .mime : .summary, language: nil), registry)
+        let options = FileTyping.Options(
+            sniff: !flags.contains("--no-sniff"), followSymbolicLinks: flags.contains("--follow"))
+        return checked(
+            FileCommand.perform(
+                typing: FileTyping(registry: registry), paths: paths, options: options,
+                form: brief ? .brief : mime ? .mime : .summary, language: nil), registry)
     }
 
     private static func conforms(_ args: [String]) -> Int32? {
         guard let (flags, words) = split(args, allowed: conformsOptions), words.count == 2 else { return nil }
         guard let registry = registry() else { return Status.error }
         do {
-            return checked(try Conforms.perform(resolver: QueryResolver(registry: registry), type: words[0],
-                                                supertype: words[1], verbose: !flags.isEmpty), registry)
+            return checked(
+                try Conforms.perform(
+                    resolver: QueryResolver(registry: registry), type: words[0],
+                    supertype: words[1], verbose: !flags.isEmpty), registry)
         } catch {
             return checked(Status.error, registry)
         }

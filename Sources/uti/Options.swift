@@ -1,21 +1,26 @@
 import ArgumentParser
 import DocumentHandlers
 import PropertyLists
-import UniformTypes
 import SystemBase
+import UniformTypes
 
 /// Where declarations come from, shared by every command.
 struct RegistryOptions: ParsableArguments {
-    @Option(name: .customLong("declarations"),
-            help: ArgumentHelp("A declarations file or folder of *.plist files (repeatable); overrides the bundled types.",
-                               valueName: "path"))
+    @Option(
+        name: .customLong("declarations"),
+        help: ArgumentHelp(
+            "A declarations file or folder of *.plist files (repeatable); overrides the bundled types.",
+            valueName: "path"))
     var declarations: [String] = []
-    @Flag(name: .customLong("no-system"),
-          help: "Leave out the system's MIME data (shared-mime-info, mime.types); names are typed by extension only.")
+    @Flag(
+        name: .customLong("no-system"),
+        help: "Leave out the system's MIME data (shared-mime-info, mime.types); names are typed by extension only.")
     var noSystem = false
-    @Option(name: .customLong("apps"),
-            help: ArgumentHelp("An app bundle or a folder of bundles (repeatable); the types they declare join the registry.",
-                               valueName: "path"))
+    @Option(
+        name: .customLong("apps"),
+        help: ArgumentHelp(
+            "An app bundle or a folder of bundles (repeatable); the types they declare join the registry.",
+            valueName: "path"))
     var apps: [String] = []
 
     /// Where app bundles and desktop entries are looked for.
@@ -23,7 +28,8 @@ struct RegistryOptions: ParsableArguments {
 
     /// Whether loading may fail: declaration files or bundle paths are named.
     var namesSources: Bool {
-        RegistryLoader.readsDeclarationFiles(extraPaths: declarations) || !applicationSearchPath.explicitBundlePaths.isEmpty
+        RegistryLoader.readsDeclarationFiles(extraPaths: declarations)
+            || !applicationSearchPath.explicitBundlePaths.isEmpty
     }
 
     /// The registry (the compiled one in the cache when it is current) and
@@ -50,13 +56,18 @@ struct RegistryOptions: ParsableArguments {
     /// The registry, from the cache when there is one. `reading` `.map`
     /// is for a process that ends after its answer and checks
     /// `TypeRegistry.isIntact` first.
-    static func loadCached(declarations: [String] = [], includeSystem: Bool = true, searchPath: ApplicationSearchPath? = nil,
-                           reading: RegistryCache.Reading = .copy) throws(RegistryLoader.Failure) -> TypeRegistry {
+    static func loadCached(
+        declarations: [String] = [], includeSystem: Bool = true, searchPath: ApplicationSearchPath? = nil,
+        reading: RegistryCache.Reading = .copy
+    ) throws(RegistryLoader.Failure) -> TypeRegistry {
         let environment = ProcessEnvironment.current
-        let sources = RegistryLoader.cacheSources(extraPaths: declarations, includeSystem: includeSystem,
-                                                  applications: AppBundleSet.registrySources(searchPath ?? .environment(environment)),
-                                                  environment: environment)
-        guard var cache = RegistryCache.environment(environment) else { return try sources.build().build().reportingSkippedSources() }
+        let sources = RegistryLoader.cacheSources(
+            extraPaths: declarations, includeSystem: includeSystem,
+            applications: AppBundleSet.registrySources(searchPath ?? .environment(environment)),
+            environment: environment)
+        guard var cache = RegistryCache.environment(environment) else {
+            return try sources.build().build().reportingSkippedSources()
+        }
         cache.reading = reading
         return try cache.load(sources).0.reportingSkippedSources()
     }
@@ -94,8 +105,10 @@ struct RegistryOptions: ParsableArguments {
 struct OutputOptions: ParsableArguments {
     @Flag(help: "Print JSON (the schema is in README.md).")
     var json = false
-    @Option(help: ArgumentHelp("Describe types in this language where shared-mime-info has a translation (de, pt_BR).",
-                               valueName: "code"))
+    @Option(
+        help: ArgumentHelp(
+            "Describe types in this language where shared-mime-info has a translation (de, pt_BR).",
+            valueName: "code"))
     var language: String?
 }
 
@@ -107,12 +120,22 @@ struct QueryOptions: ParsableArguments {
     var asMIME = false
     @Flag(name: .customLong("identifier"), help: "Read queries as type identifiers.")
     var asIdentifier = false
-    @Option(name: .customLong("tag-class"), help: ArgumentHelp("Read queries as tags of this class (extension, mime, ostype, or a class identifier).", valueName: "class"))
+    @Option(
+        name: .customLong("tag-class"),
+        help: ArgumentHelp(
+            "Read queries as tags of this class (extension, mime, ostype, or a class identifier).", valueName: "class"))
     var tagClass: String?
-    @Option(name: .customLong("conforming-to"), help: ArgumentHelp("Only types conforming to this type (default public.data for extensions and MIME types).", valueName: "type"))
+    @Option(
+        name: .customLong("conforming-to"),
+        help: ArgumentHelp(
+            "Only types conforming to this type (default public.data for extensions and MIME types).", valueName: "type"
+        ))
     var conformingTo: String?
-    @Flag(name: .customLong("unfiltered"), help: ArgumentHelp(
-        "No conformance filter (Apple's conformingTo: nil): the first type claiming the tag, whatever it is; an unclaimed tag gives a dyn identifier without conformance (xlv: dyn.age81u5d0)."))
+    @Flag(
+        name: .customLong("unfiltered"),
+        help: ArgumentHelp(
+            "No conformance filter (Apple's conformingTo: nil): the first type claiming the tag, whatever it is; an unclaimed tag gives a dyn identifier without conformance (xlv: dyn.age81u5d0)."
+        ))
     var unfiltered = false
 
     func validate() throws {
@@ -132,7 +155,9 @@ struct QueryOptions: ParsableArguments {
         if asIdentifier { resolver.forcedKind = .identifier }
         resolver.unfiltered = unfiltered
         if let tagClass {
-            do { resolver.tagClass = try TagClass.parse(tagClass, registry: registry) } catch { throw Console.fail("--tag-class \(error)") }
+            do { resolver.tagClass = try TagClass.parse(tagClass, registry: registry) } catch {
+                throw Console.fail("--tag-class \(error)")
+            }
         }
         if let conformingTo {
             do {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Paths are bytes: an argument or a record of standard input need not be
@@ -22,8 +22,10 @@ enum PathText {
         var index = 0
         while index < array.count {
             let length = scalarLength(array, at: index)
-            if length > 0, let scalar = String(validating: array[index..<(index + length)], as: UTF8.self)?.unicodeScalars.first,
-               !isCarrier(scalar) {
+            if length > 0,
+                let scalar = String(validating: array[index..<(index + length)], as: UTF8.self)?.unicodeScalars.first,
+                !isCarrier(scalar)
+            {
                 out.append(scalar)
                 index += length
             } else {
@@ -39,7 +41,11 @@ enum PathText {
         guard text.unicodeScalars.contains(where: isCarrier) else { return Array(text.utf8) }
         var out: [UInt8] = []
         for scalar in text.unicodeScalars {
-            if isCarrier(scalar) { out.append(UInt8(scalar.value - base)) } else { out.append(contentsOf: String(scalar).utf8) }
+            if isCarrier(scalar) {
+                out.append(UInt8(scalar.value - base))
+            } else {
+                out.append(contentsOf: String(scalar).utf8)
+            }
         }
         return out
     }
@@ -61,8 +67,10 @@ enum PathText {
     static func commandLineArguments() -> [String] {
         (0..<Int(CommandLine.argc)).map { index in
             guard let pointer = CommandLine.unsafeArgv[index] else { return "" }
-            return text(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
-                                            count: strlen(pointer)))
+            return text(
+                UnsafeBufferPointer(
+                    start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
+                    count: strlen(pointer)))
         }
     }
 
@@ -78,7 +86,8 @@ enum PathText {
         default: return 0
         }
         guard index + length <= bytes.count,
-              String(validating: bytes[index..<(index + length)], as: UTF8.self) != nil else { return 0 }
+            String(validating: bytes[index..<(index + length)], as: UTF8.self) != nil
+        else { return 0 }
         return length
     }
 }

@@ -42,7 +42,9 @@ struct QueryResolver {
     func resolve(_ query: String) throws(QueryError) -> Resolution {
         if query.isEmpty { throw QueryError(description: "empty query") }
         if PathText.isRaw(query) {
-            throw QueryError(description: "is not UTF-8 text" + (forcedKind == nil ? "; for a file: uti file \(Escaping.name(query))" : ""))
+            throw QueryError(
+                description: "is not UTF-8 text"
+                    + (forcedKind == nil ? "; for a file: uti file \(Escaping.name(query))" : ""))
         }
         let kind = kind(of: query)
         let tagClass: TagClass
@@ -62,8 +64,9 @@ struct QueryResolver {
             tagClass = .filenameExtension
         case .mimeType:
             if let problem = TagClass.mimeSyntaxProblem(query) {
-                throw QueryError(description: "is not a MIME type (TYPE/SUBTYPE): \(problem)"
-                    + (kind == forcedKind ? "" : "; for a file: uti file \(Escaping.name(query))"))
+                throw QueryError(
+                    description: "is not a MIME type (TYPE/SUBTYPE): \(problem)"
+                        + (kind == forcedKind ? "" : "; for a file: uti file \(Escaping.name(query))"))
             }
             tagClass = .mimeType
         case .tag:
@@ -72,12 +75,17 @@ struct QueryResolver {
                 throw QueryError(description: "is not a MIME type (TYPE/SUBTYPE): \(problem)")
             }
         }
-        let filter = unfiltered ? nil : conformingTo
-            ?? ((tagClass == .filenameExtension || tagClass == .mimeType) ? registry.declaredType("public.data") : nil)
+        let filter =
+            unfiltered
+            ? nil
+            : conformingTo
+                ?? ((tagClass == .filenameExtension || tagClass == .mimeType)
+                    ? registry.declaredType("public.data") : nil)
         let all = registry.types(tag: query, tagClass: tagClass, conformingTo: filter)
         guard let first = all.first else { throw QueryError(description: "no type for \"\(query)\"") }
         if first.isDynamic && forcedKind == nil && self.tagClass == nil && kind == .filenameExtension
-            && query.dropFirst(query.hasPrefix(".") ? 1 : 0).contains(".") && !registry.claims(tag: query) {
+            && query.dropFirst(query.hasPrefix(".") ? 1 : 0).contains(".") && !registry.claims(tag: query)
+        {
             throw undeclaredDottedName(query)
         }
         return Resolution(query: query, kind: kind, type: first, alternatives: Array(all.dropFirst()))
@@ -130,7 +138,8 @@ extension TagClass {
     static let shortNames: [(String, TagClass)] = [
         ("extension", .filenameExtension), ("ext", .filenameExtension), ("filename-extension", .filenameExtension),
         ("mime", .mimeType), ("mime-type", .mimeType), ("ostype", .osType), ("os-type", .osType),
-        ("pasteboard", .pasteboardType), ("pboard", .pasteboardType), ("url-scheme", .urlScheme), ("scheme", .urlScheme),
+        ("pasteboard", .pasteboardType), ("pboard", .pasteboardType), ("url-scheme", .urlScheme),
+        ("scheme", .urlScheme),
     ]
 
     /// A tag class named on the command line: a short name, one of Apple's
@@ -138,16 +147,19 @@ extension TagClass {
     /// tags of. Anything else is refused with the accepted values.
     static func parse(_ text: String, registry: TypeRegistry) throws(QueryError) -> TagClass {
         if let (_, tagClass) = shortNames.first(where: { $0.0 == text.lowercased() }) { return tagClass }
-        var identifiers = [TagClass.filenameExtension, .mimeType, .osType, .pasteboardType, .urlScheme].map(\.identifier)
+        var identifiers = [TagClass.filenameExtension, .mimeType, .osType, .pasteboardType, .urlScheme].map(
+            \.identifier)
         for tagClass in registry.tagClasses where !identifiers.contains(tagClass.identifier) {
             identifiers.append(tagClass.identifier)
         }
         if let known = identifiers.first(where: { $0.lowercased() == text.lowercased() }) { return TagClass(known) }
         let names = ["extension", "mime", "ostype", "pasteboard", "url-scheme"]
         let near = Spelling.nearest(text, among: shortNames.map(\.0) + identifiers, limit: 1)
-        throw QueryError(description: "\"\(text)\" is not a tag class"
-            + (near.isEmpty ? "" : " (did you mean \(near[0])?)")
-            + "; use \(names.joined(separator: ", ")) or a class identifier: \(identifiers.joined(separator: ", "))")
+        throw QueryError(
+            description: "\"\(text)\" is not a tag class"
+                + (near.isEmpty ? "" : " (did you mean \(near[0])?)")
+                + "; use \(names.joined(separator: ", ")) or a class identifier: \(identifiers.joined(separator: ", "))"
+        )
     }
 
     /// The label `uti` prints for the class.

@@ -1,6 +1,7 @@
 import ArgumentParser
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @main
@@ -11,27 +12,27 @@ struct UTI: ParsableCommand {
         commandName: "uti",
         abstract: "Uniform Type Identifiers on Linux: extensions, MIME types, identifiers and conformance.",
         discussion: """
-        A query with a "/" is a MIME type, a declared identifier (or dyn.a...) is an
-        identifier, anything else is a filename extension.
+            A query with a "/" is a MIME type, a declared identifier (or dyn.a...) is an
+            identifier, anything else is a filename extension.
 
-        Examples:
-          uti jpg                          describe the type of the extension jpg
-          uti image/png --json             the same for a MIME type, as JSON
-          uti file report.pdf notes.md     the type of paths, by name
-          uti conforms jpg public.image    exit 0 when jpg is an image
-          uti conforms --file a.dat public.image   the same for a file
-          find . -type f | uti filter public.image   the paths of images
-          uti tags public.image --class extension --descendants
-          uti graph public.image > image.dot
-          uti validate MyApp.app           check an app's types, document and URL types
-          printf 'a.jpg\\nb.txt\\n' | uti batch --file
-          uti inbox ~/Documents            move Documents/Inbox into Documents
-          uti open-in notes.md             which applications open it, best first
-          uti open-in https://example.org  which applications open a URL
-          uti set-default md vim.desktop   make vim open Markdown files
+            Examples:
+              uti jpg                          describe the type of the extension jpg
+              uti image/png --json             the same for a MIME type, as JSON
+              uti file report.pdf notes.md     the type of paths, by name
+              uti conforms jpg public.image    exit 0 when jpg is an image
+              uti conforms --file a.dat public.image   the same for a file
+              find . -type f | uti filter public.image   the paths of images
+              uti tags public.image --class extension --descendants
+              uti graph public.image > image.dot
+              uti validate MyApp.app           check an app's types, document and URL types
+              printf 'a.jpg\\nb.txt\\n' | uti batch --file
+              uti inbox ~/Documents            move Documents/Inbox into Documents
+              uti open-in notes.md             which applications open it, best first
+              uti open-in https://example.org  which applications open a URL
+              uti set-default md vim.desktop   make vim open Markdown files
 
-        Exit status: 0 success (or "yes"), 1 "no" or not found, 2 error.
-        """,
+            Exit status: 0 success (or "yes"), 1 "no" or not found, 2 error.
+            """,
         version: version,
         subcommands: [
             Lookup.self, FileCommand.self, Tags.self, Conforms.self, Equal.self, Supertypes.self,

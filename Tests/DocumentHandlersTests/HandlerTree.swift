@@ -1,7 +1,7 @@
-import Foundation
 import DocumentHandlers
-import UniformTypes
+import Foundation
 import TestSupport
+import UniformTypes
 
 /// A temporary XDG tree (config home, a config dir, data home, two data
 /// dirs, bundle folders) to hold fixture handlers.
@@ -15,7 +15,9 @@ final class HandlerTree {
     var share: String { root + "/share" }
 
     init() {
-        for dir in [configHome, configDir, dataHome + "/applications", localShare + "/applications", share + "/applications"] {
+        for dir in [
+            configHome, configDir, dataHome + "/applications", localShare + "/applications", share + "/applications",
+        ] {
             try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         }
     }
@@ -27,27 +29,31 @@ final class HandlerTree {
 
     /// A desktop entry with the keys given (Type, Name and Exec default to an app running /bin/true).
     func desktop(_ path: String, name: String, mime: [String], extra: String = "", exec: String = "/bin/true %f") {
-        write(path, """
-        [Desktop Entry]
-        Type=Application
-        Name=\(name)
-        Exec=\(exec)
-        MimeType=\(mime.joined(separator: ";"));
-        \(extra)
-        """)
+        write(
+            path,
+            """
+            [Desktop Entry]
+            Type=Application
+            Name=\(name)
+            Exec=\(exec)
+            MimeType=\(mime.joined(separator: ";"));
+            \(extra)
+            """)
     }
 
     func searchPath(desktops: [String] = [], bundles: [String] = []) -> ApplicationSearchPath {
-        ApplicationSearchPath(configHome: configHome, configDirs: [configDir], dataHome: dataHome,
-                              dataDirs: [localShare, share], currentDesktops: desktops,
-                              explicitBundlePaths: bundles, programSearchPath: "/usr/bin:/bin")
+        ApplicationSearchPath(
+            configHome: configHome, configDirs: [configDir], dataHome: dataHome,
+            dataDirs: [localShare, share], currentDesktops: desktops,
+            explicitBundlePaths: bundles, programSearchPath: "/usr/bin:/bin")
     }
 
     /// The catalog, a registry of the bundled types plus the bundles' own, and a resolver.
     func resolver(desktops: [String] = [], bundles: [String] = []) throws -> HandlerResolver {
         let path = searchPath(desktops: desktops, bundles: bundles)
         let set = AppBundleSet(searchPath: path)
-        let registry = try RegistryLoader.load(includeSystem: false, applicationDeclarations: set.declarations, environment: [:])
+        let registry = try RegistryLoader.load(
+            includeSystem: false, applicationDeclarations: set.declarations, environment: [:])
         return HandlerResolver(catalog: HandlerCatalog(searchPath: path, bundles: set), registry: registry)
     }
 }

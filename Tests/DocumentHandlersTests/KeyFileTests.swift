@@ -1,5 +1,6 @@
-import Testing
 import Foundation
+import Testing
+
 @testable import DocumentHandlers
 
 @Suite struct KeyFileTests {
@@ -40,7 +41,10 @@ import Foundation
         #expect(file.group("Desktop Entry")?.entry("Name")?.rawValue == "Viewer")
         #expect(file.group("Desktop Entry")?.entry("Exec")?.line == 3)
         #expect(file.group("Other")?.entry("Key") == nil)
-        #expect(file.diagnostics.map(\.description) == ["crlf.desktop:6: error: control character U+000D at column 6; the line is skipped"])
+        #expect(
+            file.diagnostics.map(\.description) == [
+                "crlf.desktop:6: error: control character U+000D at column 6; the line is skipped"
+            ])
     }
 
     /// Lines are taken apart on Unicode scalars, as GLib takes them apart on
@@ -52,7 +56,10 @@ import Foundation
         let group = try #require(file.group("A\u{301}"))
         #expect(group.entry("Key")?.rawValue == "\u{301}v")
         #expect(try KeyFileValue.strings(#require(group.entry("List")).rawValue) == ["a", "\u{301}b"])
-        #expect(file.diagnostics.map(\.description) == ["marks.list:4: error: group header without a closing \"]\"; the line is skipped"])
+        #expect(
+            file.diagnostics.map(\.description) == [
+                "marks.list:4: error: group header without a closing \"]\"; the line is skipped"
+            ])
     }
 
     @Test func valueEscapesAndLists() throws {
@@ -60,7 +67,9 @@ import Foundation
         #expect(try KeyFileValue.strings(#"text/plain;a\;b;;image/png;"#) == ["text/plain", "a;b", "image/png"])
         #expect(throws: KeyFileValue.Problem.self) { try KeyFileValue.string(#"bad\q"#) }
         #expect(throws: KeyFileValue.Problem.self) { try KeyFileValue.string("ends\\") }
-        #expect(KeyFileValue.boolean("true") == true && KeyFileValue.boolean("0") == false && KeyFileValue.boolean("yes") == nil)
+        #expect(
+            KeyFileValue.boolean("true") == true && KeyFileValue.boolean("0") == false
+                && KeyFileValue.boolean("yes") == nil)
     }
 }
 
@@ -76,12 +85,22 @@ import Foundation
     @Test func fieldCodesExpandToSeparateArguments() throws {
         let single = try ExecCommand(#"view --name %c %i --from=%k "quoted \"arg\" \$x" %f"#)
         #expect(single.fileArgument == .single(uri: false))
-        #expect(single.commands(for: ["/a b.txt", "/c.txt"], entry: details) == [
-            ["view", "--name", "Viewer", "--icon", "viewer", "--from=/apps/viewer.desktop", #"quoted "arg" $x"#, "/a b.txt"],
-            ["view", "--name", "Viewer", "--icon", "viewer", "--from=/apps/viewer.desktop", #"quoted "arg" $x"#, "/c.txt"],
-        ])
+        #expect(
+            single.commands(for: ["/a b.txt", "/c.txt"], entry: details) == [
+                [
+                    "view", "--name", "Viewer", "--icon", "viewer", "--from=/apps/viewer.desktop", #"quoted "arg" $x"#,
+                    "/a b.txt",
+                ],
+                [
+                    "view", "--name", "Viewer", "--icon", "viewer", "--from=/apps/viewer.desktop", #"quoted "arg" $x"#,
+                    "/c.txt",
+                ],
+            ])
         let list = try ExecCommand("edit %U --percent=100%% %d")
-        #expect(list.commands(for: ["/a b.txt", "/é.txt"]) == [["edit", "file:///a%20b.txt", "file:///%C3%A9.txt", "--percent=100%"]])
+        #expect(
+            list.commands(for: ["/a b.txt", "/é.txt"]) == [
+                ["edit", "file:///a%20b.txt", "file:///%C3%A9.txt", "--percent=100%"]
+            ])
         let none = try ExecCommand("settings")
         #expect(none.fileArgument == .none)
         #expect(none.commands(for: ["/x"]) == [["settings"]])
@@ -119,14 +138,20 @@ import Foundation
     /// printed in `$'…'`, which bash reads back to the very bytes: what is
     /// printed is what runs.
     @Test func controlsAndRawBytesRoundTripThroughBash() throws {
-        let raw: Unicode.Scalar = "\u{10FFFF}"   // stands for the byte 0xFF here
-        let argv = ["printf", "%s|", "esc\u{1B}[31mred", "tab\there", "line\nbreak", "it's \\ done", "c1\u{85}x",
-                    "bad" + String(Character(raw)) + ".txt", "é plain"]
+        let raw: Unicode.Scalar = "\u{10FFFF}"  // stands for the byte 0xFF here
+        let argv = [
+            "printf", "%s|", "esc\u{1B}[31mred", "tab\there", "line\nbreak", "it's \\ done", "c1\u{85}x",
+            "bad" + String(Character(raw)) + ".txt", "é plain",
+        ]
         let quoted = ExecCommand.shellQuoted(argv, rawByte: { $0 == raw ? 0xFF : nil })
-        #expect(quoted == #"printf '%s|' $'esc\x1b[31mred' $'tab\there' $'line\nbreak' 'it'\''s \ done' $'c1\xc2\x85x' $'bad\xff.txt' 'é plain'"#)
+        #expect(
+            quoted
+                == #"printf '%s|' $'esc\x1b[31mred' $'tab\there' $'line\nbreak' 'it'\''s \ done' $'c1\xc2\x85x' $'bad\xff.txt' 'é plain'"#
+        )
         #expect(!quoted.unicodeScalars.contains { $0.value < 0x20 || $0 == raw })
         let output = try Self.output(of: "/bin/bash", running: quoted)
-        let expected = Array("esc\u{1B}[31mred|tab\there|line\nbreak|it's \\ done|c1\u{85}x|bad".utf8) + [0xFF]
+        let expected =
+            Array("esc\u{1B}[31mred|tab\there|line\nbreak|it's \\ done|c1\u{85}x|bad".utf8) + [0xFF]
             + Array(".txt|é plain|".utf8)
         #expect(output == expected)
     }

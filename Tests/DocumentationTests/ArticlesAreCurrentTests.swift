@@ -15,15 +15,19 @@ import Testing
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: catalog.path) else { continue }
             for name in names where name.hasSuffix(".md") {
                 let text = try String(contentsOf: catalog.appendingPathComponent(name), encoding: .utf8)
-                let blocks = text.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
+                let blocks = text.components(separatedBy: "```swift\n").dropFirst().map {
+                    $0.components(separatedBy: "\n```")[0]
+                }
                 guard !blocks.isEmpty else { continue }
                 articles += 1
                 let generated = Self.root.appendingPathComponent("Tests/DocumentationTests/Articles")
                     .appendingPathComponent("\(module)-\(name.dropLast(3)).swift")
                 let code = try String(contentsOf: generated, encoding: .utf8)
                 for block in blocks {
-                    for line in block.split(separator: "\n") where !line.hasPrefix("import ") && !line.trimmingCharacters(in: .whitespaces).isEmpty {
-                        #expect(code.contains("        " + line), "\(module)/\(name): run tools/extract-article-code.py")
+                    for line in block.split(separator: "\n")
+                    where !line.hasPrefix("import ") && !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                        #expect(
+                            code.contains("        " + line), "\(module)/\(name): run tools/extract-article-code.py")
                     }
                 }
             }

@@ -1,8 +1,9 @@
 import CompiledData
 import Foundation
 import PropertyLists
-@testable import SharedMIMEInfo
 import Testing
+
+@testable import SharedMIMEInfo
 @testable import UniformTypes
 
 /// Inputs the fuzz drivers in Fuzz/ found problems with, kept so that the
@@ -59,10 +60,13 @@ import Testing
             </mime-info>
             """
         var builder = RegistryBuilder()
-        builder.add(DeclarationReader(try PropertyList.parse(Array(declarations.utf8)), file: "sample.plist", source: .user))
+        builder.add(
+            DeclarationReader(try PropertyList.parse(Array(declarations.utf8)), file: "sample.plist", source: .user))
         var layer = MIMELayer(directory: "/sample/mime", format: .packages)
         var diagnostics: [MIMEDiagnostic] = []
-        MIMEPackageReader.read(bytes: Array(package.utf8), path: "/sample/mime/packages/sample.xml", into: &layer, diagnostics: &diagnostics)
+        MIMEPackageReader.read(
+            bytes: Array(package.utf8), path: "/sample/mime/packages/sample.xml", into: &layer,
+            diagnostics: &diagnostics)
         #expect(diagnostics.isEmpty, "\(diagnostics)")
         builder.add(MIMEDatabase(layers: [layer], diagnostics: diagnostics))
         return builder.compile()
@@ -95,8 +99,10 @@ import Testing
     /// billion entries (tags, tag classes, strings), many tag lists that all
     /// name one long run of strings, and the same across every descendant of
     /// a type (with glob patterns that all name one long run).
-    @Test(arguments: ["registry-image-huge-lists.image", "registry-image-shared-tag-lists.image",
-                      "registry-image-shared-runs-across-types.image"])
+    @Test(arguments: [
+        "registry-image-huge-lists.image", "registry-image-shared-tag-lists.image",
+        "registry-image-shared-runs-across-types.image",
+    ])
     func damagedRegistryImageAnswersQuickly(file: String) throws {
         let bytes = withMatchingChecksum(try corpusFile(file))
         let view = try ImageView(bytes, kind: RegistryImage.kind)
@@ -118,7 +124,9 @@ import Testing
     /// `bytes` with the checksum in the image header made to match the body.
     private func withMatchingChecksum(_ bytes: [UInt8]) -> [UInt8] {
         var bytes = bytes
-        let sum = bytes.withUnsafeBytes { ImageHash.checksum(UnsafeRawBufferPointer(rebasing: $0[ImageView.headerSize...])) }
+        let sum = bytes.withUnsafeBytes {
+            ImageHash.checksum(UnsafeRawBufferPointer(rebasing: $0[ImageView.headerSize...]))
+        }
         for i in 0..<8 { bytes[ImageHeader.checksum + i] = UInt8(truncatingIfNeeded: sum >> (8 * UInt64(i))) }
         return bytes
     }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Proves that reading a document touched nothing outside it: the corpus
 /// files name `@CANARY@` (a file watched with inotify) and `@PORT@` (a local
@@ -26,7 +27,8 @@ final class OutsideAccessGuard {
             throw GuardError("inotify: \(String(cString: strerror(errno)))")
         }
 
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let listener = socket(
+            AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         self.listener = listener
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -35,7 +37,8 @@ final class OutsideAccessGuard {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, pointer, &length) == 0
+                bind(listener, pointer, length) == 0 && listen(listener, 8) == 0
+                    && getsockname(listener, pointer, &length) == 0
             }
         }
         guard listener >= 0, bound else { throw GuardError("listening socket: \(String(cString: strerror(errno)))") }
@@ -49,7 +52,8 @@ final class OutsideAccessGuard {
 
     /// The corpus file `name` with the canary path and port filled in.
     func document(_ name: String) throws -> [UInt8] {
-        let url = try #require(Bundle.module.url(forResource: "Corpus/" + name, withExtension: nil), "no corpus file \(name)")
+        let url = try #require(
+            Bundle.module.url(forResource: "Corpus/" + name, withExtension: nil), "no corpus file \(name)")
         var text = [UInt8](try Data(contentsOf: url))
         text = replacing(Array("@CANARY@".utf8), with: Array(canary.utf8), in: text)
         text = replacing(Array("@PORT@".utf8), with: Array(String(port).utf8), in: text)
@@ -87,7 +91,8 @@ final class OutsideAccessGuard {
         out.reserveCapacity(bytes.count)
         var i = 0
         while i < bytes.count {
-            if bytes[i] == pattern[0], i + pattern.count <= bytes.count, Array(bytes[i..<i + pattern.count]) == pattern {
+            if bytes[i] == pattern[0], i + pattern.count <= bytes.count, Array(bytes[i..<i + pattern.count]) == pattern
+            {
                 out += replacement
                 i += pattern.count
             } else {

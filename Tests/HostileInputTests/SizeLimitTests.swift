@@ -1,14 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DocumentHandlers
 import Foundation
 import PropertyLists
-@testable import SharedMIMEInfo
-import Testing
-import TestSupport
-@testable import UniformTypes
 import SystemBase
+import TestSupport
+import Testing
+
+@testable import SharedMIMEInfo
+@testable import UniformTypes
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Files one byte past each size limit README gives: each is refused with an
 /// error naming it and its size, before it is read (the files are sparse).
@@ -33,7 +35,8 @@ import SystemBase
         #expect(limit == 64 << 20)
         let path = try sparseFile("big.plist", size: limit + 1)
         let reader = DeclarationReader.read(path: path, source: .user)
-        #expect(reader.diagnostics.map(\.description) == ["\(path): error: is \(limit + 1) bytes; the limit is \(limit)"])
+        #expect(
+            reader.diagnostics.map(\.description) == ["\(path): error: is \(limit + 1) bytes; the limit is \(limit)"])
         #expect(reader.declarations.isEmpty)
     }
 
@@ -48,7 +51,8 @@ import SystemBase
         let path = try sparseFile("mime.types", size: MIMETypesFile.sizeLimit + 1)
         let (records, diagnostics) = MIMETypesFile.read(path: path)
         #expect(records.isEmpty)
-        #expect(diagnostics.map(\.description) == ["\(path): error: is \((8 << 20) + 1) bytes; the limit is \(8 << 20)"])
+        #expect(
+            diagnostics.map(\.description) == ["\(path): error: is \((8 << 20) + 1) bytes; the limit is \(8 << 20)"])
     }
 
     /// A cache past its limit gives way to the package files, with an error.
@@ -65,9 +69,10 @@ import SystemBase
         var diagnostics: [MIMEDiagnostic] = []
         let layer = try #require(MIMELayerLoader.load(directory: folder + "/mime", diagnostics: &diagnostics))
         #expect(layer.types == ["text/x-small"])
-        #expect(diagnostics.map(\.description) == [
-            "\(cache): error: is \((64 << 20) + 1) bytes; the limit is \(64 << 20); reading \(folder)/mime/packages instead",
-        ])
+        #expect(
+            diagnostics.map(\.description) == [
+                "\(cache): error: is \((64 << 20) + 1) bytes; the limit is \(64 << 20); reading \(folder)/mime/packages instead"
+            ])
     }
 
     /// `types` and `treemagic` (read beside a cache) past their limit are
@@ -82,10 +87,11 @@ import SystemBase
         MIMELayerLoader.completeFromTextFiles(&layer, diagnostics: &diagnostics)
         #expect(layer.types == ["text/x-small"])
         #expect(layer.treeMagic.isEmpty)
-        #expect(diagnostics.map(\.description) == [
-            "\(types): error: is \((8 << 20) + 1) bytes; the limit is \(8 << 20); the file is skipped",
-            "\(treemagic): error: is \((8 << 20) + 1) bytes; the limit is \(8 << 20); the file is skipped",
-        ])
+        #expect(
+            diagnostics.map(\.description) == [
+                "\(types): error: is \((8 << 20) + 1) bytes; the limit is \(8 << 20); the file is skipped",
+                "\(treemagic): error: is \((8 << 20) + 1) bytes; the limit is \(8 << 20); the file is skipped",
+            ])
     }
 
     @Test func mimePackagePastTheLimitIsSkipped() throws {
@@ -94,7 +100,8 @@ import SystemBase
         var layer = MIMELayer(directory: folder + "/mime", format: .packages)
         var diagnostics: [MIMEDiagnostic] = []
         MIMEPackageReader.read(path: path, into: &layer, diagnostics: &diagnostics)
-        #expect(diagnostics.map(\.description) == ["\(path): error: is \((32 << 20) + 1) bytes; the limit is \(32 << 20)"])
+        #expect(
+            diagnostics.map(\.description) == ["\(path): error: is \((32 << 20) + 1) bytes; the limit is \(32 << 20)"])
         #expect(layer.types.isEmpty)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+
 @testable import InboxProcessing
 
 /// Moves across file systems (the Inbox on /dev/shm, a tmpfs; Documents on
@@ -45,20 +46,26 @@ import Testing
         tree.write(tree.documents, "log.txt", "taken")
         let source = remote.inbox + "/log.txt"
         let calls = Mutex(0)
-        let appending = InboxProcessor(documents: tree.documents, options: {
-            var options = InboxProcessor.Options()
-            options.settle = SettlePolicy(interval: 0, checkWriters: false)
-            options.inbox = remote.inbox
-            return options
-        }(), isKnownExtension: { bytes in
-            // Asked once before the copy and again while naming after it.
-            if calls.withLock({ $0 += 1; return $0 }) == 2 {
-                let fd = open(source, O_WRONLY | O_APPEND | O_CREAT, 0o644)
-                _ = write(fd, "second\n", 7)
-                close(fd)
-            }
-            return knownExtensions(bytes)
-        })
+        let appending = InboxProcessor(
+            documents: tree.documents,
+            options: {
+                var options = InboxProcessor.Options()
+                options.settle = SettlePolicy(interval: 0, checkWriters: false)
+                options.inbox = remote.inbox
+                return options
+            }(),
+            isKnownExtension: { bytes in
+                // Asked once before the copy and again while naming after it.
+                if calls.withLock({
+                    $0 += 1
+                    return $0
+                }) == 2 {
+                    let fd = open(source, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+                    _ = write(fd, "second\n", 7)
+                    close(fd)
+                }
+                return knownExtensions(bytes)
+            })
         let (reports, _) = try run(appending)
         #expect(reports[FileName("log.txt")]?.outcome == .moved(to: FileName("log-1.txt"), copied: true))
         #expect(tree.read(tree.documents, "log-1.txt") == "first\n")
@@ -78,22 +85,29 @@ import Testing
         let source = remote.inbox + "/log.txt"
         let writer = Mutex<Int32>(-1)
         defer { close(writer.withLock { $0 }) }
-        let holding = InboxProcessor(documents: tree.documents, options: {
-            var options = InboxProcessor.Options()
-            options.settle = SettlePolicy(interval: 0)
-            options.inbox = remote.inbox
-            return options
-        }(), isKnownExtension: { bytes in
-            // Asked just before the copy begins, after the writer check of the pass.
-            writer.withLock { if $0 < 0 { $0 = open(source, O_WRONLY | O_APPEND) } }
-            return knownExtensions(bytes)
-        })
+        let holding = InboxProcessor(
+            documents: tree.documents,
+            options: {
+                var options = InboxProcessor.Options()
+                options.settle = SettlePolicy(interval: 0)
+                options.inbox = remote.inbox
+                return options
+            }(),
+            isKnownExtension: { bytes in
+                // Asked just before the copy begins, after the writer check of the pass.
+                writer.withLock { if $0 < 0 { $0 = open(source, O_WRONLY | O_APPEND) } }
+                return knownExtensions(bytes)
+            })
         let (reports, _) = try run(holding)
         #expect(reports[FileName("log.txt")]?.outcome == .waiting(.openForWriting))
         #expect(remote.read(remote.inbox, "log.txt") == "first\n")
         #expect(tree.textNames(tree.documents) == ["Inbox"])
         _ = writer.withLock { write($0, "second\n", 7) }
-        close(writer.withLock { fd in defer { fd = -1 }; return fd })
+        close(
+            writer.withLock { fd in
+                defer { fd = -1 }
+                return fd
+            })
         let (again, _) = try run(processor(tree) { $0.inbox = remote.inbox })
         #expect(again[FileName("log.txt")]?.outcome == .moved(to: FileName("log.txt"), copied: true))
         #expect(tree.read(tree.documents, "log.txt") == "first\nsecond\n")
@@ -115,9 +129,11 @@ import Testing
             #expect(summary.failed == 2)
             for name in ["a.txt", "Pack.app"] {
                 guard case .failed(let reason)? = reports[FileName(name)]?.outcome else {
-                    Issue.record("\(name): \(String(describing: reports[FileName(name)]))"); continue
+                    Issue.record("\(name): \(String(describing: reports[FileName(name)]))")
+                    continue
                 }
-                #expect(reason.contains("cannot be removed from the Inbox") && reason.contains("not copied"), "\(reason)")
+                #expect(
+                    reason.contains("cannot be removed from the Inbox") && reason.contains("not copied"), "\(reason)")
             }
         }
         #expect(tree.textNames(tree.documents) == ["Inbox"])
@@ -155,7 +171,9 @@ import Testing
         for name in [".uti-inbox-journal", "journal", "item"] { remote.write(remote.inbox + "/Pack.app", name, name) }
         let (reports, _) = try run(processor(tree) { $0.inbox = remote.inbox })
         #expect(reports[FileName("Pack.app")]?.outcome == .moved(to: FileName("Pack.app"), copied: true))
-        for name in [".uti-inbox-journal", "journal", "item"] { #expect(tree.read(tree.documents + "/Pack.app", name) == name) }
+        for name in [".uti-inbox-journal", "journal", "item"] {
+            #expect(tree.read(tree.documents + "/Pack.app", name) == name)
+        }
         #expect(!tree.exists(remote.inbox))
     }
 
@@ -172,10 +190,11 @@ import Testing
         let holder = open(remote.inbox + "/fold/inner.txt", O_WRONLY | O_APPEND)
         defer { close(holder) }
         usleep(300_000)
-        let (reports, _) = try run(processor(tree) {
-            $0.inbox = remote.inbox
-            $0.settle = SettlePolicy(interval: 0, writerWindow: 0.2)
-        })
+        let (reports, _) = try run(
+            processor(tree) {
+                $0.inbox = remote.inbox
+                $0.settle = SettlePolicy(interval: 0, writerWindow: 0.2)
+            })
         #expect(reports[FileName("fold")]?.outcome == .moved(to: FileName("fold"), copied: true))
         #expect(tree.read(tree.documents + "/fold", "inner.txt") == "b")
         #expect(!tree.exists(remote.inbox))
@@ -198,7 +217,8 @@ import Testing
         #expect(summary.moved == 1)
         let copy = tree.status(tree.documents + "/disk.img")
         #expect(copy.st_size == gib)
-        #expect(copy.st_blocks * 512 < 1 << 20, "\(copy.st_blocks * 512) bytes allocated for a file with 11 bytes of data")
+        #expect(
+            copy.st_blocks * 512 < 1 << 20, "\(copy.st_blocks * 512) bytes allocated for a file with 11 bytes of data")
         let input = open(tree.documents + "/disk.img", O_RDONLY)
         defer { close(input) }
         var buffer = [UInt8](repeating: 0, count: 6)
@@ -223,12 +243,14 @@ import Testing
         #expect(tree.textNames(tree.documents) == ["Inbox", "report.pdf"])
         // Documents inside the Inbox.
         mkdir(tree.inbox + "/Documents", 0o755)
-        let inner = InboxProcessor(documents: tree.inbox + "/Documents", options: {
-            var options = InboxProcessor.Options()
-            options.inbox = tree.inbox
-            options.settle = SettlePolicy(interval: 0)
-            return options
-        }(), isKnownExtension: knownExtensions)
+        let inner = InboxProcessor(
+            documents: tree.inbox + "/Documents",
+            options: {
+                var options = InboxProcessor.Options()
+                options.inbox = tree.inbox
+                options.settle = SettlePolicy(interval: 0)
+                return options
+            }(), isKnownExtension: knownExtensions)
         do {
             _ = try run(inner)
             Issue.record("a Documents inside its Inbox was used")
@@ -240,8 +262,11 @@ import Testing
     @Test func theCounterGoesBeforeTheExtensionAfterADoubleDot() {
         let split = NumberedName(FileName("a..pdf"), isKnownExtension: knownExtensions)
         #expect(split.numbered(1) == FileName("a.-1.pdf"))
-        #expect(NumberedName(FileName(".profile"), isKnownExtension: knownExtensions).numbered(1) == FileName(".profile-1"))
-        #expect(NumberedName(FileName("x...tar.gz"), isKnownExtension: knownExtensions).numbered(2) == FileName("x..-2.tar.gz"))
+        #expect(
+            NumberedName(FileName(".profile"), isKnownExtension: knownExtensions).numbered(1) == FileName(".profile-1"))
+        #expect(
+            NumberedName(FileName("x...tar.gz"), isKnownExtension: knownExtensions).numbered(2)
+                == FileName("x..-2.tar.gz"))
     }
 
     /// A processor used for several passes (as `--watch` does) does not
@@ -272,7 +297,7 @@ import Testing
         let stale = tree.documents + "/.uti-inbox-\(Self.deadRun)-7-0.partial"
         mkdir(stale, 0o700)
         tree.write(stale, "half.txt", "half")
-        let mine = tree.documents + "/.uti-inbox-\(RunIdentity.current.token)-7-0.partial"   // a running process's copy
+        let mine = tree.documents + "/.uti-inbox-\(RunIdentity.current.token)-7-0.partial"  // a running process's copy
         mkdir(mine, 0o700)
         tree.write(tree.inbox, "a.txt", "a")
         let (_, summary) = try run(processor(tree))
@@ -301,7 +326,7 @@ import Testing
         #expect(reports.isEmpty, "\(reports)")
         #expect(summary.recoveryProblems == [])
         #expect(!tree.exists(hidden))
-        #expect(tree.textNames(tree.documents) == ["Pack.app"])   // the emptied Inbox went too
+        #expect(tree.textNames(tree.documents) == ["Pack.app"])  // the emptied Inbox went too
         copied = tree.status(tree.documents + "/Pack.app/Contents/Info.plist")
         #expect(copied.st_size == 4)
     }
@@ -330,18 +355,25 @@ import Testing
             mkdir(hidden, 0o700)
             if item == "file" {
                 tree.write(hidden, "item", "AAAA")
-                var times = [tree.status(tree.documents + "/same.txt").st_atim, tree.status(tree.documents + "/same.txt").st_mtim]
+                var times = [
+                    tree.status(tree.documents + "/same.txt").st_atim,
+                    tree.status(tree.documents + "/same.txt").st_mtim,
+                ]
                 utimensat(AT_FDCWD, hidden + "/item", &times, 0)
             } else {
                 symlink("/outside/target2", hidden + "/item")
             }
             let wrongInode = tree.status(tree.documents + "/" + copy).st_ino + 1
-            tree.write(hidden, "journal", "\(copy == "same.txt" ? "a.txt" : "lnk")\u{0}\(copy)\u{0}\(wrongInode)\u{0}", mode: 0o600)
+            tree.write(
+                hidden, "journal", "\(copy == "same.txt" ? "a.txt" : "lnk")\u{0}\(copy)\u{0}\(wrongInode)\u{0}",
+                mode: 0o600)
         }
         let (_, summary) = try run(processor(tree) { $0.removeEmptyInbox = false })
         #expect(summary.recoveryProblems.count == 2, "\(summary.recoveryProblems)")
         #expect(tree.read(tree.documents, "a.txt") == "AAAA" || tree.read(tree.inbox, "a.txt") == "AAAA")
-        #expect(readLink(tree.documents + "/lnk") == "/outside/target2" || readLink(tree.inbox + "/lnk") == "/outside/target2")
+        #expect(
+            readLink(tree.documents + "/lnk") == "/outside/target2"
+                || readLink(tree.inbox + "/lnk") == "/outside/target2")
     }
 
     /// A run killed after its journal went and before its hidden folder did
@@ -402,7 +434,7 @@ import Testing
             ("Pack.app\u{0}../secret\u{0}", 0o600, 0o700),
             ("Pack.app\u{0}Pack.app\u{0}", 0o666, 0o700),
             ("Pack.app\u{0}Pack.app\u{0}", 0o600, 0o777),
-            ("Pack.app\u{0}Pack.app", 0o600, 0o700),   // not ended by NUL: cut short
+            ("Pack.app\u{0}Pack.app", 0o600, 0o700),  // not ended by NUL: cut short
         ]
         for (index, (record, journalMode, folderMode)) in cases.enumerated() {
             let hidden = tree.inbox + "/.uti-inbox-removing-\(Self.deadRun)-4-\(index)"
@@ -415,7 +447,8 @@ import Testing
         let (_, summary) = try run(processor(tree))
         #expect(summary.moved == cases.count && summary.recoveryProblems.isEmpty)
         for index in cases.indices {
-            #expect(tree.exists(tree.documents + "/.uti-inbox-removing-\(Self.deadRun)-4-\(index)/item"), "case \(index)")
+            #expect(
+                tree.exists(tree.documents + "/.uti-inbox-removing-\(Self.deadRun)-4-\(index)/item"), "case \(index)")
         }
     }
 
@@ -436,8 +469,9 @@ import Testing
 
     @Test func theUsersOwnDataNamedLikeAPartialIsKept() throws {
         let tree = Tree()
-        try FileManager.default.createDirectory(atPath: tree.documents + "/.uti-inbox-thesis.partial/chapters",
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: tree.documents + "/.uti-inbox-thesis.partial/chapters",
+            withIntermediateDirectories: true)
         tree.write(tree.documents + "/.uti-inbox-thesis.partial/chapters", "ch1.tex", "chapter one")
         tree.write(tree.documents, ".uti-inbox-99999999-notes.partial", "notes")
         tree.write(tree.documents, ".uti-inbox-99999999-1-0.partial", "old format, no machine")

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import InboxProcessing
 
 @Suite struct InboxProcessorTests {
@@ -73,7 +74,10 @@ import Testing
         #expect(tree.read(tree.documents, nfc) == "old nfc")
         for i in 0..<4 { #expect(tree.read(tree.documents, names[i]) == "content \(i)") }
         let long = try #require(reports[FileName(names[6])]?.outcome)
-        guard case .moved(let to, _) = long else { Issue.record("not moved: \(long)"); return }
+        guard case .moved(let to, _) = long else {
+            Issue.record("not moved: \(long)")
+            return
+        }
         #expect(to.bytes.count <= 255)
         #expect(to.text == String(repeating: "é", count: 124) + "-1.pdf")
         #expect(tree.read(tree.documents, to.bytes) == "content 6")
@@ -137,7 +141,8 @@ import Testing
         var before: [String: String] = [:]
         for (name, _) in links { before[name] = try? String(contentsOfFile: inbox + "/" + name, encoding: .utf8) }
         let (reports, _) = try run(processor(tree) { $0.inbox = acrossFileSystems ? remote.inbox : "Inbox" })
-        #expect(reports[FileName("photo.jpg")]?.outcome == .moved(to: FileName("photo-1.jpg"), copied: acrossFileSystems))
+        #expect(
+            reports[FileName("photo.jpg")]?.outcome == .moved(to: FileName("photo-1.jpg"), copied: acrossFileSystems))
         if !acrossFileSystems { #expect(readLink(tree.documents + "/rel-link") == "my report.pdf") }
         #expect(readLink(tree.documents + "/latest") == "photo-1.jpg")
         #expect(readLink(tree.documents + "/latest-dot") == "photo-1.jpg")
@@ -149,7 +154,8 @@ import Testing
         #expect(stat(tree.documents + "/folder-link", &folder) == 0 && stat(beside, &target) == 0)
         #expect(folder.st_ino == target.st_ino)
         guard case .failed(let reason)? = reports[FileName("unknowable")]?.outcome else {
-            Issue.record("\(String(describing: reports[FileName("unknowable")]))"); return
+            Issue.record("\(String(describing: reports[FileName("unknowable")]))")
+            return
         }
         #expect(reason.contains("goes up after a name") && reason.contains("left in the Inbox"))
         #expect(readLink(inbox + "/unknowable") == "x/../photo.jpg")
@@ -185,8 +191,10 @@ import Testing
         symlink(tree.documents, tree.root + "/link")
         var options = InboxProcessor.Options()
         options.settle = SettlePolicy(interval: 0)
-        let summary = try InboxProcessor(documents: tree.root + "/link", options: options,
-                                         isKnownExtension: knownExtensions).run { _ in }
+        let summary = try InboxProcessor(
+            documents: tree.root + "/link", options: options,
+            isKnownExtension: knownExtensions
+        ).run { _ in }
         #expect(summary.moved == 1)
         #expect(tree.read(tree.documents, "a.txt") == "a")
     }

@@ -1,9 +1,12 @@
 import Testing
+
 @testable import InboxProcessing
 
 @Suite struct NumberedNameTests {
     func numbered(_ name: String, _ counter: Int = 1) -> String {
-        String(decoding: NumberedName(FileName(name), isKnownExtension: knownExtensions).numbered(counter).bytes, as: UTF8.self)
+        String(
+            decoding: NumberedName(FileName(name), isKnownExtension: knownExtensions).numbered(counter).bytes,
+            as: UTF8.self)
     }
 
     @Test(arguments: [
@@ -66,7 +69,10 @@ import Testing
         for taken in [0, 1, 2, 3, 7, 100, 9_999, 10_000] {
             var picker = NamePicker()
             var probes = 0
-            let counter = picker.firstCounter(for: FileName("report.pdf")) { probes += 1; return $0 <= taken }
+            let counter = picker.firstCounter(for: FileName("report.pdf")) {
+                probes += 1
+                return $0 <= taken
+            }
             #expect(counter == taken + 1)
             #expect(probes <= 2 * (Int.bitWidth - (taken + 1).leadingZeroBitCount) + 1)
         }
@@ -76,7 +82,11 @@ import Testing
         var picker = NamePicker()
         picker.used(41, for: FileName("report.pdf"))
         var probed = false
-        #expect(picker.firstCounter(for: FileName("report.pdf")) { _ in probed = true; return true } == 42)
+        #expect(
+            picker.firstCounter(for: FileName("report.pdf")) { _ in
+                probed = true
+                return true
+            } == 42)
         #expect(!probed)
     }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Testing
+
 @testable import InboxProcessing
 
 /// The relay that takes an inbox run's events to the report, and the

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import InboxProcessing
 import TestSupport
+
+@testable import InboxProcessing
 
 /// A Documents folder with an Inbox in a fresh temporary folder, and
 /// helpers that work on names as bytes.
@@ -94,8 +95,11 @@ func knownExtensions(_ bytes: ArraySlice<UInt8>) -> Bool {
     ["tar.gz", "gz", "pdf", "txt", "app"].contains(String(decoding: bytes, as: UTF8.self))
 }
 
-func processor(_ tree: Tree, settle: Double = 0, configure: (inout InboxProcessor.Options) -> Void = { _ in })
-    -> InboxProcessor {
+func processor(
+    _ tree: Tree, settle: Double = 0, configure: (inout InboxProcessor.Options) -> Void = { _ in }
+)
+    -> InboxProcessor
+{
     var options = InboxProcessor.Options()
     options.settle = SettlePolicy(interval: settle)
     configure(&options)
@@ -103,7 +107,9 @@ func processor(_ tree: Tree, settle: Double = 0, configure: (inout InboxProcesso
 }
 
 /// Runs one pass and returns its reports by name, and its summary.
-func run(_ processor: InboxProcessor) throws -> (reports: [FileName: InboxProcessor.ItemReport], summary: InboxProcessor.Summary) {
+func run(
+    _ processor: InboxProcessor
+) throws -> (reports: [FileName: InboxProcessor.ItemReport], summary: InboxProcessor.Summary) {
     var reports: [FileName: InboxProcessor.ItemReport] = [:]
     let summary = try processor.run { event in
         if case .item(let report) = event { reports[report.name] = report }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import InboxProcessing
 
 /// Whether a writer is still at work, where a read lease cannot tell.
@@ -12,7 +13,7 @@ import Testing
         #expect(stat(tree.inbox + "/log.txt", &info) == 0)
         let identity = OpenFileScan.Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         let reader = open(tree.inbox + "/log.txt", O_RDONLY)
-        #expect(!OpenFileScan.scan().writers.contains(identity))   // open for reading only
+        #expect(!OpenFileScan.scan().writers.contains(identity))  // open for reading only
         let writer = open(tree.inbox + "/log.txt", O_WRONLY | O_APPEND)
         #expect(OpenFileScan.scan().writers.contains(identity))
         close(writer)
@@ -37,10 +38,13 @@ import Testing
             Issue.record("taken while written: \(String(describing: reports[FileName("log.txt")]?.outcome))")
         }
         close(writer)
-        usleep(200_000)   // past the reuse of the last /proc scan
+        usleep(200_000)  // past the reuse of the last /proc scan
         let (after, _) = try run(open)
         if canSeeEveryone {
-            guard case .moved = after[FileName("log.txt")]?.outcome else { Issue.record("not moved once closed"); return }
+            guard case .moved = after[FileName("log.txt")]?.outcome else {
+                Issue.record("not moved once closed")
+                return
+            }
         }
     }
 }

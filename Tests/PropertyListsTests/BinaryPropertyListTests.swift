@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PropertyLists
 
 private func fixture(_ name: String) throws -> [UInt8] {
@@ -71,7 +72,8 @@ private func fixture(_ name: String) throws -> [UInt8] {
         // "public.data" is one object in the file and a parent of many types.
         let dataChildren = exported.filter { declaration in
             declaration["UTTypeConformsTo"].map { conforms in
-                conforms.arrayValue?.contains { $0.value == .string("public.data") } ?? (conforms.value == .string("public.data"))
+                conforms.arrayValue?.contains { $0.value == .string("public.data") }
+                    ?? (conforms.value == .string("public.data"))
             } ?? false
         }
         #expect(dataChildren.count == 81)
@@ -114,7 +116,10 @@ private func fixture(_ name: String) throws -> [UInt8] {
         #expect(ContinuousClock.now - started < .seconds(10))
         // The same shape within the limit is read.
         let small = try PropertyList.parse(Self.amplified(references: 100, length: 1_000))
-        guard case .array(let items) = small.value else { Issue.record("not an array"); return }
+        guard case .array(let items) = small.value else {
+            Issue.record("not an array")
+            return
+        }
         #expect(items.count == 100)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PropertyLists
 
 private func parse(_ xml: String) throws(PropertyListError) -> PropertyList {
@@ -27,26 +28,28 @@ private func failure(_ xml: String) -> PropertyListError? {
 
 @Suite struct XMLPropertyListTests {
     @Test func readsEveryValueKindWithLines() throws {
-        let value = try parse(plist("""
-        <dict>
-            <key>s</key><string>a &amp; b &lt;c&gt;</string>
-            <key>blank</key><string> </string>
-            <key>cdata</key><string><![CDATA[<raw>]]></string>
-            <key>i</key><integer>-12</integer>
-            <key>hex</key><integer>0x1F</integer>
-            <key>r</key><real>2.5</real>
-            <key>t</key><true/>
-            <key>f</key><false/>
-            <key>d</key><date>2001-01-02T00:00:01Z</date>
-            <key>data</key><data>AAH+/w==</data>
-            <key>a</key>
-            <array>
-                <string>x</string>
-                <array/>
-                <dict/>
-            </array>
-        </dict>
-        """))
+        let value = try parse(
+            plist(
+                """
+                <dict>
+                    <key>s</key><string>a &amp; b &lt;c&gt;</string>
+                    <key>blank</key><string> </string>
+                    <key>cdata</key><string><![CDATA[<raw>]]></string>
+                    <key>i</key><integer>-12</integer>
+                    <key>hex</key><integer>0x1F</integer>
+                    <key>r</key><real>2.5</real>
+                    <key>t</key><true/>
+                    <key>f</key><false/>
+                    <key>d</key><date>2001-01-02T00:00:01Z</date>
+                    <key>data</key><data>AAH+/w==</data>
+                    <key>a</key>
+                    <array>
+                        <string>x</string>
+                        <array/>
+                        <dict/>
+                    </array>
+                </dict>
+                """))
         #expect(value["s"]?.value == .string("a & b <c>"))
         #expect(value["blank"]?.value == .string(" "))
         #expect(value["cdata"]?.value == .string("<raw>"))
@@ -60,37 +63,38 @@ private func failure(_ xml: String) -> PropertyListError? {
         #expect(value["a"]?.arrayValue?.count == 3)
         #expect(value.location == .line(4))
         #expect(value["i"]?.location == .line(8))
-        #expect(value.dictionaryValue?.map(\.key) == ["s", "blank", "cdata", "i", "hex", "r", "t", "f", "d", "data", "a"])
+        #expect(
+            value.dictionaryValue?.map(\.key) == ["s", "blank", "cdata", "i", "hex", "r", "t", "f", "d", "data", "a"])
     }
 
     @Test func refusesEntityDeclarationsBeforeTheyAreUsed() throws {
         let external = """
-        <?xml version="1.0"?>
-        <!DOCTYPE plist [
-          <!ENTITY host SYSTEM "file:///etc/hostname">
-        ]>
-        <plist version="1.0"><string>&host;</string></plist>
-        """
+            <?xml version="1.0"?>
+            <!DOCTYPE plist [
+              <!ENTITY host SYSTEM "file:///etc/hostname">
+            ]>
+            <plist version="1.0"><string>&host;</string></plist>
+            """
         let error = try #require(failure(external))
         #expect(error.message.contains("entity"))
         #expect(error.position == .line(3))
 
         let laughs = """
-        <?xml version="1.0"?>
-        <!DOCTYPE lolz [
-         <!ENTITY lol "lol">
-         <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
-         <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
-        ]>
-        <plist><string>&lol3;</string></plist>
-        """
+            <?xml version="1.0"?>
+            <!DOCTYPE lolz [
+             <!ENTITY lol "lol">
+             <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+             <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+            ]>
+            <plist><string>&lol3;</string></plist>
+            """
         #expect(failure(laughs)?.message.contains("entity") == true)
 
         let parameter = """
-        <?xml version="1.0"?>
-        <!DOCTYPE plist [ <!ENTITY % remote SYSTEM "file:///etc/passwd"> %remote; ]>
-        <plist><string>x</string></plist>
-        """
+            <?xml version="1.0"?>
+            <!DOCTYPE plist [ <!ENTITY % remote SYSTEM "file:///etc/passwd"> %remote; ]>
+            <plist><string>x</string></plist>
+            """
         #expect(failure(parameter)?.message.contains("entity") == true)
     }
 
@@ -99,7 +103,8 @@ private func failure(_ xml: String) -> PropertyListError? {
     }
 
     @Test func reportsMalformedXMLWithItsLine() throws {
-        let error = try #require(failure("<?xml version=\"1.0\"?>\n<plist>\n<dict>\n<key>a</key>\n<string>b</strin>\n</dict>\n</plist>"))
+        let error = try #require(
+            failure("<?xml version=\"1.0\"?>\n<plist>\n<dict>\n<key>a</key>\n<string>b</strin>\n</dict>\n</plist>"))
         #expect(error.position == .line(5))
     }
 
@@ -136,7 +141,8 @@ private func failure(_ xml: String) -> PropertyListError? {
         #expect(error.message.contains("nesting") || error.message.lowercased().contains("depth"), "\(error)")
         let limits = PropertyListLimits(maximumDepth: 3)
         #expect(throws: PropertyListError.self) {
-            try PropertyList.parse(Array(plist("<array><array><array><array/></array></array></array>").utf8), limits: limits)
+            try PropertyList.parse(
+                Array(plist("<array><array><array><array/></array></array></array>").utf8), limits: limits)
         }
         #expect(throws: Never.self) {
             try PropertyList.parse(Array(plist("<array><array><array/></array></array>").utf8), limits: limits)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SharedMIMEInfo
 
 @Suite struct SourceFormatTests {
@@ -39,7 +40,8 @@ import Testing
 
     @Test func reportsBadRulesWithTheirLinesAndKeepsTheRest() throws {
         var diagnostics: [MIMEDiagnostic] = []
-        let layer = try #require(MIMELayerLoader.load(directory: Fixtures.path("broken/mime"), diagnostics: &diagnostics))
+        let layer = try #require(
+            MIMELayerLoader.load(directory: Fixtures.path("broken/mime"), diagnostics: &diagnostics))
         let messages = diagnostics.map(\.description)
         #expect(messages.contains { $0.contains("bad.xml:5:") && $0.contains("weight must be 0–100") })
         #expect(messages.contains { $0.contains("bad.xml:6:") && $0.contains("int64") })
@@ -53,10 +55,14 @@ import Testing
         var layer = MIMELayer(directory: "/x", format: .cache)
         var wrongVersion = [UInt8](good)
         wrongVersion[3] = 9
-        #expect(throws: MIMECacheReader.Failure.self) { try MIMECacheReader.parse(bytes: wrongVersion, path: "v", into: &layer) }
+        #expect(throws: MIMECacheReader.Failure.self) {
+            try MIMECacheReader.parse(bytes: wrongVersion, path: "v", into: &layer)
+        }
         var pastEnd = [UInt8](good)
         pastEnd[4...7] = [0x7f, 0xff, 0xff, 0xf0]  // alias list offset
-        #expect(throws: MIMECacheReader.Failure.self) { try MIMECacheReader.parse(bytes: pastEnd, path: "o", into: &layer) }
+        #expect(throws: MIMECacheReader.Failure.self) {
+            try MIMECacheReader.parse(bytes: pastEnd, path: "o", into: &layer)
+        }
         // Every truncation is an error or a smaller reading, never a crash;
         // cutting into the tables is always an error.
         for length in 0..<good.count {
@@ -69,15 +75,19 @@ import Testing
     @Test func staleCacheFallsBackToThePackages() throws {
         try withTemporaryDirectory { dir in
             try FileManager.default.createDirectory(atPath: dir + "/mime/packages", withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: Fixtures.path("compiled/mime/mime.cache"), toPath: dir + "/mime/mime.cache")
-            let package = #"<mime-info xmlns="http://www.freedesktop.org/standards/shared-mime-info"><mime-type type="application/x-newer"><glob pattern="*.newer"/></mime-type></mime-info>"#
+            try FileManager.default.copyItem(
+                atPath: Fixtures.path("compiled/mime/mime.cache"), toPath: dir + "/mime/mime.cache")
+            let package =
+                #"<mime-info xmlns="http://www.freedesktop.org/standards/shared-mime-info"><mime-type type="application/x-newer"><glob pattern="*.newer"/></mime-type></mime-info>"#
             try package.write(toFile: dir + "/mime/packages/newer.xml", atomically: false, encoding: .utf8)
-            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1000)], ofItemAtPath: dir + "/mime/mime.cache")
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: 1000)], ofItemAtPath: dir + "/mime/mime.cache")
             var diagnostics: [MIMEDiagnostic] = []
             let layer = try #require(MIMELayerLoader.load(directory: dir + "/mime", diagnostics: &diagnostics))
             #expect(layer.format == .packages)
             #expect(layer.types == ["application/x-newer"])
-            #expect(diagnostics.contains { $0.severity == .note && $0.message.contains("older than the package files") })
+            #expect(
+                diagnostics.contains { $0.severity == .note && $0.message.contains("older than the package files") })
         }
     }
 }
@@ -85,26 +95,27 @@ import Testing
 @Suite struct MagicTests {
     let db = Fixtures.fromCache
 
-    @Test(arguments: [
-        (Array("USTR\0\u{1}\n".utf8), "application/x-uti-string"),
-        (Array("xxxxxUsTr".utf8), "application/x-uti-string"),           // masked, inside the range 4:8
-        (Array("xxxxxxxxxustr".utf8), "text/plain"),                      // past the range: only text
-        ([0, 0, 0xFE, 7], "application/x-uti-byte"),
-        ([0, 0, 0xFE, 8], nil),                                           // nested match fails
-        ([0x12, 0x34, 0, 0], "application/x-uti-big16"),
-        ([0xCA, 0xFE, 0x77, 0x0D], "application/x-uti-big32"),           // mask ignores the third byte
-        ([0x78, 0x56, 0, 0], "application/x-uti-little16"),
-        ([0x04, 0x03, 0x02, 0x01], "application/x-uti-little32"),
-        (withUnsafeBytes(of: UInt16(0x9ABC)) { Array($0) } + [0, 0], "application/x-uti-host16"),
-        (withUnsafeBytes(of: UInt32(0x0A0B0C0D)) { Array($0) }, "application/x-uti-host32"),
-        (Array("NESTA1".utf8), "application/x-uti-nested"),
-        (Array("NESTB".utf8), "application/x-uti-nested"),
-        (Array("NESTA2".utf8), "text/plain"),                             // children are AND, siblings OR
-        ([0x00, 0x01, 0x02], nil),
-        (Array("plain words\n".utf8), "text/plain"),
-        (Array("caf\u{E9} \u{0C}".utf8), "text/plain"),
-        ([0x61, 0x0B, 0x62], nil),                                        // a vertical tab is binary
-    ] as [([UInt8], String?)])
+    @Test(
+        arguments: [
+            (Array("USTR\0\u{1}\n".utf8), "application/x-uti-string"),
+            (Array("xxxxxUsTr".utf8), "application/x-uti-string"),  // masked, inside the range 4:8
+            (Array("xxxxxxxxxustr".utf8), "text/plain"),  // past the range: only text
+            ([0, 0, 0xFE, 7], "application/x-uti-byte"),
+            ([0, 0, 0xFE, 8], nil),  // nested match fails
+            ([0x12, 0x34, 0, 0], "application/x-uti-big16"),
+            ([0xCA, 0xFE, 0x77, 0x0D], "application/x-uti-big32"),  // mask ignores the third byte
+            ([0x78, 0x56, 0, 0], "application/x-uti-little16"),
+            ([0x04, 0x03, 0x02, 0x01], "application/x-uti-little32"),
+            (withUnsafeBytes(of: UInt16(0x9ABC)) { Array($0) } + [0, 0], "application/x-uti-host16"),
+            (withUnsafeBytes(of: UInt32(0x0A0B0C0D)) { Array($0) }, "application/x-uti-host32"),
+            (Array("NESTA1".utf8), "application/x-uti-nested"),
+            (Array("NESTB".utf8), "application/x-uti-nested"),
+            (Array("NESTA2".utf8), "text/plain"),  // children are AND, siblings OR
+            ([0x00, 0x01, 0x02], nil),
+            (Array("plain words\n".utf8), "text/plain"),
+            (Array("caf\u{E9} \u{0C}".utf8), "text/plain"),
+            ([0x61, 0x0B, 0x62], nil),  // a vertical tab is binary
+        ] as [([UInt8], String?)])
     func matchTypes(bytes: [UInt8], expected: String?) {
         #expect(db.sniffType(bytes) == expected)
         #expect(Fixtures.fromXML.sniffType(bytes) == expected)
@@ -121,21 +132,23 @@ import Testing
 @Suite struct NameTests {
     let db = Fixtures.fromCache
 
-    @Test(arguments: [
-        ("a.ustr", ["application/x-uti-string"]),
-        ("A.USTR", ["application/x-uti-string"]),          // case-insensitive glob
-        ("x.us", ["text/x-uti-source"]),                   // case-sensitive glob
-        ("x.US", ["text/x-uti-upper", "text/x-uti-source"]),  // weight 50 before 40
-        ("x.Us", []),
-        ("y.usrc.gz", ["text/x-uti-source"]),               // longest suffix wins
-        ("utifile", ["application/x-uti-literal"]),
-        ("UTIFILE", ["application/x-uti-literal"]),          // not the literal (case-sensitive); the pattern UTIFILE.* does not match either
-        ("UTIFILE.txt", ["application/x-uti-literal"]),
-        ("libx.uti.3", ["application/x-uti-pattern"]),
-        ("uti-notes", ["application/x-uti-pattern"]),
-        ("z.ucon", ["application/x-uti-conflict-b", "application/x-uti-conflict-a"]),
-        ("nothing", []),
-    ] as [(String, [String])])
+    @Test(
+        arguments: [
+            ("a.ustr", ["application/x-uti-string"]),
+            ("A.USTR", ["application/x-uti-string"]),  // case-insensitive glob
+            ("x.us", ["text/x-uti-source"]),  // case-sensitive glob
+            ("x.US", ["text/x-uti-upper", "text/x-uti-source"]),  // weight 50 before 40
+            ("x.Us", []),
+            ("y.usrc.gz", ["text/x-uti-source"]),  // longest suffix wins
+            ("utifile", ["application/x-uti-literal"]),
+            // Not the literal (case-sensitive); the pattern UTIFILE.* does not match either.
+            ("UTIFILE", ["application/x-uti-literal"]),
+            ("UTIFILE.txt", ["application/x-uti-literal"]),
+            ("libx.uti.3", ["application/x-uti-pattern"]),
+            ("uti-notes", ["application/x-uti-pattern"]),
+            ("z.ucon", ["application/x-uti-conflict-b", "application/x-uti-conflict-a"]),
+            ("nothing", []),
+        ] as [(String, [String])])
     func globs(name: String, expected: [String]) {
         let found = db.nameMatches(name).map(\.mimeType)
         if name == "UTIFILE" {
@@ -148,8 +161,11 @@ import Testing
 
     @Test func combinesNameAndContentLikeGIO() {
         // One name match: certain without reading.
-        #expect(db.guess("a.ustr", nil) == .init(mimeType: "application/x-uti-string", uncertain: false,
-                                                nameMatches: ["application/x-uti-string"], sniffed: nil, sniffedPriority: 0))
+        #expect(
+            db.guess("a.ustr", nil)
+                == .init(
+                    mimeType: "application/x-uti-string", uncertain: false,
+                    nameMatches: ["application/x-uti-string"], sniffed: nil, sniffedPriority: 0))
         // Two names, no data: the heavier one, uncertain.
         #expect(db.guess("z.ucon", nil).mimeType == "application/x-uti-conflict-b")
         #expect(db.guess("z.ucon", nil).uncertain)
@@ -179,7 +195,11 @@ import Testing
 
 @Suite struct LayerTests {
     @Test func userLayerOverridesTheSystem() {
-        let env = ["XDG_DATA_HOME": Fixtures.path("user"), "XDG_DATA_DIRS": Fixtures.path("compiled").replacingOccurrences(of: "/compiled", with: "/compiled/..") + "/compiled"]
+        let env = [
+            "XDG_DATA_HOME": Fixtures.path("user"),
+            "XDG_DATA_DIRS": Fixtures.path("compiled").replacingOccurrences(of: "/compiled", with: "/compiled/..")
+                + "/compiled",
+        ]
         let path = MIMESearchPath.environment(env)
         #expect(path.directories.first == Fixtures.path("user") + "/mime")
         let db = MIMEDatabase.load(path)
@@ -196,9 +216,11 @@ import Testing
     }
 
     @Test func defaultSearchPath() {
-        #expect(MIMESearchPath.environment(["HOME": "/home/u"]).directories
+        #expect(
+            MIMESearchPath.environment(["HOME": "/home/u"]).directories
                 == ["/home/u/.local/share/mime", "/usr/local/share/mime", "/usr/share/mime"])
-        #expect(MIMESearchPath.environment(["XDG_DATA_HOME": "relative", "XDG_DATA_DIRS": "/a:rel:/b/"]).directories
+        #expect(
+            MIMESearchPath.environment(["XDG_DATA_HOME": "relative", "XDG_DATA_DIRS": "/a:rel:/b/"]).directories
                 == ["/a/mime", "/b/mime"])
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SystemBase
+import Testing
 
 /// The variables `uti` reads are named once, in `EnvironmentVariable`, and
 /// README's table says what each does.
@@ -9,7 +9,9 @@ import SystemBase
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../README.md").standardized
         let text = try String(contentsOf: readme, encoding: .utf8)
-        #expect(text.contains(EnvironmentVariable.readmeTable + "\n"), """
+        #expect(
+            text.contains(EnvironmentVariable.readmeTable + "\n"),
+            """
             README's Environment table differs from EnvironmentVariable.all; replace it with:
             \(EnvironmentVariable.readmeTable)
             """)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SystemBase
+import Testing
 
 /// Records read from a pipe in small blocks, so that records straddle
 /// blocks and outgrow them.
@@ -50,7 +50,8 @@ import SystemBase
     @Test func aRecordPastTheLimitIsReportedAndSkipped() throws {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
-        let input = Array("ok\n".utf8) + [UInt8](repeating: 0x61, count: 100) + Array("\nnext\n".utf8)
+        let input =
+            Array("ok\n".utf8) + [UInt8](repeating: 0x61, count: 100) + Array("\nnext\n".utf8)
             + [UInt8](repeating: 0x62, count: 33) + Array("\nexact-sixteen-by\nlast-without-end!".utf8)
         let written = input.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
         #expect(written == input.count)

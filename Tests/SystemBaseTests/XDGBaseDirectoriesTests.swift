@@ -1,5 +1,5 @@
-import Testing
 import SystemBase
+import Testing
 
 @Suite struct XDGBaseDirectoriesTests {
     @Test func defaultsComeFromHome() {

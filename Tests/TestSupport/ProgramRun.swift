@@ -11,8 +11,10 @@ public struct ProgramRun: Sendable {
     /// environment, not additions) and `directory`, feeding it `stdin`.
     /// Both outputs are read at once, so a program that fills one pipe
     /// while the other is read never stalls.
-    public init(_ executable: URL, _ arguments: [String], stdin: String? = nil, environment: [String: String],
-                directory: String? = nil) throws {
+    public init(
+        _ executable: URL, _ arguments: [String], stdin: String? = nil, environment: [String: String],
+        directory: String? = nil
+    ) throws {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

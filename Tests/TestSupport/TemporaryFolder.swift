@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A folder made for one test in the system's temporary folder (or `base`),
@@ -39,7 +40,8 @@ public final class TemporaryFolder: @unchecked Sendable {
     /// Writes `bytes` to `relative`, making the folders above it.
     public func write(_ relative: String, bytes: [UInt8]) throws {
         let full = path(relative)
-        try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data(bytes).write(to: URL(fileURLWithPath: full))
     }
 

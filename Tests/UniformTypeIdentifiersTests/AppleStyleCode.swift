@@ -33,7 +33,10 @@ let appleConstants: [(type: UTType, identifier: String, parents: [String])] = [
     (.delimitedText, "public.delimited-values-text", ["public.text"]),
     (.commaSeparatedText, "public.comma-separated-values-text", ["public.delimited-values-text"]),
     (.tabSeparatedText, "public.tab-separated-values-text", ["public.delimited-values-text"]),
-    (.utf8TabSeparatedText, "public.utf8-tab-separated-values-text", ["public.tab-separated-values-text", "public.utf8-plain-text"]),
+    (
+        .utf8TabSeparatedText, "public.utf8-tab-separated-values-text",
+        ["public.tab-separated-values-text", "public.utf8-plain-text"]
+    ),
     (.rtf, "public.rtf", ["public.text"]),
     (.html, "public.html", ["public.text"]),
     (.xml, "public.xml", ["public.text"]),
@@ -51,7 +54,10 @@ let appleConstants: [(type: UTType, identifier: String, parents: [String])] = [
     (.script, "public.script", ["public.source-code"]),
     (.appleScript, "com.apple.applescript.text", ["public.script"]),
     (.osaScript, "com.apple.applescript.script", ["public.data", "public.script"]),
-    (.osaScriptBundle, "com.apple.applescript.script-bundle", ["com.apple.bundle", "com.apple.package", "public.script"]),
+    (
+        .osaScriptBundle, "com.apple.applescript.script-bundle",
+        ["com.apple.bundle", "com.apple.package", "public.script"]
+    ),
     (.javaScript, "com.netscape.javascript-source", ["public.source-code", "public.executable"]),
     (.shellScript, "public.shell-script", ["public.script"]),
     (.perlScript, "public.perl-script", ["public.shell-script"]),
@@ -120,7 +126,10 @@ let appleConstants: [(type: UTType, identifier: String, parents: [String])] = [
     (.xpcService, "com.apple.xpc-service", ["com.apple.bundle", "com.apple.package"]),
     (.framework, "com.apple.framework", ["com.apple.bundle"]),
     (.application, "com.apple.application", ["public.executable"]),
-    (.applicationBundle, "com.apple.application-bundle", ["com.apple.application", "com.apple.bundle", "com.apple.package"]),
+    (
+        .applicationBundle, "com.apple.application-bundle",
+        ["com.apple.application", "com.apple.bundle", "com.apple.package"]
+    ),
     (.applicationExtension, "com.apple.application-and-system-extension", ["com.apple.xpc-service"]),
     (.unixExecutable, "public.unix-executable", ["public.data", "public.executable"]),
     (.exe, "com.microsoft.windows-executable", ["public.data", "public.executable"]),
@@ -169,7 +178,9 @@ let macOS12Lacks: [String: [String]] = [
             let notInMacOS12 = macOS12Lacks[identifier] ?? []
             let parents = documentedParents.filter { !notInMacOS12.contains($0) }
             for parent in notInMacOS12 {
-                #expect(!type.conforms(to: UTType(parent)!), "\(identifier): Data/CoreTypes.plist changed; update macOS12Lacks")
+                #expect(
+                    !type.conforms(to: UTType(parent)!),
+                    "\(identifier): Data/CoreTypes.plist changed; update macOS12Lacks")
             }
             #expect(type.identifier == identifier)
             #expect(type.isDeclared, "\(identifier) is declared")
@@ -306,7 +317,8 @@ let macOS12Lacks: [String: [String]] = [
         let folder = URL(fileURLWithPath: "/tmp/downloads", isDirectory: true)
         #expect(folder.appendingPathComponent("readme", conformingTo: .plainText).lastPathComponent == "readme.txt")
         #expect(folder.appendingPathComponent("puppy.jpg", conformingTo: .image).lastPathComponent == "puppy.jpg")
-        #expect(folder.appendingPathComponent("puppy.jpg", conformingTo: .plainText).lastPathComponent == "puppy.jpg.txt")
+        #expect(
+            folder.appendingPathComponent("puppy.jpg", conformingTo: .plainText).lastPathComponent == "puppy.jpg.txt")
         #expect(folder.appendingPathComponent("Photos", conformingTo: .folder).hasDirectoryPath)
         #expect(folder.appendingPathComponent("", conformingTo: .plainText) == folder)
         var url = folder

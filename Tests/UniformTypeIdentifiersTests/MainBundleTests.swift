@@ -1,7 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
 import UniformTypeIdentifiers
-import TestSupport
 
 /// A program's own `Info.plist`, found where `ProcessTypeDeclarations`
 /// says it looks, gives `UTType(exportedAs:)` its declaration.
@@ -30,8 +30,10 @@ import TestSupport
 
     /// Copies the example program to `program` (relative to a new folder),
     /// writes `plist` to `plistPath` there, runs it and returns its output.
-    func run(program: String, plistPath: String?, plist: String = infoPlist, arguments: [String] = [],
-             environment: [String: String] = [:]) throws -> ProgramRun {
+    func run(
+        program: String, plistPath: String?, plist: String = infoPlist, arguments: [String] = [],
+        environment: [String: String] = [:]
+    ) throws -> ProgramRun {
         let folder = TemporaryFolder("uti-app")
         let executable = folder.path(program)
         try folder.makeFolder((program as NSString).deletingLastPathComponent)
@@ -45,24 +47,25 @@ import TestSupport
     }
 
     @Test(arguments: [
-        ("bin/notes", "bin/Info.plist"),                       // beside the executable
-        ("Notes.app/Contents/MacOS/notes", "Notes.app/Contents/Info.plist"),   // a Mac bundle's layout
-        ("usr/bin/notes", "usr/share/notes/Info.plist"),       // an installed program
+        ("bin/notes", "bin/Info.plist"),  // beside the executable
+        ("Notes.app/Contents/MacOS/notes", "Notes.app/Contents/Info.plist"),  // a Mac bundle's layout
+        ("usr/bin/notes", "usr/share/notes/Info.plist"),  // an installed program
     ])
     func theProgramsInfoPlistDeclaresItsTypes(program: String, plistPath: String) throws {
         let result = try run(program: program, plistPath: plistPath)
         #expect(result.status == 0)
         #expect(result.stderr == "")
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        #expect(Array(lines.prefix(7)) == [
-            "identifier: com.example.notes",
-            "declared: true",
-            "extension: exnotes",
-            "mime: application/x-example-notes",
-            "description: Example notes",
-            "conforms to text: true",
-            "by extension: com.example.notes",
-        ])
+        #expect(
+            Array(lines.prefix(7)) == [
+                "identifier: com.example.notes",
+                "declared: true",
+                "extension: exnotes",
+                "mime: application/x-example-notes",
+                "description: Example notes",
+                "conforms to text: true",
+                "by extension: com.example.notes",
+            ])
         #expect(lines.last?.hasSuffix("/" + plistPath) == true)
     }
 
@@ -76,18 +79,21 @@ import TestSupport
     @Test func UTI_DECLARATIONSServesAProgramWithoutAnInfoPlist() throws {
         let folder = TemporaryFolder("uti-decl")
         try folder.write("notes.plist", Self.infoPlist)
-        let result = try run(program: "bin/notes", plistPath: nil, environment: ["UTI_DECLARATIONS": folder.path("notes.plist")])
+        let result = try run(
+            program: "bin/notes", plistPath: nil, environment: ["UTI_DECLARATIONS": folder.path("notes.plist")])
         #expect(result.stdout.contains("extension: exnotes\n"))
         #expect(result.stderr == "")
     }
 
     @Test func aBrokenInfoPlistIsReportedNotHidden() throws {
-        let broken = "<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n<dict>\n<key>UTExportedTypeDeclarations</key>\n<array>\n"
+        let broken =
+            "<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n<dict>\n<key>UTExportedTypeDeclarations</key>\n<array>\n"
         let quiet = try run(program: "bin/notes", plistPath: "bin/Info.plist", plist: broken)
         #expect(quiet.status == 0)
         #expect(quiet.stderr.contains("Info.plist:"))
         #expect(quiet.stderr.contains("left out"))
-        let strict = try run(program: "bin/notes", plistPath: "bin/Info.plist", plist: broken, arguments: ["--activate"])
+        let strict = try run(
+            program: "bin/notes", plistPath: "bin/Info.plist", plist: broken, arguments: ["--activate"])
         #expect(strict.status == 3)
         #expect(strict.stdout.contains("problems: ") && strict.stdout.contains("Info.plist"))
     }
@@ -103,9 +109,11 @@ import TestSupport
     }
 
     @Test func candidatesAreTheDocumentedPlaces() {
-        let candidates = ProcessTypeDeclarations.infoPlistCandidates(executable: URL(fileURLWithPath: "/opt/notes/bin/notes"))
-        #expect(candidates.map(\.path) == [
-            "/opt/notes/bin/Info.plist", "/opt/notes/Info.plist", "/opt/notes/share/notes/Info.plist",
-        ])
+        let candidates = ProcessTypeDeclarations.infoPlistCandidates(
+            executable: URL(fileURLWithPath: "/opt/notes/bin/notes"))
+        #expect(
+            candidates.map(\.path) == [
+                "/opt/notes/bin/Info.plist", "/opt/notes/Info.plist", "/opt/notes/share/notes/Info.plist",
+            ])
     }
 }

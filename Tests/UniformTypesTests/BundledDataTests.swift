@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import PropertyLists
+import Testing
+
 @testable import UniformTypes
 
 @Suite struct BundledDataTests {
@@ -30,7 +31,8 @@ import PropertyLists
         let undescribed = BundledDeclarations.all.filter { ($0.description ?? "").isEmpty }.map(\.identifier)
         #expect(undescribed.isEmpty)
         #expect(registry.declaredType("public.plain-text")?.localizedDescription == "plain text document")
-        #expect(registry.declaredType("com.apple.macbookair-2020-gold")?.localizedDescription == "MacBook Air (2020, gold)")
+        #expect(
+            registry.declaredType("com.apple.macbookair-2020-gold")?.localizedDescription == "MacBook Air (2020, gold)")
         #expect(registry.declaredType("public.jpeg")?.localizedDescription == "JPEG image")
     }
 
@@ -100,7 +102,8 @@ import PropertyLists
         let appFile = try #require(registry.declaredType("com.apple.application-file"))
         #expect(appFile.declaredParents == ["com.apple.application", "public.data"])
         // A type declared with an array of parents keeps their order.
-        #expect(registry.declaredType("public.unix-executable")?.declaredParents == ["public.data", "public.executable"])
+        #expect(
+            registry.declaredType("public.unix-executable")?.declaredParents == ["public.data", "public.executable"])
         #expect(registry.declaredType("public.mpeg-4-audio")?.tags(.filenameExtension) == ["mp4", "mpg4"])
         #expect(registry.declaredType("public.folder") != nil)
     }

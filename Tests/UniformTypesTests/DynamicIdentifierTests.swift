@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UniformTypes
 
 @Suite struct DynamicIdentifierTests {
@@ -26,10 +27,13 @@ import Testing
         #expect(registry.type(filenameExtension: "sql")?.identifier == "dyn.ah62d4rv4ge81g6pq")
         #expect(registry.type(filenameExtension: "conf")?.identifier == "dyn.ah62d4rv4ge80g55sq2")
         #expect(registry.dynamicType(tag: "rs", tagClass: .filenameExtension).identifier == "dyn.age81e62")
-        #expect(registry.type(tag: "qq", tagClass: .filenameExtension, conformingTo: nil)?.identifier
+        #expect(
+            registry.type(tag: "qq", tagClass: .filenameExtension, conformingTo: nil)?.identifier
                 == DynamicIdentifier.make(tag: "qq", tagClass: .filenameExtension))
-        #expect(registry.type(tag: "zip", tagClass: .filenameExtension,
-                              conformingTo: registry.declaredType("public.content"))?.identifier == "dyn.ah62d4qmxhk2x48xmsa")
+        #expect(
+            registry.type(
+                tag: "zip", tagClass: .filenameExtension,
+                conformingTo: registry.declaredType("public.content"))?.identifier == "dyn.ah62d4qmxhk2x48xmsa")
     }
 
     @Test(arguments: [

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import UniformTypes
 
 /// The compiled registry on disk: reused while its sources are unchanged,
@@ -13,8 +14,10 @@ import TestSupport
         var root: String { folder.path }
         var cache: RegistryCache { RegistryCache(directory: root + "/cache") }
         var environment: [String: String] {
-            ["HOME": root + "/home", "XDG_DATA_HOME": root + "/data-home", "XDG_DATA_DIRS": root + "/share",
-             "UTI_MIME_TYPES": root + "/mime.types", "UTI_DECLARATIONS": root + "/types"]
+            [
+                "HOME": root + "/home", "XDG_DATA_HOME": root + "/data-home", "XDG_DATA_DIRS": root + "/share",
+                "UTI_MIME_TYPES": root + "/mime.types", "UTI_DECLARATIONS": root + "/types",
+            ]
         }
 
         init() throws {
@@ -31,7 +34,9 @@ import TestSupport
 
         /// Loads with a cache that records a verified checksum at once
         /// (rather than after the file's change time is a few seconds old).
-        func load(reading: RegistryCache.Reading, recordingAtOnce: Bool = true) throws -> (TypeRegistry, RegistryCache.Outcome) {
+        func load(
+            reading: RegistryCache.Reading, recordingAtOnce: Bool = true
+        ) throws -> (TypeRegistry, RegistryCache.Outcome) {
             var cache = RegistryCache(directory: root + "/cache", reading: reading)
             if recordingAtOnce { cache.checksumSettleSeconds = -1 }
             return try cache.load(RegistryLoader.cacheSources(environment: environment))
@@ -80,7 +85,8 @@ import TestSupport
         let fresh = try RegistryLoader.load(environment: tree.environment)
         #expect(first.count == fresh.count)
         #expect(first.diagnostics == fresh.diagnostics)
-        #expect(first.type(filenameExtension: "ujpeg")?.identifier == fresh.type(filenameExtension: "ujpeg")?.identifier)
+        #expect(
+            first.type(filenameExtension: "ujpeg")?.identifier == fresh.type(filenameExtension: "ujpeg")?.identifier)
 
         let (second, reused) = try tree.load()
         #expect(reused == .reused)
@@ -99,7 +105,8 @@ import TestSupport
         #expect(fourth.type(filenameExtension: "cachetwo")?.identifier == "org.freedesktop.mime.text.x-cache-test")
 
         // A MIME folder that appears where there was none is a change.
-        try FileManager.default.createDirectory(atPath: tree.root + "/data-home/mime", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: tree.root + "/data-home/mime", withIntermediateDirectories: true)
         #expect(try tree.load().1 == .rebuilt)
         #expect(try tree.load().1 == .reused)
     }
@@ -118,7 +125,10 @@ import TestSupport
         #expect(try tree.load().1 == .reused)
 
         try Data(bytes.prefix(100)).write(to: URL(fileURLWithPath: file))
-        guard case .replacedDamaged = try tree.load().1 else { Issue.record("a truncated file was used"); return }
+        guard case .replacedDamaged = try tree.load().1 else {
+            Issue.record("a truncated file was used")
+            return
+        }
         try Data("not an image".utf8).write(to: URL(fileURLWithPath: file))
         #expect(try tree.load().1 == .replacedDamaged("size 12 is out of range"))
     }
@@ -145,12 +155,16 @@ import TestSupport
         let file = tree.cache.path(roots: RegistryLoader.cacheSources(environment: tree.environment).roots)
         #expect(truncate(file, 0) == 0)
         var answered = 0
-        for type in registry.allTypes where !registry.descendants(of: type).isEmpty || type.tags(.filenameExtension).count > 0 {
+        for type in registry.allTypes
+        where !registry.descendants(of: type).isEmpty || type.tags(.filenameExtension).count > 0 {
             answered += 1
         }
         #expect(answered > 500)
         #expect(registry.type(filenameExtension: "cachetest") != nil)
-        guard case .replacedDamaged = try tree.load().1 else { Issue.record("a truncated file was used"); return }
+        guard case .replacedDamaged = try tree.load().1 else {
+            Issue.record("a truncated file was used")
+            return
+        }
     }
 
     /// A mapped image is held under a read lease: a process asking to write
@@ -178,7 +192,7 @@ import TestSupport
         let tree = try Tree()
         defer { tree.remove() }
         _ = try tree.load()
-        #expect(try tree.load(reading: .map).1 == .reused)   // verified: the record is written
+        #expect(try tree.load(reading: .map).1 == .reused)  // verified: the record is written
         #expect(access(tree.recordPath, F_OK) == 0)
         var before = stat()
         #expect(stat(tree.imagePath, &before) == 0)
@@ -197,11 +211,14 @@ import TestSupport
         var now = stat()
         #expect(stat(tree.imagePath, &now) == 0)
         unlink(tree.recordPath)
-        #expect(FileManager.default.createFile(atPath: tree.recordPath, contents: Data(ChecksumRecord.encode(now)),
-                                               attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: tree.recordPath, contents: Data(ChecksumRecord.encode(now)),
+                attributes: [.posixPermissions: 0o600]))
         #expect(ChecksumRecord(image: tree.imagePath).matches(now))
         guard case .replacedDamaged = try tree.load(reading: .map).1 else {
-            Issue.record("a file being written through a mapping was used unchecked"); return
+            Issue.record("a file being written through a mapping was used unchecked")
+            return
         }
     }
 
@@ -291,12 +308,17 @@ import TestSupport
         plant("registry-z.checked.MnOpQr", age: 2 * 3600)
         _ = try tree.load()
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: dir))
-        let current = URL(fileURLWithPath: tree.cache.path(roots: RegistryLoader.cacheSources(environment: tree.environment).roots)).lastPathComponent
+        let current = URL(
+            fileURLWithPath: tree.cache.path(roots: RegistryLoader.cacheSources(environment: tree.environment).roots)
+        ).lastPathComponent
         // The new image and the seven most recent others with their checksum
         // records; a recent temporary (a save in progress elsewhere) and
         // files of other names stay.
-        #expect(left == Set([current] + (0..<7).map { "registry-old\($0).img" }
-            + ["registry-old0.checked", "registry-y.img.GhIjKl", "notes.txt"]))
+        #expect(
+            left
+                == Set(
+                    [current] + (0..<7).map { "registry-old\($0).img" }
+                        + ["registry-old0.checked", "registry-y.img.GhIjKl", "notes.txt"]))
     }
 
     @Test func anUnwritableCacheOnlyCostsTime() throws {
@@ -304,7 +326,10 @@ import TestSupport
         defer { tree.remove() }
         try tree.write("cache", "a file where the folder should be")
         let (registry, outcome) = try tree.load()
-        guard case .notSaved(let reason) = outcome else { Issue.record("saved: \(outcome)"); return }
+        guard case .notSaved(let reason) = outcome else {
+            Issue.record("saved: \(outcome)")
+            return
+        }
         #expect(reason.contains("is not a folder"))
         #expect(registry.type(filenameExtension: "cachetest") != nil)
         #expect(registry.diagnostics.contains { $0.message.hasPrefix("compiled registry not saved") })
@@ -315,7 +340,8 @@ import TestSupport
     @Test func registriesThatSkippedAFileAreNotSaved() throws {
         let tree = try Tree()
         defer { tree.remove() }
-        try FileManager.default.createDirectory(atPath: tree.root + "/data-home/uti/types", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: tree.root + "/data-home/uti/types", withIntermediateDirectories: true)
         try tree.write("data-home/uti/types/broken.plist", "<plist><dict>")
         for _ in 0..<2 {
             let (registry, outcome) = try tree.load()
@@ -323,7 +349,10 @@ import TestSupport
             #expect(registry.skippedSources.count == 1)
             #expect(registry.type(filenameExtension: "cachetest") != nil)
         }
-        #expect((try? FileManager.default.contentsOfDirectory(atPath: tree.root + "/cache"))?.filter { $0.hasSuffix(".img") } ?? [] == [])
+        #expect(
+            (try? FileManager.default.contentsOfDirectory(atPath: tree.root + "/cache"))?.filter {
+                $0.hasSuffix(".img")
+            } ?? [] == [])
         try FileManager.default.removeItem(atPath: tree.root + "/data-home/uti/types/broken.plist")
         #expect(try tree.load().1 == .rebuilt)
         #expect(try tree.load().1 == .reused)
@@ -332,8 +361,12 @@ import TestSupport
     @Test func namedSourcesThatFailAreNeverCached() throws {
         let tree = try Tree()
         defer { tree.remove() }
-        let sources = RegistryLoader.cacheSources(extraPaths: [tree.root + "/missing.plist"], environment: tree.environment)
+        let sources = RegistryLoader.cacheSources(
+            extraPaths: [tree.root + "/missing.plist"], environment: tree.environment)
         #expect(throws: RegistryLoader.Failure.self) { try tree.cache.load(sources) }
-        #expect((try? FileManager.default.contentsOfDirectory(atPath: tree.root + "/cache"))?.filter { $0.hasSuffix(".img") } ?? [] == [])
+        #expect(
+            (try? FileManager.default.contentsOfDirectory(atPath: tree.root + "/cache"))?.filter {
+                $0.hasSuffix(".img")
+            } ?? [] == [])
     }
 }

@@ -1,5 +1,6 @@
 import CompiledData
 import Testing
+
 @testable import UniformTypes
 
 /// The compiled image's layout (docs/compiled-image.md) and its version:
@@ -23,12 +24,14 @@ import Testing
         diagnostic entry: severity 0, position kind 1, position 2, file 3, message 5, size 7
         sources: bundled, user, application, sharedMIMEInfo, mimeTypes
         MIME name index: root: layerCount 0, nameCount 1, namesStart 2, layers 3; layer: literals 0, suffixes 1, longest 2, first bytes 3, patterns 4, count 5, size 6; pattern: text 0, name 2, weight 3, prefix 4, last bytes 5, size 6; match: name index, weight | case-sensitive bit 31
-        """,
+        """
     ]
 
     @Test func theLayoutIsTheOneItsVersionRecords() {
         let version = RegistryImage.kind.layoutVersion
-        #expect(Self.layouts[version] == RegistryImage.layoutDescription, """
+        #expect(
+            Self.layouts[version] == RegistryImage.layoutDescription,
+            """
             The registry image layout changed. Raise RegistryImage.kind.layoutVersion to \(version + 1), \
             add the new layout to RegistryImageLayoutTests.layouts under it, and update docs/compiled-image.md.
             """)

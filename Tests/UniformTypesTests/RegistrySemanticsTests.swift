@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UniformTypes
 
 @Suite struct RegistrySemanticsTests {
@@ -19,15 +20,19 @@ import Testing
     }
 
     @Test func claimantsAreRankedBestFirst() {
-        #expect(registry.types(tag: "mp4", tagClass: .filenameExtension).map(\.identifier)
+        #expect(
+            registry.types(tag: "mp4", tagClass: .filenameExtension).map(\.identifier)
                 == ["public.mpeg-4", "public.mpeg-4-audio"])
         // Public before others, whatever the declaration order.
-        #expect(registry.types(tag: "xml", tagClass: .filenameExtension).map(\.identifier)
+        #expect(
+            registry.types(tag: "xml", tagClass: .filenameExtension).map(\.identifier)
                 == ["public.xml", "com.microsoft.word.wordml"])
         // Among the rest, a type conforming to public.data before one that does not.
-        #expect(registry.types(tag: "app", tagClass: .filenameExtension).map(\.identifier)
+        #expect(
+            registry.types(tag: "app", tagClass: .filenameExtension).map(\.identifier)
                 == ["com.apple.application-file", "com.apple.application-bundle"])
-        #expect(registry.types(tag: "plist", tagClass: .filenameExtension).first?.identifier == "com.apple.property-list")
+        #expect(
+            registry.types(tag: "plist", tagClass: .filenameExtension).first?.identifier == "com.apple.property-list")
     }
 
     @Test func conformanceFilterGivesADynamicTypeWhenNothingPasses() throws {
@@ -35,7 +40,9 @@ import Testing
         #expect(registry.type(filenameExtension: "mp4", conformingTo: audio)?.identifier == "public.mpeg-4-audio")
         let none = try #require(registry.type(filenameExtension: "jpg", conformingTo: audio))
         #expect(none.isDynamic)
-        #expect(none.identifier == DynamicIdentifier.make(tag: "jpg", tagClass: .filenameExtension, conformingTo: "public.audio"))
+        #expect(
+            none.identifier
+                == DynamicIdentifier.make(tag: "jpg", tagClass: .filenameExtension, conformingTo: "public.audio"))
         #expect(none.conforms(to: audio))
         let bundle = try #require(registry.type(filenameExtension: "app", conformingTo: type("com.apple.package")))
         #expect(bundle.identifier == "com.apple.application-bundle")
@@ -56,7 +63,8 @@ import Testing
     }
 
     @Test func supertypesAreOrderedNearestFirstWithoutRepeats() {
-        #expect(type("public.jpeg").orderedSupertypes.map(\.identifier)
+        #expect(
+            type("public.jpeg").orderedSupertypes.map(\.identifier)
                 == ["public.image", "public.data", "public.content", "public.item"])
         let html = type("public.html").orderedSupertypes.map(\.identifier)
         #expect(html.first == "public.text")
@@ -100,7 +108,10 @@ import Testing
             #expect(cookbook.identifier == "com.example.cookbookfile")
             #expect(cookbook.localizedDescription == "Cookbook recipe")
             #expect(cookbook.conforms(to: registry.declaredType("public.text")!))
-            #expect(cookbook.orderedSupertypes.map(\.identifier) == ["public.text", "public.data", "public.content", "public.item"])
+            #expect(
+                cookbook.orderedSupertypes.map(\.identifier) == [
+                    "public.text", "public.data", "public.content", "public.item",
+                ])
             #expect(cookbook.declaration?.kind == .exported)
             #expect(cookbook.origin?.source == .user)
             #expect(cookbook.origin?.file.hasSuffix(file) == true)
@@ -125,13 +136,15 @@ import Testing
         #expect(pdf.localizedDescription == "PDF, redeclared")
         #expect(registry.type(filenameExtension: "pdfx") == pdf)
         #expect(registry.overridden(pdf).first?.file == "Data/CoreTypes.plist")
-        #expect(registry.diagnostics.contains { $0.severity == .note && $0.message.contains("com.adobe.pdf overrides") })
+        #expect(
+            registry.diagnostics.contains { $0.severity == .note && $0.message.contains("com.adobe.pdf overrides") })
         // An imported declaration never replaces an exported one.
         let png = try #require(registry.declaredType("public.png"))
         #expect(png.localizedDescription == "PNG image")
         #expect(registry.diagnostics.contains { $0.message.contains("imported public.png is ignored") })
         // A new type claiming a taken extension is listed after the first declared claimant.
-        #expect(registry.types(tag: "md", tagClass: .filenameExtension).map(\.identifier)
+        #expect(
+            registry.types(tag: "md", tagClass: .filenameExtension).map(\.identifier)
                 == ["net.daringfireball.markdown", "com.example.markdown-flavor"])
     }
 
@@ -150,7 +163,11 @@ import Testing
         #expect(has(.warning, 45, "unknown key UTTypeConformTo"))
         #expect(has(.error, 49, "UTTypeIdentifier is an integer"))
         #expect(found.contains { $0.message.contains("com.example.both is both exported and imported") })
-        #expect(found.contains { $0.severity == .warning && $0.message.contains("\"txt\" of com.example.texty is also claimed by public.plain-text") })
+        #expect(
+            found.contains {
+                $0.severity == .warning
+                    && $0.message.contains("\"txt\" of com.example.texty is also claimed by public.plain-text")
+            })
         // What is valid still loads.
         #expect(registry.declaredType("com.example.orphan") != nil)
         #expect(registry.declaredType("com.example.both")?.declaration?.kind == .exported)
@@ -166,7 +183,8 @@ import Testing
         let a = try #require(registry.declaredType("com.example.a"))
         let b = try #require(registry.declaredType("com.example.b"))
         #expect(a.conforms(to: b) && b.conforms(to: a))
-        #expect(a.orderedSupertypes.map(\.identifier) == ["com.example.b", "public.data", "com.example.c", "public.item"])
+        #expect(
+            a.orderedSupertypes.map(\.identifier) == ["com.example.b", "public.data", "com.example.c", "public.item"])
         #expect(!a.conforms(to: registry.declaredType("public.image")!))
         #expect(registry.descendants(of: a).count == 2)
         #expect(registry.declaredType("com.example.self")?.orderedSupertypes.isEmpty == true)
@@ -175,7 +193,8 @@ import Testing
     @Test func unreadableAndMalformedFilesAreFileErrors() throws {
         try withTemporaryDirectory { dir in
             let broken = dir.appendingPathComponent("broken.plist")
-            try "<plist><dict><key>a</key>\n<string>x</dict></plist>".write(to: broken, atomically: true, encoding: .utf8)
+            try "<plist><dict><key>a</key>\n<string>x</dict></plist>".write(
+                to: broken, atomically: true, encoding: .utf8)
             let reader = DeclarationReader.read(path: broken.path, source: .user)
             #expect(reader.fileError?.message.hasPrefix("malformed property list") == true)
             #expect(reader.fileError?.position == .line(2))
@@ -195,14 +214,18 @@ import Testing
         #expect(path.optionalFolders == ["/b/uti/types", "/a/uti/types", "/home/u/.data/uti/types"])
         #expect(path.explicitPaths == ["/x.plist", "/y"])
         let defaults = DeclarationSearchPath.environment(["HOME": "/home/u"])
-        #expect(defaults.optionalFolders == ["/usr/share/uti/types", "/usr/local/share/uti/types", "/home/u/.local/share/uti/types"])
+        #expect(
+            defaults.optionalFolders == [
+                "/usr/share/uti/types", "/usr/local/share/uti/types", "/home/u/.local/share/uti/types",
+            ])
     }
 
     @Test func loaderUsesFoldersInOrderSkipsBrokenFoundFilesAndRefusesBrokenNamedOnes() throws {
         try withTemporaryDirectory { dir in
             let home = dir.appendingPathComponent("home/uti/types")
             try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: Fixtures.path("cookbook-Info.plist"), toPath: home.appendingPathComponent("b.plist").path)
+            try FileManager.default.copyItem(
+                atPath: Fixtures.path("cookbook-Info.plist"), toPath: home.appendingPathComponent("b.plist").path)
             try "ignored".write(to: home.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
             let env = ["XDG_DATA_HOME": dir.appendingPathComponent("home").path, "XDG_DATA_DIRS": "/nonexistent"]
             let registry = try RegistryLoader.load(environment: env)
@@ -216,13 +239,19 @@ import Testing
             let broken = home.appendingPathComponent("a.plist").path
             try "<plist><dict>".write(toFile: broken, atomically: true, encoding: .utf8)
             let partial = try RegistryLoader.load(environment: env)
-            #expect(partial.skippedSources.map(\.description)
-                == ["\(broken):1: error: malformed property list: Premature end of data in tag dict line 1; the file is skipped"])
+            #expect(
+                partial.skippedSources.map(\.description)
+                    == [
+                        "\(broken):1: error: malformed property list: Premature end of data in tag dict line 1; the file is skipped"
+                    ])
             #expect(partial.type(filenameExtension: "cookbook")?.identifier == "com.example.cookbookfile")
             // Named, the same file stops the load.
-            #expect(throws: RegistryLoader.Failure.self) { try RegistryLoader.load(extraPaths: [broken], environment: env) }
             #expect(throws: RegistryLoader.Failure.self) {
-                try RegistryLoader.load(extraPaths: ["/nonexistent/x.plist"], environment: ["XDG_DATA_DIRS": "/nonexistent"])
+                try RegistryLoader.load(extraPaths: [broken], environment: env)
+            }
+            #expect(throws: RegistryLoader.Failure.self) {
+                try RegistryLoader.load(
+                    extraPaths: ["/nonexistent/x.plist"], environment: ["XDG_DATA_DIRS": "/nonexistent"])
             }
         }
     }
@@ -254,13 +283,24 @@ import Testing
             let fm = FileManager.default
             try fm.createDirectory(at: dir.appendingPathComponent("Tool.app"), withIntermediateDirectories: false)
             try fm.createDirectory(at: dir.appendingPathComponent("plain.d"), withIntermediateDirectories: false)
-            try fm.createSymbolicLink(atPath: dir.appendingPathComponent("link.jpg").path, withDestinationPath: "/etc/hostname")
+            try fm.createSymbolicLink(
+                atPath: dir.appendingPathComponent("link.jpg").path, withDestinationPath: "/etc/hostname")
             #expect(mkfifo(dir.appendingPathComponent("pipe.txt").path, 0o600) == 0)
-            #expect((try typing.type(forPath: dir.appendingPathComponent("Tool.app").path)).type.identifier == "com.apple.application-bundle")
-            #expect((try typing.type(forPath: dir.appendingPathComponent("plain.d").path)).type.identifier == "public.folder")
-            #expect((try typing.type(forPath: dir.appendingPathComponent("link.jpg").path)).type.identifier == "public.symlink")
-            #expect((try typing.type(forPath: dir.appendingPathComponent("pipe.txt").path)).type.identifier == "public.named-pipe")
-            #expect((try typing.type(forPath: dir.appendingPathComponent("missing.png").path)).type.identifier == "public.png")
+            #expect(
+                (try typing.type(forPath: dir.appendingPathComponent("Tool.app").path)).type.identifier
+                    == "com.apple.application-bundle")
+            #expect(
+                (try typing.type(forPath: dir.appendingPathComponent("plain.d").path)).type.identifier
+                    == "public.folder")
+            #expect(
+                (try typing.type(forPath: dir.appendingPathComponent("link.jpg").path)).type.identifier
+                    == "public.symlink")
+            #expect(
+                (try typing.type(forPath: dir.appendingPathComponent("pipe.txt").path)).type.identifier
+                    == "public.named-pipe")
+            #expect(
+                (try typing.type(forPath: dir.appendingPathComponent("missing.png").path)).type.identifier
+                    == "public.png")
         }
     }
 }
@@ -270,10 +310,12 @@ import Testing
 @Suite struct DeepChainTests {
     private func chain(_ n: Int, closing: Bool = false) -> [TypeDeclaration] {
         (0..<n).map { i in
-            let parent = i == 0 ? (closing ? "com.example.chain.t\(n - 1)" : "public.data") : "com.example.chain.t\(i - 1)"
-            return TypeDeclaration(identifier: "com.example.chain.t\(i)", kind: .exported, conformsTo: [parent],
-                                   tagSpecification: [TagSpecification(.filenameExtension, ["ch\(i)"])],
-                                   origin: DeclarationOrigin(source: .user, file: "chain.plist", position: .line(i + 1)))
+            let parent =
+                i == 0 ? (closing ? "com.example.chain.t\(n - 1)" : "public.data") : "com.example.chain.t\(i - 1)"
+            return TypeDeclaration(
+                identifier: "com.example.chain.t\(i)", kind: .exported, conformsTo: [parent],
+                tagSpecification: [TagSpecification(.filenameExtension, ["ch\(i)"])],
+                origin: DeclarationOrigin(source: .user, file: "chain.plist", position: .line(i + 1)))
         }
     }
 
@@ -293,7 +335,8 @@ import Testing
         #expect(registry.type(filenameExtension: "ch19999") == last)
         let supertypes = last.orderedSupertypes.map(\.identifier)
         #expect(supertypes.count == 20_001)
-        #expect(supertypes.first == "com.example.chain.t19998" && supertypes.suffix(2) == ["public.data", "public.item"])
+        #expect(
+            supertypes.first == "com.example.chain.t19998" && supertypes.suffix(2) == ["public.data", "public.item"])
         #expect(registry.descendants(of: first).count == 19_999)
         // Ordinary types keep their listed ancestors.
         #expect(registry.ancestorsUnlisted(registry.slot(forIdentifier: "public.jpeg")!) == false)
@@ -306,7 +349,9 @@ import Testing
         let registry = builder.build()
         let cycles = registry.diagnostics.filter { $0.message.hasPrefix("conformance cycle") }
         #expect(cycles.count == 1)
-        #expect(cycles.first?.message.hasPrefix("conformance cycle: com.example.chain.t0 -> com.example.chain.t4999 -> ") == true)
+        #expect(
+            cycles.first?.message.hasPrefix("conformance cycle: com.example.chain.t0 -> com.example.chain.t4999 -> ")
+                == true)
         let t = try #require(registry.declaredType("com.example.chain.t2500"))
         #expect(t.conforms(to: registry.declaredType("com.example.chain.t2501")!))
         #expect(!t.conforms(to: registry.declaredType("public.data")!))
@@ -315,8 +360,9 @@ import Testing
 
     @Test func aSubClassOfChainFromSystemDataIsLinear() throws {
         let records = (0..<20_000).map { i in
-            SystemTypeRecord(mimeType: "image/x-uti-chain-\(i)", parents: i == 0 ? [] : ["image/x-uti-chain-\(i - 1)"],
-                             extensions: ["uc\(i)"], origin: DeclarationOrigin(source: .sharedMIMEInfo, file: "chain.xml"))
+            SystemTypeRecord(
+                mimeType: "image/x-uti-chain-\(i)", parents: i == 0 ? [] : ["image/x-uti-chain-\(i - 1)"],
+                extensions: ["uc\(i)"], origin: DeclarationOrigin(source: .sharedMIMEInfo, file: "chain.xml"))
         }
         let started = ContinuousClock.now
         var builder = RegistryBuilder.bundled()
@@ -335,8 +381,10 @@ import Testing
 @Suite struct MIMESyntaxTests {
     let registry = TypeRegistry.bundled
 
-    @Test(arguments: ["</>", "(/)", "text/html(", "x/@", "x/é", "x/\n", "x/", "/x", "x", "a/b/c", "text /html", "te\u{1}xt/html",
-                      "./a", "x/[y]", "x/y=z", "\"x\"/y", ";x/y", ""])
+    @Test(arguments: [
+        "</>", "(/)", "text/html(", "x/@", "x/é", "x/\n", "x/", "/x", "x", "a/b/c", "text /html", "te\u{1}xt/html",
+        "./a", "x/[y]", "x/y=z", "\"x\"/y", ";x/y", "",
+    ])
     func notAMIMEType(text: String) {
         #expect(!TagClass.isMIMESyntax(text))
         #expect(TagClass.mimeSyntaxProblem(text) != nil)
@@ -345,9 +393,11 @@ import Testing
         #expect(registry.types(tag: text, tagClass: .mimeType).isEmpty)
     }
 
-    @Test(arguments: [("text/html", "public.html"), (" Text/HTML ; charset=utf-8", "public.html"),
-                      ("image/svg+xml", "public.svg-image"), ("application/vnd.ms-excel", "com.microsoft.excel.xls"),
-                      ("text/html;x=(\"@\")", "public.html")])
+    @Test(arguments: [
+        ("text/html", "public.html"), (" Text/HTML ; charset=utf-8", "public.html"),
+        ("image/svg+xml", "public.svg-image"), ("application/vnd.ms-excel", "com.microsoft.excel.xls"),
+        ("text/html;x=(\"@\")", "public.html"),
+    ])
     func aMIMEType(text: String, identifier: String) {
         #expect(TagClass.isMIMESyntax(text))
         #expect(registry.type(mimeType: text)?.identifier == identifier)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UniformTypes
 
 @Suite struct SpellingTests {
@@ -11,7 +12,9 @@ import Testing
         for i in stride(from: 1, through: x.count, by: 1) {
             for j in stride(from: 1, through: y.count, by: 1) {
                 d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
-                if i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+                if i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] {
+                    d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+                }
             }
         }
         return d[x.count][y.count]
@@ -24,8 +27,10 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         let letters = Array(alphabet)
         for _ in 0..<3000 {
-            let a = String((0..<Int.random(in: 0...8, using: &generator)).map { _ in letters.randomElement(using: &generator)! })
-            let b = String((0..<Int.random(in: 0...8, using: &generator)).map { _ in letters.randomElement(using: &generator)! })
+            let a = String(
+                (0..<Int.random(in: 0...8, using: &generator)).map { _ in letters.randomElement(using: &generator)! })
+            let b = String(
+                (0..<Int.random(in: 0...8, using: &generator)).map { _ in letters.randomElement(using: &generator)! })
             let limit = Int.random(in: 0...3, using: &generator)
             let expected = plainDistance(a, b)
             #expect(Spelling.distance(a, b, limit: limit) == (expected <= limit ? expected : nil), "\(a) \(b) \(limit)")
@@ -33,8 +38,8 @@ import Testing
     }
 
     @Test func knownPairs() {
-        #expect(Spelling.distance("confroms", "conforms", limit: 2) == 1)   // a swap
-        #expect(Spelling.distance("Conforms", "conforms", limit: 0) == 0)   // case
+        #expect(Spelling.distance("confroms", "conforms", limit: 2) == 1)  // a swap
+        #expect(Spelling.distance("Conforms", "conforms", limit: 0) == 0)  // case
         #expect(Spelling.distance("index", "inbox", limit: 1) == nil)
         #expect(Spelling.nearest("grpah", among: ["graph", "tags"]) == ["graph"])
         #expect(Spelling.nearest("jpg", among: ["lookup", "file", "tags"]).isEmpty)

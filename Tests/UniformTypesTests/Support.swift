@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import UniformTypes
 
 enum Fixtures {

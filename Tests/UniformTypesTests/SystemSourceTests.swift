@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import UniformTypes
 import SharedMIMEInfo
+import Testing
+
+@testable import UniformTypes
 
 /// A registry over the SharedMIMEInfo fixture package (compiled) and a
 /// mime.types fixture, with no other system data.
@@ -17,9 +18,9 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
         let registry = try fixtureRegistry()
         let jpeg = try #require(registry.type(filenameExtension: "ujpeg"))
         #expect(jpeg.identifier == "public.jpeg")
-        #expect(jpeg.preferredFilenameExtension == "jpeg")       // Apple's preferred tag stays first
+        #expect(jpeg.preferredFilenameExtension == "jpeg")  // Apple's preferred tag stays first
         #expect(jpeg.tags(.mimeType).contains("image/x-uti-jpeg"))  // the alias joins
-        #expect(jpeg.declaredParents == ["public.image"])          // Apple's conformance stays
+        #expect(jpeg.declaredParents == ["public.image"])  // Apple's conformance stays
         #expect(!registry.supplemented(jpeg).isEmpty)
     }
 
@@ -36,18 +37,25 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
         #expect(source.localizedDescription == "UTI source")
         let string = try #require(registry.type(mimeType: "application/x-uti-string"))
         #expect(string.localizedDescription(language: "de") == "Zeichenkettenmagie")
-        #expect(string.declaredParents == ["public.archive", "public.data"])   // its generic icon is package-x-generic
+        #expect(string.declaredParents == ["public.archive", "public.data"])  // its generic icon is package-x-generic
         #expect(registry.type(mimeType: "x-content/x-uti-card", conformingTo: nil)?.declaredParents == ["public.data"])
     }
 
     @Test func identifierSchemeRoundTrips() {
-        for mime in ["application/vnd.api+json", "application/vnd.emusic-emusic_package", "text/x-c++src", "Application/X-Foo.Bar"] {
+        for mime in [
+            "application/vnd.api+json", "application/vnd.emusic-emusic_package", "text/x-c++src",
+            "Application/X-Foo.Bar",
+        ] {
             let identifier = SystemTypeIdentifier.identifier(forMIMEType: mime)!
             #expect(IdentifierSyntax.problem(with: identifier) == nil, "\(identifier)")
             #expect(SystemTypeIdentifier.mimeType(forIdentifier: identifier) == mime.lowercased())
         }
-        #expect(SystemTypeIdentifier.identifier(forMIMEType: "application/vnd.api+json") == "org.freedesktop.mime.application.vnd.api-plus-json")
-        #expect(SystemTypeIdentifier.identifier(forMIMEType: "text/x-c++src") == "org.freedesktop.mime.text.x-c-plus--plus-src")
+        #expect(
+            SystemTypeIdentifier.identifier(forMIMEType: "application/vnd.api+json")
+                == "org.freedesktop.mime.application.vnd.api-plus-json")
+        #expect(
+            SystemTypeIdentifier.identifier(forMIMEType: "text/x-c++src")
+                == "org.freedesktop.mime.text.x-c-plus--plus-src")
         #expect(SystemTypeIdentifier.identifier(forMIMEType: "nonsense") == nil)
     }
 
@@ -63,21 +71,34 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
     }
 
     @Test func mimeTypesFilesAddPairsAndReportBadLines() throws {
-        let text = "# comment\napplication/x-uti-string ustr2 .USTR3\nimage/jpeg jpx\napplication/x-only-here onlyhere\nbroken line\ntext/x-uti-new unew\n"
+        let text =
+            "# comment\napplication/x-uti-string ustr2 .USTR3\nimage/jpeg jpx\napplication/x-only-here onlyhere\nbroken line\ntext/x-uti-new unew\n"
         let (records, diagnostics) = MIMETypesFile.parse(Array(text.utf8), path: "/etc/mime.types")
-        #expect(records.map(\.mimeType) == ["application/x-uti-string", "image/jpeg", "application/x-only-here", "text/x-uti-new"])
+        #expect(
+            records.map(\.mimeType) == [
+                "application/x-uti-string", "image/jpeg", "application/x-only-here", "text/x-uti-new",
+            ])
         #expect(records[0].extensions == ["ustr2", "ustr3"])
-        #expect(diagnostics.map(\.description) == ["/etc/mime.types:5: warning: \"broken\" is not a MIME type; line skipped"])
+        #expect(
+            diagnostics.map(\.description) == [
+                "/etc/mime.types:5: warning: \"broken\" is not a MIME type; line skipped"
+            ])
         try withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("mime.types").path
             try text.write(toFile: path, atomically: false, encoding: .utf8)
             let registry = try fixtureRegistry(mimeTypes: path)
-            #expect(registry.type(filenameExtension: "ustr2")?.identifier == "org.freedesktop.mime.application.x-uti-string")
+            #expect(
+                registry.type(filenameExtension: "ustr2")?.identifier == "org.freedesktop.mime.application.x-uti-string"
+            )
             // public.jpeg-2000 declares jpx: the line adds it to public.jpeg's tags only.
             #expect(registry.type(filenameExtension: "jpx")?.identifier == "public.jpeg-2000")
             #expect(registry.declaredType("public.jpeg")?.tags(.filenameExtension).contains("jpx") == true)
-            #expect(registry.type(filenameExtension: "onlyhere")?.identifier == "org.freedesktop.mime.application.x-only-here")
-            #expect(registry.type(filenameExtension: "unew")?.conforms(to: registry.declaredType("public.plain-text")!) == true)
+            #expect(
+                registry.type(filenameExtension: "onlyhere")?.identifier
+                    == "org.freedesktop.mime.application.x-only-here")
+            #expect(
+                registry.type(filenameExtension: "unew")?.conforms(to: registry.declaredType("public.plain-text")!)
+                    == true)
             #expect(registry.diagnostics.contains { $0.file == path && $0.position == .line(5) })
         }
     }
@@ -163,11 +184,15 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
             #expect(try typing.type(forPath: dir + "/pipe.ustr").type.identifier == "public.named-pipe")
             try FileManager.default.createSymbolicLink(atPath: dir + "/link.ustr", withDestinationPath: dir + "/a.ustr")
             #expect(try typing.type(forPath: dir + "/link.ustr").type.identifier == "public.symlink")
-            #expect(try typing.type(forPath: dir + "/link.ustr", options: .init(followSymbolicLinks: true)).mimeType == "application/x-uti-string")
+            #expect(
+                try typing.type(forPath: dir + "/link.ustr", options: .init(followSymbolicLinks: true)).mimeType
+                    == "application/x-uti-string")
             try FileManager.default.createDirectory(atPath: dir + "/Thing.app", withIntermediateDirectories: false)
             #expect(try typing.type(forPath: dir + "/Thing.app").type.identifier == "com.apple.application-bundle")
             #expect(try typing.type(forPath: dir + "/missing.ustr").mimeType == "application/x-uti-string")
-            #expect(throws: FileTyping.Failure.self) { try FileTyping.readPrefix(Array((dir + "/link.ustr").utf8), count: 8, follow: false) }
+            #expect(throws: FileTyping.Failure.self) {
+                try FileTyping.readPrefix(Array((dir + "/link.ustr").utf8), count: 8, follow: false)
+            }
         }
     }
 }
@@ -175,8 +200,10 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
 /// The registry this machine's users get: shared-mime-info under
 /// /usr/share and /etc/mime.types, with no user files.
 private func machineRegistry() throws -> TypeRegistry {
-    try RegistryLoader.load(environment: ["XDG_DATA_HOME": "/nonexistent-uti", "XDG_DATA_DIRS": "/usr/share",
-                                          "HOME": "/nonexistent-uti"])
+    try RegistryLoader.load(environment: [
+        "XDG_DATA_HOME": "/nonexistent-uti", "XDG_DATA_DIRS": "/usr/share",
+        "HOME": "/nonexistent-uti",
+    ])
 }
 
 /// System data adds answers for tags nobody declares and never changes the
@@ -192,12 +219,14 @@ private func machineRegistry() throws -> TypeRegistry {
             for spec in type.tagSpecification {
                 for tag in spec.tags {
                     checked += 1
-                    let without = bundled.type(tag: tag, tagClass: spec.tagClass, conformingTo: bundled.dataType)?.identifier
+                    let without = bundled.type(tag: tag, tagClass: spec.tagClass, conformingTo: bundled.dataType)?
+                        .identifier
                     let with = merged.type(tag: tag, tagClass: spec.tagClass, conformingTo: merged.dataType)?.identifier
                     let allWithout = bundled.types(tag: tag, tagClass: spec.tagClass).map(\.identifier)
                     let allWith = merged.types(tag: tag, tagClass: spec.tagClass).map(\.identifier)
                     if without != with || allWithout != allWith {
-                        changed.append("\(spec.tagClass.identifier) \(tag): \(allWithout) without, \(allWith) with system data")
+                        changed.append(
+                            "\(spec.tagClass.identifier) \(tag): \(allWithout) without, \(allWith) with system data")
                     }
                 }
             }
@@ -212,11 +241,13 @@ private func machineRegistry() throws -> TypeRegistry {
             let mergedType = try #require(merged.declaredType(type.identifier))
             for spec in type.tagSpecification {
                 // The declared tags first, in order; system data only appends.
-                #expect(Array(mergedType.tags(spec.tagClass).prefix(spec.tags.count)) == spec.tags, "\(type.identifier)")
+                #expect(
+                    Array(mergedType.tags(spec.tagClass).prefix(spec.tags.count)) == spec.tags, "\(type.identifier)")
             }
         }
         let jpeg = try #require(merged.declaredType("public.jpeg"))
-        #expect(merged.tags(of: jpeg, tagClass: .filenameExtension, includingDescendants: false).count
+        #expect(
+            merged.tags(of: jpeg, tagClass: .filenameExtension, includingDescendants: false).count
                 > TypeRegistry.bundled.declaredType("public.jpeg")!.tags(.filenameExtension).count)
     }
 
@@ -225,11 +256,13 @@ private func machineRegistry() throws -> TypeRegistry {
     @Test func mimeTypesCannotReRankDeclaredTags() throws {
         try withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("mime.types").path
-            try "audio/x-m4a m4a\naudio/mpeg m4a mp3\nimage/heif heic\napplication/octet-stream bin\napplication/x-installer dist\n"
+            try
+                "audio/x-m4a m4a\naudio/mpeg m4a mp3\nimage/heif heic\napplication/octet-stream bin\napplication/x-installer dist\n"
                 .write(toFile: path, atomically: false, encoding: .utf8)
             let registry = try fixtureRegistry(mimeTypes: path)
             #expect(registry.type(filenameExtension: "m4a")?.identifier == "com.apple.m4a-audio")
-            #expect(registry.types(tag: "m4a", tagClass: .filenameExtension).map(\.identifier) == ["com.apple.m4a-audio"])
+            #expect(
+                registry.types(tag: "m4a", tagClass: .filenameExtension).map(\.identifier) == ["com.apple.m4a-audio"])
             #expect(registry.type(filenameExtension: "heic")?.identifier == "public.heic")
             #expect(registry.type(filenameExtension: "bin")?.identifier == "com.apple.macbinary-archive")
             // A declared tag whose type is not data stays dynamic, as without system data.
@@ -238,7 +271,10 @@ private func machineRegistry() throws -> TypeRegistry {
             #expect(registry.declaredType("public.mp3")?.tags(.filenameExtension).contains("m4a") == true)
             #expect(registry.declaredType("public.data")?.tags(.filenameExtension).contains("bin") == true)
             // The clash is a note where the system's tag came from.
-            #expect(registry.diagnostics.contains { $0.severity == .note && $0.message.contains("\"m4a\" that system data gives public.mp3") })
+            #expect(
+                registry.diagnostics.contains {
+                    $0.severity == .note && $0.message.contains("\"m4a\" that system data gives public.mp3")
+                })
         }
     }
 }
@@ -252,8 +288,9 @@ private func machineRegistry() throws -> TypeRegistry {
     }
 
     private func record(_ mime: String, parents: [String] = [], icon: String? = nil) -> SystemTypeRecord {
-        SystemTypeRecord(mimeType: mime, parents: parents, genericIcon: icon,
-                         origin: DeclarationOrigin(source: .sharedMIMEInfo, file: "test.xml"))
+        SystemTypeRecord(
+            mimeType: mime, parents: parents, genericIcon: icon,
+            origin: DeclarationOrigin(source: .sharedMIMEInfo, file: "test.xml"))
     }
 
     @Test(arguments: [
@@ -281,7 +318,7 @@ private func machineRegistry() throws -> TypeRegistry {
         #expect(parents("application/x-uti-archive") == ["public.archive", "public.data"])
         #expect(parents("application/x-uti-sheet") == ["public.spreadsheet", "public.data"])
         #expect(parents("application/x-uti-rom") == ["public.executable", "public.data"])
-        #expect(parents("application/x-uti-json-ish") == ["public.data"])   // not a reliable sign
+        #expect(parents("application/x-uti-json-ish") == ["public.data"])  // not a reliable sign
         #expect(parents("application/x-uti-font") == ["public.font"])
     }
 
@@ -294,9 +331,14 @@ private func machineRegistry() throws -> TypeRegistry {
             record("video/x-uti-both", parents: ["audio/x-uti-sound"], icon: "video-x-generic"),
             record("audio/x-uti-sound"),
         ])
-        #expect(registry.type(mimeType: "image/x-uti-child")?.declaredParents == ["org.freedesktop.mime.image.x-uti-parent"])
+        #expect(
+            registry.type(mimeType: "image/x-uti-child")?.declaredParents == ["org.freedesktop.mime.image.x-uti-parent"]
+        )
         #expect(registry.type(mimeType: "image/x-uti-jpeg-like")?.declaredParents == ["public.jpeg"])
-        #expect(registry.type(mimeType: "video/x-uti-both")?.declaredParents == ["org.freedesktop.mime.audio.x-uti-sound", "public.movie"])
+        #expect(
+            registry.type(mimeType: "video/x-uti-both")?.declaredParents == [
+                "org.freedesktop.mime.audio.x-uti-sound", "public.movie",
+            ])
     }
 
     @Test func cyclesInSubClassOfStayFinite() throws {
@@ -339,16 +381,19 @@ private func machineRegistry() throws -> TypeRegistry {
         try withTemporaryDirectory { dir in
             // Content that decides still wins: an XML message catalog.
             let path = dir.appendingPathComponent("app_de.ts").path
-            try "<?xml version=\"1.0\"?>\n<!DOCTYPE TS>\n<TS version=\"2.1\">\n</TS>\n".write(toFile: path, atomically: false, encoding: .utf8)
+            try "<?xml version=\"1.0\"?>\n<!DOCTYPE TS>\n<TS version=\"2.1\">\n</TS>\n".write(
+                toFile: path, atomically: false, encoding: .utf8)
             let catalog = try typing.type(forPath: path)
             #expect(catalog.mimeType == "text/vnd.trolltech.linguist" && catalog.certain)
             // Text that no glob's type is a kind of keeps GIO's first choice.
             let declarations = dir.appendingPathComponent("index.d.ts").path
-            try "/// <reference types=\"node\" />\nimport { A } from 'a';\n".write(toFile: declarations, atomically: false, encoding: .utf8)
+            try "/// <reference types=\"node\" />\nimport { A } from 'a';\n".write(
+                toFile: declarations, atomically: false, encoding: .utf8)
             #expect(try typing.type(forPath: declarations).mimeType == "text/vnd.trolltech.linguist")
             // Content that says nothing leaves the name's preference, uncertain.
             let binary = dir.appendingPathComponent("clip.ts").path
-            FileManager.default.createFile(atPath: binary, contents: Data([0x47, 0, 0x11, 0x10] + [UInt8](repeating: 0xff, count: 200)))
+            FileManager.default.createFile(
+                atPath: binary, contents: Data([0x47, 0, 0x11, 0x10] + [UInt8](repeating: 0xff, count: 200)))
             let stream = try typing.type(forPath: binary)
             #expect(stream.mimeType == "video/mp2t" && !stream.certain)
         }
@@ -368,7 +413,7 @@ private func machineRegistry() throws -> TypeRegistry {
     @Test func tagsOnlySystemDataGivesAreTold() throws {
         let registry = try fixtureRegistry()
         #expect(registry.declaresTag("jpg", tagClass: .filenameExtension))
-        #expect(registry.declaresTag("ujpeg", tagClass: .filenameExtension) == false)   // a glob of the fixture only
+        #expect(registry.declaresTag("ujpeg", tagClass: .filenameExtension) == false)  // a glob of the fixture only
         #expect(registry.type(filenameExtension: "ujpeg")?.identifier == "public.jpeg")
         #expect(registry.declaresTag("nothing-claims-this", tagClass: .filenameExtension) == false)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `set-default --add/--remove/--all-declared`, `defaults` and `open-in
 /// --choose`, through the built binary on a temporary XDG tree.
@@ -9,11 +9,13 @@ import TestSupport
 
     static func tree() throws -> Tree {
         let tree = try Tree()
-        try tree.write("share/applications/viewer.desktop",
-                       "[Desktop Entry]\nType=Application\nName=Viewer\nExec=\(tree.root)/record viewer %f\n"
-                       + "MimeType=image/png;text/plain;x-scheme-handler/viewer;image/*;\n")
-        try tree.write("share/applications/other.desktop",
-                       "[Desktop Entry]\nType=Application\nName=Other\nExec=\(tree.root)/record other %f\nMimeType=text/html;\n")
+        try tree.write(
+            "share/applications/viewer.desktop",
+            "[Desktop Entry]\nType=Application\nName=Viewer\nExec=\(tree.root)/record viewer %f\n"
+                + "MimeType=image/png;text/plain;x-scheme-handler/viewer;image/*;\n")
+        try tree.write(
+            "share/applications/other.desktop",
+            "[Desktop Entry]\nType=Application\nName=Other\nExec=\(tree.root)/record other %f\nMimeType=text/html;\n")
         return tree
     }
 
@@ -32,33 +34,45 @@ import TestSupport
     /// (tools/compare-gio-associations.py checks them against GIO itself).
     @Test func addAndRemoveEditTheListsAsGIODoes() throws {
         let tree = try Self.tree()
-        try tree.write("config/mimeapps.list", "[Added Associations]\ntext/plain=other.desktop;\n\n[Removed Associations]\n"
-                       + "text/plain=viewer.desktop;\nimage/png=other.desktop;\n")
+        try tree.write(
+            "config/mimeapps.list",
+            "[Added Associations]\ntext/plain=other.desktop;\n\n[Removed Associations]\n"
+                + "text/plain=viewer.desktop;\nimage/png=other.desktop;\n")
         #expect(try ids(tree, "txt") == ["other.desktop", "editor.desktop"])
         let file = tree.root + "/config/mimeapps.list"
         let steps: [(String, String, String, String)] = [
             ("--add", "viewer.desktop", "txt", "public.plain-text: viewer.desktop is added (text/plain) in \(file)\n"),
-            ("--add", "editor.desktop", "text/plain", "public.plain-text: editor.desktop is added (text/plain) in \(file)\n"),
+            (
+                "--add", "editor.desktop", "text/plain",
+                "public.plain-text: editor.desktop is added (text/plain) in \(file)\n"
+            ),
             ("--add", "viewer.desktop", "txt", "public.plain-text: viewer.desktop is added (text/plain) in \(file)\n"),
-            ("--remove", "editor.desktop", "txt", "public.plain-text: editor.desktop is removed (text/plain) in \(file)\n"),
+            (
+                "--remove", "editor.desktop", "txt",
+                "public.plain-text: editor.desktop is removed (text/plain) in \(file)\n"
+            ),
             ("--add", "other.desktop", "image/png", "public.png: other.desktop is added (image/png) in \(file)\n"),
-            ("--remove", "other.desktop", "text/html", "public.html: other.desktop is removed (text/html) in \(file)\n"),
+            (
+                "--remove", "other.desktop", "text/html",
+                "public.html: other.desktop is removed (text/html) in \(file)\n"
+            ),
         ]
         for (option, app, type, expected) in steps {
             let run = try Run(["set-default", "--no-system", option, app, type], environment: tree.environment)
             #expect(run.status == 0 && run.stderr.isEmpty, "\(option) \(app) \(type): \(run.stderr)")
             #expect(run.stdout == expected)
         }
-        #expect(try list(tree) == """
-            [Added Associations]
-            text/plain=other.desktop;viewer.desktop;
-            image/png=other.desktop;
+        #expect(
+            try list(tree) == """
+                [Added Associations]
+                text/plain=other.desktop;viewer.desktop;
+                image/png=other.desktop;
 
-            [Removed Associations]
-            text/plain=editor.desktop;
-            text/html=other.desktop;
+                [Removed Associations]
+                text/plain=editor.desktop;
+                text/html=other.desktop;
 
-            """)
+                """)
         // Added first in the file's order; the removed editor is hidden, its declaration too.
         #expect(try ids(tree, "txt") == ["other.desktop", "viewer.desktop"])
         #expect(try ids(tree, "html").isEmpty)
@@ -72,18 +86,26 @@ import TestSupport
         let tree = try Self.tree()
         let file = tree.root + "/config/mimeapps.list"
         _ = try Run(["set-default", "--no-system", "txt", "viewer.desktop"], environment: tree.environment)
-        _ = try Run(["set-default", "--no-system", "--role", "editor", "note", "com.example.notes"], environment: tree.environment)
-        let removed = try Run(["set-default", "--no-system", "--remove", "viewer.desktop", "txt"], environment: tree.environment)
+        _ = try Run(
+            ["set-default", "--no-system", "--role", "editor", "note", "com.example.notes"],
+            environment: tree.environment)
+        let removed = try Run(
+            ["set-default", "--no-system", "--remove", "viewer.desktop", "txt"], environment: tree.environment)
         #expect(removed.status == 0, "\(removed.stderr)")
-        #expect(removed.stdout == "public.plain-text: viewer.desktop is removed (text/plain) in \(file); it is no longer the user's default\n")
+        #expect(
+            removed.stdout
+                == "public.plain-text: viewer.desktop is removed (text/plain) in \(file); it is no longer the user's default\n"
+        )
         #expect(try list(tree).contains("[Removed Associations]\ntext/plain=viewer.desktop;\n"))
         #expect(try !list(tree).contains("text/plain=viewer.desktop;\n[") && ids(tree, "txt") == ["editor.desktop"])
 
         try tree.write("etc-xdg/mimeapps.list", "[Default Applications]\ntext/html=viewer.desktop;\n")
-        let still = try Run(["set-default", "--no-system", "--remove", "viewer.desktop", "html"], environment: tree.environment)
+        let still = try Run(
+            ["set-default", "--no-system", "--remove", "viewer.desktop", "html"], environment: tree.environment)
         #expect(still.status == 1)
-        #expect(still.stderr == "uti: public.html: viewer.desktop is still offered: set as the default for text/html in "
-            + "Default Applications: \(tree.root)/etc-xdg/mimeapps.list:2\n")
+        #expect(
+            still.stderr == "uti: public.html: viewer.desktop is still offered: set as the default for text/html in "
+                + "Default Applications: \(tree.root)/etc-xdg/mimeapps.list:2\n")
     }
 
     @Test func badAssociationRequestsWriteNothing() throws {
@@ -98,7 +120,10 @@ import TestSupport
             (["--remove", "nosuch.desktop", "png"], "nosuch.desktop: no desktop entry or app bundle has this ID"),
             (["--add", "viewer.desktop", "nosuchword"], "nosuchword: no type claims the extension"),
             (["--all-declared", "viewer.desktop", "png"], "--all-declared takes no TYPE"),
-            (["--all-declared", "nosuch.desktop"], "--all-declared nosuch.desktop: no desktop entry or app bundle has this ID"),
+            (
+                ["--all-declared", "nosuch.desktop"],
+                "--all-declared nosuch.desktop: no desktop entry or app bundle has this ID"
+            ),
         ]
         for (arguments, message) in cases {
             let run = try Run(["set-default", "--no-system"] + arguments, environment: tree.environment)
@@ -113,9 +138,13 @@ import TestSupport
     @Test func aListedApplicationThatCannotRunCanBeRemoved() throws {
         let tree = try Self.tree()
         try tree.write("config/mimeapps.list", "[Added Associations]\ntext/plain=gone.desktop;viewer.desktop;\n")
-        let run = try Run(["set-default", "--no-system", "--remove", "gone.desktop", "txt"], environment: tree.environment)
+        let run = try Run(
+            ["set-default", "--no-system", "--remove", "gone.desktop", "txt"], environment: tree.environment)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(try list(tree) == "[Added Associations]\ntext/plain=viewer.desktop;\n\n[Removed Associations]\ntext/plain=gone.desktop;\n")
+        #expect(
+            try list(tree)
+                == "[Added Associations]\ntext/plain=viewer.desktop;\n\n[Removed Associations]\ntext/plain=gone.desktop;\n"
+        )
     }
 
     /// handlr's request: one application the default for every type and
@@ -123,58 +152,81 @@ import TestSupport
     @Test func allDeclaredSetsEveryDeclaredType() throws {
         let tree = try Self.tree()
         let file = tree.root + "/config/mimeapps.list"
-        let run = try Run(["set-default", "--no-system", "--all-declared", "viewer.desktop"], environment: tree.environment)
+        let run = try Run(
+            ["set-default", "--no-system", "--all-declared", "viewer.desktop"], environment: tree.environment)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout == """
-            public.png: viewer.desktop is the default (image/png) in \(file)
-            public.plain-text: viewer.desktop is the default (text/plain) in \(file)
-            URL scheme viewer: viewer.desktop is the default (x-scheme-handler/viewer) in \(file)
-            every image/ type: viewer.desktop is the default (image/*) in \(file)
+        #expect(
+            run.stdout == """
+                public.png: viewer.desktop is the default (image/png) in \(file)
+                public.plain-text: viewer.desktop is the default (text/plain) in \(file)
+                URL scheme viewer: viewer.desktop is the default (x-scheme-handler/viewer) in \(file)
+                every image/ type: viewer.desktop is the default (image/*) in \(file)
 
-            """)
-        #expect(try list(tree) == "[Default Applications]\nimage/png=viewer.desktop;\ntext/plain=viewer.desktop;\n"
-            + "x-scheme-handler/viewer=viewer.desktop;\nimage/*=viewer.desktop;\n")
+                """)
+        #expect(
+            try list(tree) == "[Default Applications]\nimage/png=viewer.desktop;\ntext/plain=viewer.desktop;\n"
+                + "x-scheme-handler/viewer=viewer.desktop;\nimage/*=viewer.desktop;\n")
         #expect(try ids(tree, "txt").first == "viewer.desktop")
         // A bundle: its document types, by MIME type or identifier.
-        let notes = try Run(["set-default", "--no-system", "--all-declared", "com.example.notes"], environment: tree.environment)
-        #expect(notes.stdout == "com.example.note: com.example.notes is the default (com.example.note) in \(file)\n", "\(notes.stderr)")
+        let notes = try Run(
+            ["set-default", "--no-system", "--all-declared", "com.example.notes"], environment: tree.environment)
+        #expect(
+            notes.stdout == "com.example.note: com.example.notes is the default (com.example.note) in \(file)\n",
+            "\(notes.stderr)")
     }
 
     @Test func defaultsListsEveryKeyWithItsLine() throws {
         let tree = try Self.tree()
-        try tree.write("config/mimeapps.list", "[Default Applications]\ntext/plain=gone.desktop;viewer.desktop;\nimage/*=viewer.desktop;\n"
-                       + "x-scheme-handler/viewer=viewer.desktop;\n\n[X-UTI Default Editor]\ncom.example.note=com.example.notes;\n")
-        try tree.write("etc-xdg/mimeapps.list", "[Default Applications]\ntext/plain=editor.desktop;\ntext/html=gone.desktop;\n")
+        try tree.write(
+            "config/mimeapps.list",
+            "[Default Applications]\ntext/plain=gone.desktop;viewer.desktop;\nimage/*=viewer.desktop;\n"
+                + "x-scheme-handler/viewer=viewer.desktop;\n\n[X-UTI Default Editor]\ncom.example.note=com.example.notes;\n"
+        )
+        try tree.write(
+            "etc-xdg/mimeapps.list", "[Default Applications]\ntext/plain=editor.desktop;\ntext/html=gone.desktop;\n")
         let config = tree.root + "/config/mimeapps.list", system = tree.root + "/etc-xdg/mimeapps.list"
         let run = try Run(["defaults", "--no-system"], environment: tree.environment)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout == """
-            com.example.note (editor)  com.example.note   com.example.notes  \(config):7
-            image/*                    every image/ type  viewer.desktop     \(config):3
-            text/html                  public.html        none usable (gone.desktop: no desktop entry or app bundle has this ID)
-                public.html opens with other.desktop: declares text/html in MimeType: \(tree.root)/share/applications/other.desktop:5
-            text/plain                 public.plain-text  viewer.desktop     \(config):2
-            x-scheme-handler/viewer    URL scheme viewer  viewer.desktop     \(config):4
+        #expect(
+            run.stdout == """
+                com.example.note (editor)  com.example.note   com.example.notes  \(config):7
+                image/*                    every image/ type  viewer.desktop     \(config):3
+                text/html                  public.html        none usable (gone.desktop: no desktop entry or app bundle has this ID)
+                    public.html opens with other.desktop: declares text/html in MimeType: \(tree.root)/share/applications/other.desktop:5
+                text/plain                 public.plain-text  viewer.desktop     \(config):2
+                x-scheme-handler/viewer    URL scheme viewer  viewer.desktop     \(config):4
 
-            """)
+                """)
         // The same question through a command word after options.
         let before = try Run(["--no-system", "defaults"], environment: tree.environment)
         #expect(before.stdout == run.stdout)
         let all = try Run(["defaults", "--no-system", "--all"], environment: tree.environment)
-        #expect(all.stdout.contains("""
-            text/plain                 public.plain-text  viewer.desktop     \(config):2
-                passed over: gone.desktop  \(config):2: no desktop entry or app bundle has this ID
-                passed over: editor.desktop  \(system):2: \(config):2 comes first
-                * viewer.desktop  set as the default for text/plain in Default Applications: \(config):2
-                  editor.desktop  set as the default for text/plain in Default Applications: \(system):2
-            """), "\(all.stdout)")
+        #expect(
+            all.stdout.contains(
+                """
+                text/plain                 public.plain-text  viewer.desktop     \(config):2
+                    passed over: gone.desktop  \(config):2: no desktop entry or app bundle has this ID
+                    passed over: editor.desktop  \(system):2: \(config):2 comes first
+                    * viewer.desktop  set as the default for text/plain in Default Applications: \(config):2
+                      editor.desktop  set as the default for text/plain in Default Applications: \(system):2
+                """), "\(all.stdout)")
         let json = try Run(["defaults", "--no-system", "--json"], environment: tree.environment)
         let items = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [[String: Any]]
-        #expect(items.map { $0["key"] as! String } == ["com.example.note", "image/*", "text/html", "text/plain", "x-scheme-handler/viewer"])
+        #expect(
+            items.map { $0["key"] as! String } == [
+                "com.example.note", "image/*", "text/html", "text/plain", "x-scheme-handler/viewer",
+            ])
         let plain = items[3]
-        #expect(plain["application"] as? String == "viewer.desktop" && plain["line"] as? Int == 2 && plain["file"] as? String == config)
-        #expect((plain["passed"] as! [[String: Any]]).map { $0["application"] as! String } == ["gone.desktop", "editor.desktop"])
-        #expect(items[2]["application"] is NSNull && items[1]["wildcard"] as? Bool == true && items[0]["role"] as? String == "Editor")
+        #expect(
+            plain["application"] as? String == "viewer.desktop" && plain["line"] as? Int == 2
+                && plain["file"] as? String == config)
+        #expect(
+            (plain["passed"] as! [[String: Any]]).map { $0["application"] as! String } == [
+                "gone.desktop", "editor.desktop",
+            ])
+        #expect(
+            items[2]["application"] is NSNull && items[1]["wildcard"] as? Bool == true
+                && items[0]["role"] as? String == "Editor")
         #expect(items[4]["scheme"] as? String == "viewer")
         // Nothing set: an empty list, said once on standard error.
         try FileManager.default.removeItem(atPath: config)
@@ -191,12 +243,19 @@ import TestSupport
         try tree.write("docs/a.txt", "x")
         let file = tree.root + "/docs/a.txt"
         let recorded = tree.root + "/recorded"
-        try tree.write("pick", "#!/bin/sh\ncat > \"$(dirname \"$0\")/offered\"\nsed -n 2p \"$(dirname \"$0\")/offered\"\n")
+        try tree.write(
+            "pick", "#!/bin/sh\ncat > \"$(dirname \"$0\")/offered\"\nsed -n 2p \"$(dirname \"$0\")/offered\"\n")
         chmod(tree.root + "/pick", 0o755)
-        let run = try Run(["open-in", "--no-system", "--choose", "--selector", tree.root + "/pick", file], environment: tree.environment)
+        let run = try Run(
+            ["open-in", "--no-system", "--choose", "--selector", tree.root + "/pick", file],
+            environment: tree.environment)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(try String(contentsOfFile: tree.root + "/offered", encoding: .utf8) == "editor.desktop  Editor\nviewer.desktop  Viewer\n")
-        #expect(run.stdout.contains("  using viewer.desktop (chosen)\n  command: \(tree.root)/record viewer \(file)\n"), "\(run.stdout)")
+        #expect(
+            try String(contentsOfFile: tree.root + "/offered", encoding: .utf8)
+                == "editor.desktop  Editor\nviewer.desktop  Viewer\n")
+        #expect(
+            run.stdout.contains("  using viewer.desktop (chosen)\n  command: \(tree.root)/record viewer \(file)\n"),
+            "\(run.stdout)")
         #expect(try String(contentsOfFile: recorded, encoding: .utf8) == "viewer\n\(file)\n")
 
         // UTI_SELECTOR, and an answer that is an ID alone.
@@ -205,13 +264,19 @@ import TestSupport
         environment["UTI_SELECTOR"] = "echo editor.desktop"
         let byID = try Run(["open-in", "--no-system", "--choose", file], environment: environment)
         #expect(byID.status == 0, "\(byID.stderr)")
-        #expect(try String(contentsOfFile: recorded, encoding: .utf8) == "--from\n\(tree.root)/share/applications/editor.desktop\n100%\n\(file)\n")
+        #expect(
+            try String(contentsOfFile: recorded, encoding: .utf8)
+                == "--from\n\(tree.root)/share/applications/editor.desktop\n100%\n\(file)\n")
 
         try FileManager.default.removeItem(atPath: recorded)
-        let cancelled = try Run(["open-in", "--no-system", "--choose", "--selector", "false", file], environment: tree.environment)
+        let cancelled = try Run(
+            ["open-in", "--no-system", "--choose", "--selector", "false", file], environment: tree.environment)
         #expect(cancelled.status == 1)
-        #expect(cancelled.stderr == "uti: \(file): no application chosen (the selector exited with status 1); not opened\n")
-        let wrong = try Run(["open-in", "--no-system", "--choose", "--selector", "echo 'vim.desktop\u{1b}'", file], environment: tree.environment)
+        #expect(
+            cancelled.stderr == "uti: \(file): no application chosen (the selector exited with status 1); not opened\n")
+        let wrong = try Run(
+            ["open-in", "--no-system", "--choose", "--selector", "echo 'vim.desktop\u{1b}'", file],
+            environment: tree.environment)
         #expect(wrong.status == 2)
         #expect(wrong.stderr == "uti: selector echo answered \"vim.desktop\\x1b\", which is none of the candidates\n")
         #expect(!FileManager.default.fileExists(atPath: recorded), "nothing is opened without a choice")
@@ -223,11 +288,16 @@ import TestSupport
         environment["WAYLAND_DISPLAY"] = ""
         let missing = try Run(["open-in", "--no-system", "--choose", file], environment: environment)
         #expect(missing.status == 2)
-        #expect(missing.stderr == "uti: no selector to choose with (none of rofi, wofi, dmenu is on PATH); set UTI_SELECTOR or give --selector\n")
-        for (arguments, message) in [(["--choose", "--type", "txt"], "--choose opens files and URLs"),
-                                     (["--choose", "--json", file], "--choose and --json cannot be used together"),
-                                     (["--choose", "--app", "viewer.desktop", file], "--choose and --app cannot be used together"),
-                                     (["--selector", "fzf", file], "--selector is the program --choose runs")] {
+        #expect(
+            missing.stderr
+                == "uti: no selector to choose with (none of rofi, wofi, dmenu is on PATH); set UTI_SELECTOR or give --selector\n"
+        )
+        for (arguments, message) in [
+            (["--choose", "--type", "txt"], "--choose opens files and URLs"),
+            (["--choose", "--json", file], "--choose and --json cannot be used together"),
+            (["--choose", "--app", "viewer.desktop", file], "--choose and --app cannot be used together"),
+            (["--selector", "fzf", file], "--selector is the program --choose runs"),
+        ] {
             let refused = try Run(["open-in", "--no-system"] + arguments, environment: tree.environment)
             #expect(refused.status == 2 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
         }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Names are bytes: a path that is not UTF-8 is typed, printed (escaped as
 /// `uti inbox` escapes it) and handed on exactly, through every door that
@@ -11,7 +11,9 @@ import TestSupport
         let folder = TemporaryFolder("uti-bytes")
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]
         let path = Array((folder.path + "/bad").utf8) + [0xFF] + Array("name.png".utf8) + [0]
-        let fd = path.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) } }
+        let fd = path.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
+        }
         try #require(fd >= 0)
         _ = png.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
         close(fd)
@@ -21,35 +23,42 @@ import TestSupport
     /// Runs `script` in `sh` in `directory`, with `$UTI` the built tool and
     /// `$NAME` the name's bytes.
     static func shell(_ script: String, in directory: String) throws -> Run {
-        try Run(["-c", "NAME=$(printf 'bad\\377name.png'); UTI=\"$0\"; " + script, Run.binary.path],
-                environment: ["XDG_DATA_DIRS": "/usr/share"], executable: "/bin/sh", directory: directory)
+        try Run(
+            ["-c", "NAME=$(printf 'bad\\377name.png'); UTI=\"$0\"; " + script, Run.binary.path],
+            environment: ["XDG_DATA_DIRS": "/usr/share"], executable: "/bin/sh", directory: directory)
     }
 
     @Test func everyDoorTakesTheBytes() throws {
         let folder = try Self.folder()
         let file = try Self.shell(#""$UTI" file "$NAME""#, in: folder.path)
-        #expect(file.status == 0 && file.stdout == "bad\\xffname.png: public.png (image/png, PNG image) by name\n",
-                "\(file.stdout)\(file.stderr)")
+        #expect(
+            file.status == 0 && file.stdout == "bad\\xffname.png: public.png (image/png, PNG image) by name\n",
+            "\(file.stdout)\(file.stderr)")
         let charset = try Self.shell(#""$UTI" file -i "$NAME""#, in: folder.path)
         #expect(charset.stdout == "bad\\xffname.png: image/png; charset=binary\n")
         let json = try Self.shell(#""$UTI" file --json "$NAME""#, in: folder.path)
         let object = try #require((try json.json() as? [[String: Any]])?.first)
-        #expect(object["path"] as? String == "bad\\xffname.png" && object["pathHex"] as? String == "626164ff6e616d652e706e67")
+        #expect(
+            object["path"] as? String == "bad\\xffname.png"
+                && object["pathHex"] as? String == "626164ff6e616d652e706e67")
         #expect(object["exists"] as? Bool == true)
         #expect(try Self.shell(#""$UTI" conforms "$NAME" public.image"#, in: folder.path).status == 0)
         #expect(try Self.shell(#""$UTI" conforms --file "$NAME" public.text"#, in: folder.path).status == 1)
         // find -print0 | filter -0 hands the exact bytes on: stat finds the file by them.
-        let filter = try Self.shell(#"find . -type f -print0 | "$UTI" filter -0 public.image | xargs -0 stat -c %s"#,
-                                    in: folder.path)
+        let filter = try Self.shell(
+            #"find . -type f -print0 | "$UTI" filter -0 public.image | xargs -0 stat -c %s"#,
+            in: folder.path)
         #expect(filter.status == 0 && filter.stdout == "16\n", "\(filter.stdout)\(filter.stderr)")
-        let lines = try Self.shell(#"printf '%s\n' "$NAME" | "$UTI" filter public.image | xargs stat -c %s"#, in: folder.path)
+        let lines = try Self.shell(
+            #"printf '%s\n' "$NAME" | "$UTI" filter public.image | xargs stat -c %s"#, in: folder.path)
         #expect(lines.stdout == "16\n", "\(lines.stderr)")
         let batch = try Self.shell(#"printf '%s\n' "$NAME" | "$UTI" batch --file"#, in: folder.path)
         #expect(batch.status == 0 && batch.stdout == "public.png\n")
         let open = try Self.shell(#""$UTI" open-in --json "$NAME""#, in: folder.path)
         let opened = try #require((try open.json() as? [[String: Any]])?.first)
-        #expect(opened["pathHex"] as? String == "626164ff6e616d652e706e67" && opened["type"] as? String == "public.png",
-                "\(open.stdout)\(open.stderr)")
+        #expect(
+            opened["pathHex"] as? String == "626164ff6e616d652e706e67" && opened["type"] as? String == "public.png",
+            "\(open.stdout)\(open.stderr)")
     }
 
     @Test func aQueryThatIsNotUTF8IsRefused() throws {

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import uti
 import TestSupport
+import Testing
+
+@testable import uti
 
 /// Runs the built `uti` and captures what it prints and its exit status.
 struct Run {
@@ -27,10 +28,13 @@ struct Run {
         return env
     }
 
-    init(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-         executable: String? = nil, directory: String? = nil) throws {
-        let run = try ProgramRun(executable.map { URL(fileURLWithPath: $0) } ?? Run.binary, arguments, stdin: stdin,
-                                 environment: Run.environment(environment), directory: directory)
+    init(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+        executable: String? = nil, directory: String? = nil
+    ) throws {
+        let run = try ProgramRun(
+            executable.map { URL(fileURLWithPath: $0) } ?? Run.binary, arguments, stdin: stdin,
+            environment: Run.environment(environment), directory: directory)
         status = run.status
         stdout = run.stdout
         stderr = run.stderr
@@ -40,7 +44,10 @@ struct Run {
         try self.init(arguments, stdin: stdin, environment: environment)
     }
 
-    var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLast(stdout.hasSuffix("\n") ? 1 : 0) }
+    var lines: [String] {
+        stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLast(
+            stdout.hasSuffix("\n") ? 1 : 0)
+    }
 
     func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
 }
@@ -87,7 +94,8 @@ func fixture(_ name: String) -> String {
         #expect(results[0]["alternatives"] as? [String] == ["public.mpeg-4-audio"])
         let type = try #require(results[0]["type"] as? [String: Any])
         #expect(type["identifier"] as? String == "public.mpeg-4")
-        #expect(type["declared"] as? Bool == true && type["dynamic"] as? Bool == false && type["public"] as? Bool == true)
+        #expect(
+            type["declared"] as? Bool == true && type["dynamic"] as? Bool == false && type["public"] as? Bool == true)
         #expect(type["conformsTo"] as? [String] == ["public.movie"])
         #expect((type["tags"] as? [String: [String]])?["public.filename-extension"] == ["mp4", "mpg4"])
         #expect(type["preferredMIMEType"] as? String == "video/mp4")
@@ -137,9 +145,14 @@ func fixture(_ name: String) -> String {
     @Test func equalSupertypesDescendantsGraphDecode() throws {
         #expect(try Run("equal", "jpg", "image/jpeg").status == 0)
         #expect(try Run("equal", "jpg", "png").status == 1)
-        #expect(try Run("supertypes", "public.jpeg").lines == ["public.image", "public.data", "public.content", "public.item"])
+        #expect(
+            try Run("supertypes", "public.jpeg").lines == [
+                "public.image", "public.data", "public.content", "public.item",
+            ])
         let descendants = try Run("descendants", "public.image")
-        #expect(descendants.status == 0 && descendants.lines.contains("public.jpeg") && !descendants.lines.contains("public.image"))
+        #expect(
+            descendants.status == 0 && descendants.lines.contains("public.jpeg")
+                && !descendants.lines.contains("public.image"))
         let graph = try Run("graph", "public.jpeg", "--up")
         #expect(graph.stdout.hasPrefix("digraph \"public.jpeg\" {"))
         #expect(graph.stdout.contains("\"public.jpeg\" -> \"public.image\";"))
@@ -147,7 +160,8 @@ func fixture(_ name: String) -> String {
         let down = try Run("graph", "public.image")
         #expect(down.stdout.contains("\"public.png\" -> \"public.image\";"))
         let decode = try Run("decode", "dyn.ah62d4rv4ge81g6pq")
-        #expect(decode.lines == ["dyn.ah62d4rv4ge81g6pq", "  conforms to: public.data", "  public.filename-extension: sql"])
+        #expect(
+            decode.lines == ["dyn.ah62d4rv4ge81g6pq", "  conforms to: public.data", "  public.filename-extension: sql"])
         #expect(try Run("decode", "public.jpeg").status == 2)
     }
 
@@ -166,11 +180,12 @@ func fixture(_ name: String) -> String {
 @Suite struct FileAndBatchCommandTests {
     @Test func fileByName() throws {
         let run = try Run("file", "photo.JPG", "a.tar.gz", "/")
-        #expect(run.lines == [
-            "photo.JPG: public.jpeg (image/jpeg, JPEG image) by name; no such file",
-            "a.tar.gz: org.gnu.gnu-zip-archive (application/x-gzip, GZip archive) by name; no such file",
-            "/: public.folder (folder) by file-system",
-        ])
+        #expect(
+            run.lines == [
+                "photo.JPG: public.jpeg (image/jpeg, JPEG image) by name; no such file",
+                "a.tar.gz: org.gnu.gnu-zip-archive (application/x-gzip, GZip archive) by name; no such file",
+                "/: public.folder (folder) by file-system",
+            ])
         let json = try #require(try Run("file", "--json", "x.md").json() as? [[String: Any]])
         #expect(json[0]["basis"] as? String == "name" && json[0]["matchedExtension"] as? String == "md")
     }
@@ -181,7 +196,9 @@ func fixture(_ name: String) -> String {
         #expect(run.lines == ["public.jpeg", "public.png", "public.html", "dyn.ah62d4rv4ge81g6pq"])
         // A name that gives no type is no answer, as `uti file --no-sniff README` says.
         let files = try Run("batch", "--file", stdin: "a.jpg\n/x/y/b.tar.gz\nREADME\nc.unknown\n")
-        #expect(files.status == 1 && files.lines == ["public.jpeg", "org.gnu.gnu-zip-archive", "", "dyn.ah62d4rv4ge81n5xpr311s5u"])
+        #expect(
+            files.status == 1
+                && files.lines == ["public.jpeg", "org.gnu.gnu-zip-archive", "", "dyn.ah62d4rv4ge81n5xpr311s5u"])
         let bad = try Run("batch", stdin: "jpg\n\npng\n")
         #expect(bad.status == 1 && bad.lines == ["public.jpeg", "", "public.png"])
         #expect(bad.stderr.contains("standard input line 2"))
@@ -234,12 +251,16 @@ func fixture(_ name: String) -> String {
         defer { try? FileManager.default.removeItem(at: dir) }
         let broken = types.appendingPathComponent("broken.plist").path
         try "<plist>\n<dict>\n".write(toFile: broken, atomically: true, encoding: .utf8)
-        try FileManager.default.copyItem(atPath: fixture("cookbook-Info.plist"), toPath: types.appendingPathComponent("cookbook.plist").path)
+        try FileManager.default.copyItem(
+            atPath: fixture("cookbook-Info.plist"), toPath: types.appendingPathComponent("cookbook.plist").path)
         for arguments in [["cookbook", "-b"], ["cookbook", "-b"], ["conforms", "cookbook", "public.text"]] {
             let run = try Run(arguments, environment: ["XDG_DATA_HOME": dir.path])
             #expect(run.status == 0, "\(arguments)")
             #expect(run.stdout == (arguments[0] == "conforms" ? "" : "com.example.cookbookfile\n"))
-            #expect(run.stderr == "uti: \(broken):3: error: malformed property list: Premature end of data in tag dict line 2; the file is skipped\n")
+            #expect(
+                run.stderr
+                    == "uti: \(broken):3: error: malformed property list: Premature end of data in tag dict line 2; the file is skipped\n"
+            )
         }
     }
 
@@ -250,8 +271,11 @@ func fixture(_ name: String) -> String {
         let bad = try Run("validate", fixture("bad-declarations.plist"))
         #expect(bad.status == 1)
         #expect(bad.stdout.contains("bad-declarations.plist:6: error: type declaration has no UTTypeIdentifier"))
-        #expect(bad.stdout.contains("bad-declarations.plist:14: warning: com.example.orphan conforms to com.example.missing-parent"))
-        let json = try #require(try Run("validate", "--json", fixture("bad-declarations.plist")).json() as? [String: Any])
+        #expect(
+            bad.stdout.contains(
+                "bad-declarations.plist:14: warning: com.example.orphan conforms to com.example.missing-parent"))
+        let json = try #require(
+            try Run("validate", "--json", fixture("bad-declarations.plist")).json() as? [String: Any])
         #expect((json["errors"] as? Int ?? 0) >= 3)
         let first = try #require((json["diagnostics"] as? [[String: Any]])?.first)
         #expect(first["line"] is Int && first["severity"] is String && first["file"] is String)
@@ -264,9 +288,15 @@ func fixture(_ name: String) -> String {
 /// parsed commands say.
 @Suite struct FastPathTests {
     @Test(arguments: [
-        (["jpg", "sql", "image/png", "public.imgae", "dyn.ah62d4rv4ge81g6pq"], ["lookup", "jpg", "sql", "image/png", "public.imgae", "dyn.ah62d4rv4ge81g6pq"]),
+        (
+            ["jpg", "sql", "image/png", "public.imgae", "dyn.ah62d4rv4ge81g6pq"],
+            ["lookup", "jpg", "sql", "image/png", "public.imgae", "dyn.ah62d4rv4ge81g6pq"]
+        ),
         (["jpg", "-b", "tar.gz"], ["lookup", "--brief", "jpg", "tar.gz"]),
-        (["file", "report.pdf", "x.C", "/nonexistent/a.tar.gz"], ["file", "--tree", "report.pdf", "x.C", "/nonexistent/a.tar.gz"]),
+        (
+            ["file", "report.pdf", "x.C", "/nonexistent/a.tar.gz"],
+            ["file", "--tree", "report.pdf", "x.C", "/nonexistent/a.tar.gz"]
+        ),
         (["file", "--mime", "--no-sniff", "notes.md"], ["file", "--tree", "--mime", "--no-sniff", "notes.md"]),
         (["conforms", "-v", "jpg", "public.image"], ["conforms", "--verbose", "jpg", "public.image"]),
         (["conforms", "-v", "jpg", "public.text"], ["conforms", "--verbose", "jpg", "public.text"]),
@@ -287,12 +317,18 @@ func fixture(_ name: String) -> String {
     /// Options of the fast-path commands that are deliberately left to the
     /// parser (the fast path hands any other option over to it).
     static let parserOnly: [String: Set<String>] = [
-        "lookup": ["--declarations", "--no-system", "--apps", "--json", "--extension", "--mime", "--identifier",
-                   "--tag-class", "--conforming-to", "--unfiltered", "--language", "--help", "-h", "--version"],
-        "file": ["--declarations", "--no-system", "--apps", "--json", "-i", "--mime-charset", "-L", "--language",
-                 "--tree", "--help", "-h", "--version"],
-        "conforms": ["--declarations", "--no-system", "--apps", "--file", "--follow", "-L", "--extension", "--mime",
-                     "--identifier", "--tag-class", "--conforming-to", "--unfiltered", "--help", "-h", "--version"],
+        "lookup": [
+            "--declarations", "--no-system", "--apps", "--json", "--extension", "--mime", "--identifier",
+            "--tag-class", "--conforming-to", "--unfiltered", "--language", "--help", "-h", "--version",
+        ],
+        "file": [
+            "--declarations", "--no-system", "--apps", "--json", "-i", "--mime-charset", "-L", "--language",
+            "--tree", "--help", "-h", "--version",
+        ],
+        "conforms": [
+            "--declarations", "--no-system", "--apps", "--file", "--follow", "-L", "--extension", "--mime",
+            "--identifier", "--tag-class", "--conforming-to", "--unfiltered", "--help", "-h", "--version",
+        ],
     ]
 
     @Test func commandNamesAndOptionsMatchTheParser() throws {
@@ -315,9 +351,15 @@ func fixture(_ name: String) -> String {
                     }
                 }
             }
-            #expect(Set(fast).isSubset(of: parser), "uti \(name): the fast path accepts \(Set(fast).subtracting(parser).sorted()), which the parser does not")
+            #expect(
+                Set(fast).isSubset(of: parser),
+                "uti \(name): the fast path accepts \(Set(fast).subtracting(parser).sorted()), which the parser does not"
+            )
             let unaccounted = parser.subtracting(fast).subtracting(Self.parserOnly[name] ?? [])
-            #expect(unaccounted.isEmpty, "uti \(name): decide whether the fast path takes \(unaccounted.sorted()) and list it in FastPath or parserOnly")
+            #expect(
+                unaccounted.isEmpty,
+                "uti \(name): decide whether the fast path takes \(unaccounted.sorted()) and list it in FastPath or parserOnly"
+            )
         }
     }
 }
@@ -331,6 +373,8 @@ func fixture(_ name: String) -> String {
         let run = try Run(command == "uti" ? ["--help"] : ["help", command], environment: ["COLUMNS": "80"])
         #expect(run.status == 0)
         let snapshot = try String(contentsOfFile: fixture("help/\(command).txt"), encoding: .utf8)
-        #expect(run.stdout == snapshot, "uti help \(command) changed: run tools/update-help-snapshots.sh and review the difference")
+        #expect(
+            run.stdout == snapshot,
+            "uti help \(command) changed: run tools/update-help-snapshots.sh and review the difference")
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import uti
 import TestSupport
+import Testing
+
+@testable import uti
 
 /// The options of each command as the parser describes them
 /// (`--experimental-dump-help`): spellings, and whether each takes a value.
@@ -47,8 +48,10 @@ private struct ParserOptions {
         (["--no-system", "equal", "jpg", "png"], ["equal", "--no-system", "jpg", "png"]),
         (["--json", "file", "x.png"], ["file", "--json", "x.png"]),
         (["-b", "file", "x.png"], ["file", "-b", "x.png"]),
-        (["--declarations", "/nonexistent/d.plist", "conforms", "jpg", "public.image"],
-         ["conforms", "--declarations", "/nonexistent/d.plist", "jpg", "public.image"]),
+        (
+            ["--declarations", "/nonexistent/d.plist", "conforms", "jpg", "public.image"],
+            ["conforms", "--declarations", "/nonexistent/d.plist", "jpg", "public.image"]
+        ),
         (["--no-system", "--json", "tags", "jpg"], ["tags", "--no-system", "--json", "jpg"]),
     ])
     func theCommandWordIsNeverAQuery(before: [String], after: [String]) throws {
@@ -65,8 +68,10 @@ private struct ParserOptions {
             "decode": ["dyn.ah62d4rv4ge81g6pq"], "graph": ["public.jpeg"], "validate": [fixture("cookbook-Info.plist")],
             "batch": [], "filter": ["public.image", "/nonexistent/x.png"],
         ]
-        let values = ["--declarations": fixture("cookbook-Info.plist"), "--apps": "/nonexistent", "--language": "de",
-                      "--conforming-to": "public.data", "--tag-class": "extension", "--class": "extension"]
+        let values = [
+            "--declarations": fixture("cookbook-Info.plist"), "--apps": "/nonexistent", "--language": "de",
+            "--conforming-to": "public.data", "--tag-class": "extension", "--class": "extension",
+        ]
         var tried = 0
         for (command, arguments) in samples {
             for option in parser.byCommand[command] ?? [] {
@@ -81,8 +86,10 @@ private struct ParserOptions {
                     let before = try Run(words + [command] + arguments, stdin: input)
                     let after = try Run([command] + words + arguments, stdin: input)
                     tried += 1
-                    #expect(before.status == after.status && before.stdout == after.stdout && before.stderr == after.stderr,
-                            "uti \(name) \(command) differs from uti \(command) \(name): \(before.stderr) / \(after.stderr)")
+                    #expect(
+                        before.status == after.status && before.stdout == after.stdout && before.stderr == after.stderr,
+                        "uti \(name) \(command) differs from uti \(command) \(name): \(before.stderr) / \(after.stderr)"
+                    )
                 }
             }
         }

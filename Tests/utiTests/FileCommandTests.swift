@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
 
@@ -18,7 +18,9 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
             "pic.dat": [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52],
             "blank": [],
         ]
-        for (name, bytes) in files { _ = FileManager.default.createFile(atPath: dir + "/" + name, contents: Data(bytes)) }
+        for (name, bytes) in files {
+            _ = FileManager.default.createFile(atPath: dir + "/" + name, contents: Data(bytes))
+        }
         try FileManager.default.createSymbolicLink(atPath: dir + "/link.dat", withDestinationPath: "pic.dat")
         try body(dir)
     }
@@ -36,18 +38,20 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
 
     @Test func dashIPrintsTheCharsetAsFileDoes() throws {
         try tree { dir in
-            let run = try Run(["file", "-i", "ascii.txt", "utf8.txt", "latin1.txt", "utf16.txt", "pic.dat", "blank", "."],
-                              environment: systemData, directory: dir)
+            let run = try Run(
+                ["file", "-i", "ascii.txt", "utf8.txt", "latin1.txt", "utf16.txt", "pic.dat", "blank", "."],
+                environment: systemData, directory: dir)
             #expect(run.status == 0)
-            #expect(run.lines == [
-                "ascii.txt: text/plain; charset=us-ascii",
-                "utf8.txt: text/plain; charset=utf-8",
-                "latin1.txt: text/plain; charset=iso-8859-1",
-                "utf16.txt: text/plain; charset=utf-16le",
-                "pic.dat: image/png; charset=binary",
-                "blank: application/x-zerosize; charset=binary",
-                ".: inode/directory; charset=binary",
-            ])
+            #expect(
+                run.lines == [
+                    "ascii.txt: text/plain; charset=us-ascii",
+                    "utf8.txt: text/plain; charset=utf-8",
+                    "latin1.txt: text/plain; charset=iso-8859-1",
+                    "utf16.txt: text/plain; charset=utf-16le",
+                    "pic.dat: image/png; charset=binary",
+                    "blank: application/x-zerosize; charset=binary",
+                    ".: inode/directory; charset=binary",
+                ])
             let stdin = try Run(["file", "-i", "-"], stdin: "caf\u{e9}\n", environment: systemData)
             #expect(stdin.stdout == "/dev/stdin: text/plain; charset=utf-8\n")
             #expect(try Run(["file", "-i", "--json", "x"]).status == 2)
@@ -83,7 +87,9 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
 /// A path where nothing is never gets a confident answer: every form says
 /// so, and the status is 1 unless --no-sniff asked about names alone.
 @Suite struct MissingPathTests {
-    @Test(arguments: [(["--mime"], "application/pdf"), (["-b"], "com.adobe.pdf"), (["-i"], "/nonexistent/x.pdf: application/pdf")])
+    @Test(arguments: [
+        (["--mime"], "application/pdf"), (["-b"], "com.adobe.pdf"), (["-i"], "/nonexistent/x.pdf: application/pdf"),
+    ])
     func shortFormsSayItOnStandardError(form: [String], printed: String) throws {
         let run = try Run(["file"] + form + ["/nonexistent/x.pdf"], environment: systemData)
         #expect(run.status == 1)
@@ -126,13 +132,15 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         header.replaceSubrange(2..<7, with: Array("hello".utf8))
         header.replaceSubrange(65..<73, with: Array("TEXTttxt".utf8))
         header[86] = 10
-        header[122] = 129; header[123] = 129
+        header[122] = 129
+        header[123] = 129
         var crc: UInt16 = 0
         for byte in header[0..<124] {
             crc ^= UInt16(byte) << 8
             for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1 }
         }
-        header[124] = UInt8(crc >> 8); header[125] = UInt8(crc & 0xFF)
+        header[124] = UInt8(crc >> 8)
+        header[125] = UInt8(crc & 0xFF)
         return header + Array("0123456789".utf8) + [UInt8](repeating: 0, count: 118)
     }
 
@@ -143,15 +151,18 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         try Data(random).write(to: URL(fileURLWithPath: folder.path + "/firmware.bin"))
         try Data(Self.macBinary()).write(to: URL(fileURLWithPath: folder.path + "/real.bin"))
         let run = try Run(["file", "firmware.bin", "real.bin"], environment: systemData, directory: folder.path)
-        #expect(run.lines == [
-            "firmware.bin: public.data (application/octet-stream, data) by unknown, uncertain",
-            "real.bin: com.apple.macbinary-archive (application/macbinary, MacBinary archive) by name+content",
-        ], "\(run.stdout)")
-        let filter = try Run(["filter", "public.archive", "firmware.bin", "real.bin"], environment: systemData,
-                             directory: folder.path)
+        #expect(
+            run.lines == [
+                "firmware.bin: public.data (application/octet-stream, data) by unknown, uncertain",
+                "real.bin: com.apple.macbinary-archive (application/macbinary, MacBinary archive) by name+content",
+            ], "\(run.stdout)")
+        let filter = try Run(
+            ["filter", "public.archive", "firmware.bin", "real.bin"], environment: systemData,
+            directory: folder.path)
         #expect(filter.stdout == "real.bin\n")
         // Without system data there is no content to ask: the name stands.
-        #expect(try Run(["file", "--no-system", "-b", "firmware.bin"], directory: folder.path).stdout
+        #expect(
+            try Run(["file", "--no-system", "-b", "firmware.bin"], directory: folder.path).stdout
                 == "com.apple.macbinary-archive\n")
     }
 
@@ -162,6 +173,8 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         let environment = ["XDG_DATA_DIRS": "/usr/share", "UTI_MIME_TYPES": folder.path + "/mime.types"]
         #expect(try Run(["cache", "-b"], environment: environment).stdout == "org.freedesktop.mime.chemical.x-cache\n")
         let run = try Run(["file", folder.path + "/ld.so.cache"], environment: environment)
-        #expect(run.stdout.hasSuffix(": public.data (application/octet-stream, data) by unknown, uncertain\n"), "\(run.stdout)")
+        #expect(
+            run.stdout.hasSuffix(": public.data (application/octet-stream, data) by unknown, uncertain\n"),
+            "\(run.stdout)")
     }
 }

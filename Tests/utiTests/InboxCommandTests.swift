@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A temporary Documents folder with an Inbox, for runs of `uti inbox`.
 final class InboxTree {
@@ -29,7 +29,8 @@ final class InboxTree {
             let path = base + "/" + relative
             var info = stat()
             guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            result[String(path.dropFirst(root.count + 1))] = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "<unreadable>"
+            result[String(path.dropFirst(root.count + 1))] =
+                (try? String(contentsOfFile: path, encoding: .utf8)) ?? "<unreadable>"
         }
         return result
     }
@@ -58,7 +59,7 @@ func spawnWithDefaultSignals(_ path: String, _ arguments: [String]) throws -> In
     env["UTI_CACHE_DIR"] = Run.cacheDirectory
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
+    defer { for pointer in argv + envp { free(pointer) } }
     var pid = pid_t()
     let error = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
     guard error == 0 else { throw POSIXError(POSIXErrorCode(rawValue: error) ?? .EIO) }
@@ -96,12 +97,13 @@ func startUTI(_ arguments: [String]) throws -> Process {
         // With the system's shared-mime-info, which knows tar.gz as one extension.
         let run = try Run(["inbox", tree.documents, "--settle", "0"], environment: ["XDG_DATA_DIRS": "/usr/share"])
         #expect(run.status == 1)
-        #expect(run.lines == [
-            "Inbox/archive.tar.gz -> archive-1.tar.gz  org.gnu.gnu-zip-tar-archive",
-            "Inbox/pipe: left in place: a FIFO is never moved",
-            "Inbox/report.pdf -> report-1.pdf  com.adobe.pdf",
-            "moved 2, 1 left in place; the Inbox was kept: 1 item is left in it",
-        ])
+        #expect(
+            run.lines == [
+                "Inbox/archive.tar.gz -> archive-1.tar.gz  org.gnu.gnu-zip-tar-archive",
+                "Inbox/pipe: left in place: a FIFO is never moved",
+                "Inbox/report.pdf -> report-1.pdf  com.adobe.pdf",
+                "moved 2, 1 left in place; the Inbox was kept: 1 item is left in it",
+            ])
         unlink(tree.inbox + "/pipe")
         let again = try Run("inbox", tree.documents, "--settle", "0")
         #expect(again.status == 0)
@@ -115,7 +117,8 @@ func startUTI(_ arguments: [String]) throws -> Process {
         let tree = try InboxTree()
         tree.write(tree.inbox, "notes", "hello")
         tree.write(tree.documents, "notes", "old")
-        let run = try Run(["inbox", tree.documents, "--settle", "0", "--json"], environment: ["XDG_DATA_DIRS": "/usr/share"])
+        let run = try Run(
+            ["inbox", tree.documents, "--settle", "0", "--json"], environment: ["XDG_DATA_DIRS": "/usr/share"])
         #expect(run.status == 0)
         let json = try #require(try run.json() as? [String: Any])
         let items = try #require(json["items"] as? [[String: Any]])
@@ -135,11 +138,18 @@ func startUTI(_ arguments: [String]) throws -> Process {
         let tree = try InboxTree()
         // Other processes append in loops, opening their files each time.
         var appenders: [Process] = []
-        defer { for a in appenders { kill(a.processIdentifier, SIGKILL); a.waitUntilExit() } }
+        defer {
+            for a in appenders {
+                kill(a.processIdentifier, SIGKILL)
+                a.waitUntilExit()
+            }
+        }
         for name in ["a.log", "b.log", "c.log"] {
             let appender = Process()
             appender.executableURL = URL(fileURLWithPath: "/bin/sh")
-            appender.arguments = ["-c", "while :; do echo line >> \"$1\"; done 2>/dev/null", "sh", tree.inbox + "/" + name]
+            appender.arguments = [
+                "-c", "while :; do echo line >> \"$1\"; done 2>/dev/null", "sh", tree.inbox + "/" + name,
+            ]
             try appender.run()
             appenders.append(appender)
         }
@@ -149,7 +159,8 @@ func startUTI(_ arguments: [String]) throws -> Process {
         // starts it: Foundation's Process hands its children the blocked
         // signals of the thread that spawns them, and a blocked SIGIO kills no one.
         for _ in 0..<150 {
-            let status = try spawnWithDefaultSignals(Run.binary.path, ["inbox", tree.documents, "--settle", "0", "--keep-inbox", "--no-system"])
+            let status = try spawnWithDefaultSignals(
+                Run.binary.path, ["inbox", tree.documents, "--settle", "0", "--keep-inbox", "--no-system"])
             if status & 0x7f != 0 { killed.append(status & 0x7f) }
         }
         #expect(killed == [], "killed by signals \(killed)")
@@ -168,8 +179,9 @@ func startUTI(_ arguments: [String]) throws -> Process {
         for tree in trees {
             _ = try Run(["-R", "65534:65534", tree.root], executable: "/bin/chown")
         }
-        return try Run(["--reuid=65534", "--regid=65534", "--clear-groups", Run.binary.path] + arguments,
-                       environment: ["UTI_CACHE_DIR": ""], executable: "/usr/bin/setpriv")
+        return try Run(
+            ["--reuid=65534", "--regid=65534", "--clear-groups", Run.binary.path] + arguments,
+            environment: ["UTI_CACHE_DIR": ""], executable: "/usr/bin/setpriv")
     }
 
     /// README (Inbox): an item that cannot be removed from the Inbox is not
@@ -185,7 +197,8 @@ func startUTI(_ arguments: [String]) throws -> Process {
         defer { chmod(remote.inbox, 0o755) }
         for round in 0..<3 {
             let run = try Self.runWithoutRemovalRights(
-                ["inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--no-system"], trees: [tree, remote])
+                ["inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--no-system"],
+                trees: [tree, remote])
             #expect(run.status == 1, "round \(round): \(run.stdout) \(run.stderr)")
             for name in ["a.txt", "Pack.app", "alink"] {
                 #expect(run.stderr.contains("\(name): not moved: cannot be removed from the Inbox"), "\(run.stderr)")
@@ -222,16 +235,18 @@ func startUTI(_ arguments: [String]) throws -> Process {
             writer.start()
             var runs = 0
             while !done.withLock({ $0 }) {
-                let run = try Run("inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--keep-inbox",
-                                  "--no-system")
+                let run = try Run(
+                    "inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--keep-inbox",
+                    "--no-system")
                 moved += run.stdout.components(separatedBy: "(copied across file systems)").count - 1
                 runs += 1
             }
             let last = try Run("inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--no-system")
             #expect(last.status == 0, "trial \(trial): \(last.stdout) \(last.stderr)")
             let found = tree.files(under: tree.documents).values.flatMap { $0.split(separator: "\n").map(String.init) }
-            #expect(found.count == lines && Set(found).count == lines,
-                    "trial \(trial) (\(runs) runs): \(found.count) lines found of \(lines), \(Set(found).count) distinct")
+            #expect(
+                found.count == lines && Set(found).count == lines,
+                "trial \(trial) (\(runs) runs): \(found.count) lines found of \(lines), \(Set(found).count) distinct")
         }
         // The moves really raced the writer.
         #expect(moved >= 50, "only \(moved) moves while the writer was at work")
@@ -242,22 +257,29 @@ func startUTI(_ arguments: [String]) throws -> Process {
     /// Documents exactly once and whole, with nothing left over.
     @Test func killedCrossDeviceFolderMovesEndWhole() throws {
         var shm = stat(), tmp = stat()
-        guard stat("/dev/shm", &shm) == 0, stat(NSTemporaryDirectory(), &tmp) == 0, shm.st_dev != tmp.st_dev else { return }
+        guard stat("/dev/shm", &shm) == 0, stat(NSTemporaryDirectory(), &tmp) == 0, shm.st_dev != tmp.st_dev else {
+            return
+        }
         let files = 2_000
-        func package(_ remote: InboxTree, _ name: String) throws {
-            try FileManager.default.createDirectory(atPath: remote.inbox + "/\(name)/Contents/Resources", withIntermediateDirectories: true)
-            for i in 0..<files { remote.write(remote.inbox + "/\(name)/Contents/Resources", "f\(i).txt", "\(name) \(i)") }
+        func makePackage(_ remote: InboxTree, _ name: String) throws {
+            try FileManager.default.createDirectory(
+                atPath: remote.inbox + "/\(name)/Contents/Resources", withIntermediateDirectories: true)
+            for i in 0..<files {
+                remote.write(remote.inbox + "/\(name)/Contents/Resources", "f\(i).txt", "\(name) \(i)")
+            }
         }
         // How long one whole move takes here.
         let calibration = try InboxTree(), calibrationRemote = try InboxTree(base: "/dev/shm")
-        try package(calibrationRemote, "C.app")
+        try makePackage(calibrationRemote, "C.app")
         let started = Date()
         _ = try Run("inbox", calibration.documents, "--inbox", calibrationRemote.inbox, "--settle", "0", "--no-system")
         let whole = Date().timeIntervalSince(started)
         for round in 0..<6 {
             let tree = try InboxTree(), remote = try InboxTree(base: "/dev/shm")
-            try package(remote, "P.app")
-            let process = try startUTI(["inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--no-system"])
+            try makePackage(remote, "P.app")
+            let process = try startUTI([
+                "inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--no-system",
+            ])
             if round % 2 == 0 {
                 usleep(UInt32(Double.random(in: 0.05...1.1) * whole * 1_000_000))
             } else {
@@ -266,7 +288,9 @@ func startUTI(_ arguments: [String]) throws -> Process {
                 while Date() < deadline {
                     let sources = ((try? FileManager.default.contentsOfDirectory(atPath: remote.inbox)) ?? [])
                         .map { remote.inbox + "/" + $0 + "/Contents/Resources" }
-                    let left = sources.map { (try? FileManager.default.contentsOfDirectory(atPath: $0).count) ?? files }.min() ?? files
+                    let left =
+                        sources.map { (try? FileManager.default.contentsOfDirectory(atPath: $0).count) ?? files }.min()
+                        ?? files
                     if left < files - 50 { break }
                     usleep(200)
                 }
@@ -277,7 +301,8 @@ func startUTI(_ arguments: [String]) throws -> Process {
             #expect(last.status == 0, "round \(round): \(last.stdout) \(last.stderr)")
             let names = try FileManager.default.contentsOfDirectory(atPath: tree.documents).filter { $0 != "Inbox" }
             #expect(names == ["P.app"], "round \(round): \(names)")
-            let copied = try FileManager.default.contentsOfDirectory(atPath: tree.documents + "/P.app/Contents/Resources")
+            let copied = try FileManager.default.contentsOfDirectory(
+                atPath: tree.documents + "/P.app/Contents/Resources")
             #expect(copied.count == files, "round \(round): \(copied.count) of \(files) files")
             #expect(!FileManager.default.fileExists(atPath: remote.inbox), "round \(round): the Inbox is left")
         }
@@ -300,9 +325,12 @@ func startUTI(_ arguments: [String]) throws -> Process {
         let big = String(repeating: "0123456789abcdef", count: 65_536)  // 1 MiB
         remote.write(remote.inbox, "big.bin", big)
         remote.write(remote.inbox, "small.txt", "small")
-        let run = try Run(["sh", "-c", "ulimit -f 256; exec \"$0\" \"$@\"", Run.binary.path,
-                           "inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0"].dropFirst().map { $0 },
-                          executable: "/bin/sh")
+        let run = try Run(
+            [
+                "sh", "-c", "ulimit -f 256; exec \"$0\" \"$@\"", Run.binary.path,
+                "inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0",
+            ].dropFirst().map { $0 },
+            executable: "/bin/sh")
         #expect(run.status == 1)
         #expect(run.stderr.contains("Inbox/big.bin: not moved") || run.stderr.contains("big.bin: not moved"))
         #expect(run.stderr.contains("File too large"))
@@ -359,7 +387,9 @@ func startUTI(_ arguments: [String]) throws -> Process {
             arrive(20)
             let before = (try? FileManager.default.contentsOfDirectory(atPath: tree.inbox).count) ?? 0
             let process = try startUTI(["inbox", tree.documents, "--settle", "0", "--no-system"])
-            let delay = round % 2 == 0 ? Double.random(in: (emptyRun * 0.7)...(fullRun * 1.2)) : aimed * Double.random(in: 0.9...1.1)
+            let delay =
+                round % 2 == 0
+                ? Double.random(in: (emptyRun * 0.7)...(fullRun * 1.2)) : aimed * Double.random(in: 0.9...1.1)
             usleep(UInt32(delay * 1_000_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -407,9 +437,14 @@ func startUTI(_ arguments: [String]) throws -> Process {
         // A writer that creates, without replacing, the numbered names the processors want.
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/bin/sh")
-        writer.arguments = ["-c", "cd \"$1\" && set -C && i=1; while [ $i -le 900 ]; do printf 'writer report-%s.pdf' $i > report-$i.pdf 2>/dev/null; i=$((i+1)); done", "sh", tree.documents]
+        writer.arguments = [
+            "-c",
+            "cd \"$1\" && set -C && i=1; while [ $i -le 900 ]; do printf 'writer report-%s.pdf' $i > report-$i.pdf 2>/dev/null; i=$((i+1)); done",
+            "sh", tree.documents,
+        ]
         writer.standardError = FileHandle.nullDevice
-        let processors = try (0..<4).map { _ in try startUTI(["inbox", tree.documents, "--settle", "0", "--no-system"]) }
+        let processors = try (0..<4).map { _ in try startUTI(["inbox", tree.documents, "--settle", "0", "--no-system"])
+        }
         try writer.run()
         for process in processors { process.waitUntilExit() }
         writer.waitUntilExit()
@@ -473,22 +508,29 @@ func startUTI(_ arguments: [String]) throws -> Process {
     /// Each name with the name it gets beside a file of its own name, with
     /// the system's MIME data and without it (where only the bundled types,
     /// Apple's, claim extensions: `tar.gz` is none of theirs).
-    @Test(arguments: [
-        ("my.report.pdf", "my.report-1.pdf", nil), ("v1.2.txt", "v1.2-1.txt", nil),
-        ("IMG_2024.01.05.jpg", "IMG_2024.01.05-1.jpg", nil), ("archive.tar.gz", "archive-1.tar.gz", "archive.tar-1.gz"),
-        ("backup.2024.tar.gz", "backup.2024-1.tar.gz", "backup.2024.tar-1.gz"), ("notes", "notes-1", nil),
-        ("a.b.unknownext", "a.b-1.unknownext", nil), ("Photo.JPG", "Photo-1.JPG", nil), (".profile", ".profile-1", nil),
-        ("x.y.Z", "x.y-1.Z", nil),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            ("my.report.pdf", "my.report-1.pdf", nil), ("v1.2.txt", "v1.2-1.txt", nil),
+            ("IMG_2024.01.05.jpg", "IMG_2024.01.05-1.jpg", nil),
+            ("archive.tar.gz", "archive-1.tar.gz", "archive.tar-1.gz"),
+            ("backup.2024.tar.gz", "backup.2024-1.tar.gz", "backup.2024.tar-1.gz"), ("notes", "notes-1", nil),
+            ("a.b.unknownext", "a.b-1.unknownext", nil), ("Photo.JPG", "Photo-1.JPG", nil),
+            (".profile", ".profile-1", nil),
+            ("x.y.Z", "x.y-1.Z", nil),
+        ] as [(String, String, String?)])
     func theCounterGoesBeforeTheRealExtension(name: String, expected: String, withoutSystemData: String?) throws {
-        for (environment, expected) in [(["XDG_DATA_DIRS": "/usr/share"], expected), ([:], withoutSystemData ?? expected)] {
+        for (environment, expected) in [
+            (["XDG_DATA_DIRS": "/usr/share"], expected), ([:], withoutSystemData ?? expected),
+        ] {
             let tree = try InboxTree()
             tree.write(tree.documents, name, "taken")
             tree.write(tree.inbox, name, "arrived")
             let run = try Run(["inbox", tree.documents, "--settle", "0"], environment: environment)
             #expect(run.status == 0, "\(run.stderr)")
-            #expect(run.lines.first?.hasPrefix("Inbox/\(name) -> \(expected)  ") == true, "\(environment): \(run.stdout)")
-            #expect(tree.files(under: tree.documents) == ["Documents/" + name: "taken", "Documents/" + expected: "arrived"])
+            #expect(
+                run.lines.first?.hasPrefix("Inbox/\(name) -> \(expected)  ") == true, "\(environment): \(run.stdout)")
+            #expect(
+                tree.files(under: tree.documents) == ["Documents/" + name: "taken", "Documents/" + expected: "arrived"])
         }
     }
 }
@@ -505,12 +547,16 @@ func startUTI(_ arguments: [String]) throws -> Process {
         tree.write(planted, ".uti-inbox-journal", "nonexistent\u{0}../../../elsewhere/.ssh")
         chmod(planted + "/.uti-inbox-journal", 0o600)
         let dry = try Run(["inbox", tree.documents, "--settle", "0", "--dry-run"])
-        #expect(dry.status == 0 && dry.lines.first == "Inbox/.uti-inbox-removing-x -> .uti-inbox-removing-x  public.folder",
-                "\(dry.stdout)\(dry.stderr)")
+        #expect(
+            dry.status == 0 && dry.lines.first == "Inbox/.uti-inbox-removing-x -> .uti-inbox-removing-x  public.folder",
+            "\(dry.stdout)\(dry.stderr)")
         let run = try Run(["inbox", tree.documents, "--settle", "0"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(tree.files() == ["Documents/.uti-inbox-removing-x/file": "hi",
-                                 "Documents/.uti-inbox-removing-x/.uti-inbox-journal": "nonexistent\u{0}../../../elsewhere/.ssh"])
+        #expect(
+            tree.files() == [
+                "Documents/.uti-inbox-removing-x/file": "hi",
+                "Documents/.uti-inbox-removing-x/.uti-inbox-journal": "nonexistent\u{0}../../../elsewhere/.ssh",
+            ])
     }
 }
 
@@ -527,7 +573,10 @@ func startUTI(_ arguments: [String]) throws -> Process {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
         usleep(500_000)
         let fd = open(tree.inbox + "/a.txt", O_WRONLY | O_CREAT | O_EXCL, 0o644)
         _ = write(fd, "a", 1)

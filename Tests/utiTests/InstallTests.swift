@@ -1,16 +1,18 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `tools/install.sh` into a temporary prefix, with the binary this test
 /// run built: every file where its reader looks, units systemd accepts,
 /// and an uninstall that removes exactly those files.
 @Suite struct InstallTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
+        .standardized.path
 
     func install(_ arguments: [String], home: String) throws -> ProgramRun {
-        try ProgramRun(URL(fileURLWithPath: "/bin/sh"), [Self.repository + "/tools/install.sh"] + arguments,
-                       environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
+        try ProgramRun(
+            URL(fileURLWithPath: "/bin/sh"), [Self.repository + "/tools/install.sh"] + arguments,
+            environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
     }
 
     @Test func installsEveryFileAndUninstallsThemAll() throws {
@@ -29,20 +31,26 @@ import TestSupport
         // The installed binary answers; the page is the repository's; completions name the commands.
         let answer = try Run(["-b", "jpg"], executable: prefix + "/bin/uti")
         #expect(answer.stdout == "public.jpeg\n")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: prefix + "/share/man/man1/uti.1"))
-            == Data(contentsOf: URL(fileURLWithPath: Self.repository + "/docs/uti.1")))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: prefix + "/share/man/man1/uti.1"))
+                == Data(contentsOf: URL(fileURLWithPath: Self.repository + "/docs/uti.1")))
         for file in files where file.contains("completions") || file.contains("site-functions") {
             let text = try String(contentsOfFile: prefix + "/" + file, encoding: .utf8)
             #expect(text.contains("set-default") && text.contains("open-in"), "\(file)")
         }
         let service = try String(contentsOfFile: prefix + "/lib/systemd/user/uti-inbox.service", encoding: .utf8)
-        #expect(service.contains("ExecStart=\(prefix)/bin/uti inbox --watch %h/Documents\n") && !service.contains("@BINDIR@"))
+        #expect(
+            service.contains("ExecStart=\(prefix)/bin/uti inbox --watch %h/Documents\n")
+                && !service.contains("@BINDIR@"))
         // systemd accepts the units as installed (and finds their manual page).
-        let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
         let verifier = try #require(analyze, "systemd-analyze is needed to check the units (Debian: systemd)")
         let units = files.filter { $0.hasPrefix("lib/systemd") }.map { prefix + "/" + $0 }
-        let verified = try ProgramRun(URL(fileURLWithPath: verifier), ["verify"] + units,
-                                      environment: ["PATH": "/usr/bin:/bin", "MANPATH": prefix + "/share/man"])
+        let verified = try ProgramRun(
+            URL(fileURLWithPath: verifier), ["verify"] + units,
+            environment: ["PATH": "/usr/bin:/bin", "MANPATH": prefix + "/share/man"])
         #expect(verified.status == 0 && verified.stderr.isEmpty, "\(verified.stderr)")
 
         // A file of someone else's in the same folders stays.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The machine's shared-mime-info, as a user's runs see it.
 private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
@@ -14,7 +14,9 @@ private func systemExtensions() throws -> [String] {
         let fields = line.split(separator: ":", omittingEmptySubsequences: false)
         guard fields.count >= 3, fields[2].hasPrefix("*.") else { continue }
         let ext = String(fields[2].dropFirst(2))
-        guard !ext.isEmpty, !ext.contains(where: { "*?[".contains($0) }), seen.insert(ext.lowercased()).inserted else { continue }
+        guard !ext.isEmpty, !ext.contains(where: { "*?[".contains($0) }), seen.insert(ext.lowercased()).inserted else {
+            continue
+        }
         result.append(ext)
     }
     return result
@@ -45,13 +47,18 @@ private func systemExtensions() throws -> [String] {
         for (ext, (l, f)) in zip(extensions, zip(looked, typed)) {
             let lookupType = try #require(l["type"] as? [String: Any], "uti \(ext): \(l)")
             let fileType = try #require(f["type"] as? [String: Any], "uti file x.\(ext): \(f)")
-            guard lookupType["declared"] as? Bool == true, f["basis"] as? String == "name", f["certain"] as? Bool == true
+            guard lookupType["declared"] as? Bool == true, f["basis"] as? String == "name",
+                f["certain"] as? Bool == true
             else { continue }
             checked += 1
             let a = lookupType["identifier"] as! String, b = fileType["identifier"] as! String
-            let related = a == b || (fileType["supertypes"] as! [String]).contains(a)
+            let related =
+                a == b || (fileType["supertypes"] as! [String]).contains(a)
                 || (lookupType["supertypes"] as! [String]).contains(b)
-            if !related && Self.systemStands[ext] != nil { stands.insert(ext); continue }
+            if !related && Self.systemStands[ext] != nil {
+                stands.insert(ext)
+                continue
+            }
             #expect(related, "uti \(ext) is \(a), but uti file x.\(ext) is \(b) (\(f["mimeType"] ?? "?"))")
         }
         #expect(checked > 500)
@@ -64,7 +71,8 @@ private func systemExtensions() throws -> [String] {
     /// `uti batch --file` types names through its own fast route; it gives
     /// what `uti file --no-sniff -b` gives for every name.
     @Test func batchAnswersAsFileForEveryName() throws {
-        let names = try systemExtensions().map { "x." + $0 } + ["a.tar.gz", "Makefile", "x.ts", "core", "README.md", "x.py"]
+        let names =
+            try systemExtensions().map { "x." + $0 } + ["a.tar.gz", "Makefile", "x.ts", "core", "README.md", "x.py"]
         let batch = try Run(["batch", "--file"], stdin: names.joined(separator: "\n") + "\n", environment: systemData)
         let file = try Run(["file", "--no-sniff", "-b"] + names, environment: systemData)
         #expect(batch.status == 0 && file.status == 0)
@@ -91,16 +99,21 @@ private func systemExtensions() throws -> [String] {
 
     @Test func filterFindsSourceFilesInARealTree() throws {
         let folder = TemporaryFolder("uti-source-tree")
-        let files = ["tool.py": "import os\nprint(os.name)\n", "lib.pm": "package Lib;\n1;\n", "app.rb": "puts 1\n",
-                     "page.php": "<?php echo 1; ?>\n", "main.c": "int main(void) { return 0; }\n", "run.sh": "#!/bin/sh\necho\n",
-                     "notes.txt": "plain words\n", "photo.png": "\u{89}PNG\r\n\u{1A}\n", "__init__.py": "", "empty.pm": ""]
-        for (name, text) in files { try text.write(toFile: folder.path + "/" + name, atomically: false, encoding: .utf8) }
+        let files = [
+            "tool.py": "import os\nprint(os.name)\n", "lib.pm": "package Lib;\n1;\n", "app.rb": "puts 1\n",
+            "page.php": "<?php echo 1; ?>\n", "main.c": "int main(void) { return 0; }\n", "run.sh": "#!/bin/sh\necho\n",
+            "notes.txt": "plain words\n", "photo.png": "\u{89}PNG\r\n\u{1A}\n", "__init__.py": "", "empty.pm": "",
+        ]
+        for (name, text) in files {
+            try text.write(toFile: folder.path + "/" + name, atomically: false, encoding: .utf8)
+        }
         let paths = files.keys.sorted().map { folder.path + "/" + $0 }
         let run = try Run(["filter", "public.source-code"] + paths, environment: systemData)
         let kept = Set(run.lines.map { ($0 as NSString).lastPathComponent })
         // Empty files whose extension a declared type claims are typed by it (several globs or one).
-        #expect(kept == ["tool.py", "lib.pm", "app.rb", "page.php", "main.c", "run.sh", "__init__.py", "empty.pm"],
-                "\(run.stdout)\(run.stderr)")
+        #expect(
+            kept == ["tool.py", "lib.pm", "app.rb", "page.php", "main.c", "run.sh", "__init__.py", "empty.pm"],
+            "\(run.stdout)\(run.stderr)")
     }
 
     /// Extensions only mime.types claims (no glob): the name gives the type
@@ -117,8 +130,11 @@ private func systemExtensions() throws -> [String] {
         let file = try Run(["file", "--no-sniff", "-b"] + names, environment: environment)
         let batch = try Run(["batch", "--file"], stdin: names.joined(separator: "\n") + "\n", environment: environment)
         #expect(lookup.status == 0 && file.status == 0 && batch.status == 0, "\(file.stderr)\(batch.stderr)")
-        #expect(lookup.lines == ["org.freedesktop.mime.application.x-uti-clr", "org.freedesktop.mime.chemical.x-cache",
-                                 "public.mpeg-2-transport-stream"])
+        #expect(
+            lookup.lines == [
+                "org.freedesktop.mime.application.x-uti-clr", "org.freedesktop.mime.chemical.x-cache",
+                "public.mpeg-2-transport-stream",
+            ])
         #expect(file.lines == lookup.lines)
         #expect(batch.lines == lookup.lines)
         try Data([0, 1, 2, 0xFE, 0xFF, 0, 7]).write(to: URL(fileURLWithPath: folder.path + "/data.1clr"))
@@ -143,10 +159,14 @@ private func systemExtensions() throws -> [String] {
     @Test func conformsTypesAnExistingPathWithASlash() throws {
         let folder = TemporaryFolder("uti-conforms-path")
         try folder.makeFolder("dir")
-        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]).write(to: URL(fileURLWithPath: folder.path + "/dir/pic.dat"))
-        let run = try Run(["conforms", "-v", "dir/pic.dat", "public.image"], environment: systemData, directory: folder.path)
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]).write(
+            to: URL(fileURLWithPath: folder.path + "/dir/pic.dat"))
+        let run = try Run(
+            ["conforms", "-v", "dir/pic.dat", "public.image"], environment: systemData, directory: folder.path)
         #expect(run.status == 0 && run.stdout == "public.png conforms to public.image\n", "\(run.stdout)\(run.stderr)")
-        #expect(try Run(["conforms", "text/plain", "public.text"], environment: systemData, directory: folder.path).status == 0)
+        #expect(
+            try Run(["conforms", "text/plain", "public.text"], environment: systemData, directory: folder.path).status
+                == 0)
     }
 }
 
@@ -157,18 +177,25 @@ private func systemExtensions() throws -> [String] {
     @Test func overRealFiles() throws {
         var paths: [String] = []
         for root in ["/etc", "/usr/share/mime", "/usr/lib/os-release", "/usr/share/doc"] {
-            guard let walker = FileManager.default.enumerator(atPath: root) else { paths.append(root); continue }
+            guard let walker = FileManager.default.enumerator(atPath: root) else {
+                paths.append(root)
+                continue
+            }
             for case let relative as String in walker where paths.count < 6000 {
                 var info = stat()
                 let path = root + "/" + relative
-                if lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && access(path, R_OK) == 0 { paths.append(path) }
+                if lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && access(path, R_OK) == 0 {
+                    paths.append(path)
+                }
             }
         }
         try #require(paths.count > 100)
         let run = try Run(["file", "--json"] + paths, environment: systemData)
         let results = try #require(try run.json() as? [[String: Any]])
         var mimeTypes: [String] = []
-        for result in results { if let mime = result["mimeType"] as? String, !mimeTypes.contains(mime) { mimeTypes.append(mime) } }
+        for result in results {
+            if let mime = result["mimeType"] as? String, !mimeTypes.contains(mime) { mimeTypes.append(mime) }
+        }
         let lookup = try Run(["lookup", "--json", "--unfiltered", "--mime"] + mimeTypes, environment: systemData)
         let types = try #require(try lookup.json() as? [[String: Any]])
         var ofMIME: [String: [String: Any]] = [:]
@@ -176,10 +203,13 @@ private func systemExtensions() throws -> [String] {
         var compared = 0
         for result in results {
             guard let type = result["type"] as? [String: Any], let mime = result["mimeType"] as? String,
-                  let named = ofMIME[mime] else { continue }
+                let named = ofMIME[mime]
+            else { continue }
             compared += 1
             let a = type["identifier"] as! String, b = named["identifier"] as! String
-            let agrees = a == b || (type["supertypes"] as! [String]).contains(b) || (named["supertypes"] as! [String]).contains(a)
+            let agrees =
+                a == b || (type["supertypes"] as! [String]).contains(b)
+                || (named["supertypes"] as! [String]).contains(a)
                 || result["matchedExtension"] is String
             #expect(agrees, "\(result["path"]!): \(a) with \(mime), which is \(b)")
         }

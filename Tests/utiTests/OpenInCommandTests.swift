@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `uti open-in` and `uti set-default` on a temporary XDG tree holding a
 /// desktop entry, an app bundle with its own type, and a program that
@@ -10,38 +10,45 @@ import TestSupport
         let folder = TemporaryFolder("uti-open-in")
         var root: String { folder.path }
         var environment: [String: String] {
-            ["XDG_DATA_DIRS": root + "/share", "XDG_DATA_HOME": root + "/home-share", "XDG_CONFIG_HOME": root + "/config",
-             "XDG_CONFIG_DIRS": root + "/etc-xdg", "XDG_CURRENT_DESKTOP": "", "UTI_APPS": ""]
+            [
+                "XDG_DATA_DIRS": root + "/share", "XDG_DATA_HOME": root + "/home-share",
+                "XDG_CONFIG_HOME": root + "/config",
+                "XDG_CONFIG_DIRS": root + "/etc-xdg", "XDG_CURRENT_DESKTOP": "", "UTI_APPS": "",
+            ]
         }
 
         init() throws {
-            try write("share/applications/editor.desktop", """
-            [Desktop Entry]
-            Type=Application
-            Name=Editor
-            Exec=\(root)/record --from %k "100%%" %F
-            MimeType=text/plain;
-            """)
+            try write(
+                "share/applications/editor.desktop",
+                """
+                [Desktop Entry]
+                Type=Application
+                Name=Editor
+                Exec=\(root)/record --from %k "100%%" %F
+                MimeType=text/plain;
+                """)
             try write("record", "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$(dirname \"$0\")/recorded\"\n")
             chmod(root + "/record", 0o755)
-            try write("share/uti/apps/Notes.app/Contents/Info.plist", """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict>
-              <key>CFBundleIdentifier</key><string>com.example.notes</string>
-              <key>CFBundleName</key><string>Notes</string>
-              <key>CFBundleDocumentTypes</key><array><dict>
-                <key>CFBundleTypeName</key><string>Note</string>
-                <key>CFBundleTypeRole</key><string>Editor</string>
-                <key>LSHandlerRank</key><string>Owner</string>
-                <key>LSItemContentTypes</key><array><string>com.example.note</string></array>
-              </dict></array>
-              <key>UTExportedTypeDeclarations</key><array><dict>
-                <key>UTTypeIdentifier</key><string>com.example.note</string>
-                <key>UTTypeConformsTo</key><array><string>public.plain-text</string></array>
-                <key>UTTypeTagSpecification</key><dict><key>public.filename-extension</key><string>note</string></dict>
-              </dict></array>
-            </dict></plist>
-            """)
+            try write(
+                "share/uti/apps/Notes.app/Contents/Info.plist",
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <plist version="1.0"><dict>
+                  <key>CFBundleIdentifier</key><string>com.example.notes</string>
+                  <key>CFBundleName</key><string>Notes</string>
+                  <key>CFBundleDocumentTypes</key><array><dict>
+                    <key>CFBundleTypeName</key><string>Note</string>
+                    <key>CFBundleTypeRole</key><string>Editor</string>
+                    <key>LSHandlerRank</key><string>Owner</string>
+                    <key>LSItemContentTypes</key><array><string>com.example.note</string></array>
+                  </dict></array>
+                  <key>UTExportedTypeDeclarations</key><array><dict>
+                    <key>UTTypeIdentifier</key><string>com.example.note</string>
+                    <key>UTTypeConformsTo</key><array><string>public.plain-text</string></array>
+                    <key>UTTypeTagSpecification</key><dict><key>public.filename-extension</key><string>note</string></dict>
+                  </dict></array>
+                </dict></plist>
+                """)
             try write("docs/today.note", "milk\n")
         }
 
@@ -56,13 +63,14 @@ import TestSupport
         let run = try Run(["open-in", "--no-system", file], environment: tree.environment)
         #expect(run.status == 0, "\(run.stderr)")
         let plist = tree.root + "/share/uti/apps/Notes.app/Contents/Info.plist"
-        #expect(run.stdout == """
-        \(file): com.example.note
-          * com.example.notes  Notes  declares com.example.note in LSItemContentTypes, Owner, Editor: \(plist):5
-            editor.desktop     Editor  declares text/plain (supertype) in MimeType: \(tree.root)/share/applications/editor.desktop:5
-          command: none (com.example.notes cannot be run: it has no CFBundleExecutable)
+        #expect(
+            run.stdout == """
+                \(file): com.example.note
+                  * com.example.notes  Notes  declares com.example.note in LSItemContentTypes, Owner, Editor: \(plist):5
+                    editor.desktop     Editor  declares text/plain (supertype) in MimeType: \(tree.root)/share/applications/editor.desktop:5
+                  command: none (com.example.notes cannot be run: it has no CFBundleExecutable)
 
-        """)
+                """)
         // The bundle's type is known to every command.
         let lookup = try Run(["--no-system", "-b", "note"], environment: tree.environment)
         #expect(lookup.stdout == "com.example.note\n")
@@ -74,11 +82,14 @@ import TestSupport
         let file = tree.root + "/docs/it's $HOME.txt"
         let run = try Run(["open-in", "--no-system", "--app", "editor.desktop", file], environment: tree.environment)
         let entry = tree.root + "/share/applications/editor.desktop"
-        #expect(run.stdout.hasSuffix("  command: \(tree.root)/record --from \(entry) 100% '\(tree.root)/docs/it'\\''s $HOME.txt'\n"))
+        #expect(
+            run.stdout.hasSuffix(
+                "  command: \(tree.root)/record --from \(entry) 100% '\(tree.root)/docs/it'\\''s $HOME.txt'\n"))
         #expect(!FileManager.default.fileExists(atPath: tree.root + "/recorded"), "printing never runs it")
         let ran = try Run(["open-in", "--no-system", "--run", file], environment: tree.environment)
         #expect(ran.status == 0, "\(ran.stderr)")
-        #expect(try String(contentsOfFile: tree.root + "/recorded", encoding: .utf8) == "--from\n\(entry)\n100%\n\(file)\n")
+        #expect(
+            try String(contentsOfFile: tree.root + "/recorded", encoding: .utf8) == "--from\n\(entry)\n100%\n\(file)\n")
     }
 
     /// `Terminal=true` runs in a terminal, as the desktop does:
@@ -86,14 +97,16 @@ import TestSupport
     /// `x-terminal-emulator -e`; with none, a clear error and nothing run.
     @Test func terminalEntriesRunInATerminal() throws {
         let tree = try Tree()
-        try tree.write("share/applications/vim.desktop", """
-        [Desktop Entry]
-        Type=Application
-        Name=Vim
-        Exec=vim %f
-        Terminal=true
-        MimeType=text/x-markdown;text/markdown;
-        """)
+        try tree.write(
+            "share/applications/vim.desktop",
+            """
+            [Desktop Entry]
+            Type=Application
+            Name=Vim
+            Exec=vim %f
+            Terminal=true
+            MimeType=text/x-markdown;text/markdown;
+            """)
         try tree.write("notes.md", "# notes")
         let bin = tree.root + "/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
@@ -108,7 +121,8 @@ import TestSupport
             var environment = tree.environment
             environment["PATH"] = bin + ":/usr/bin:/bin"
             for (key, value) in extra { environment[key] = value }
-            let run = try Run(["open-in", "--no-system", "--app", "vim.desktop", "--run", file], environment: environment)
+            let run = try Run(
+                ["open-in", "--no-system", "--app", "vim.desktop", "--run", file], environment: environment)
             return (run, try? String(contentsOfFile: tree.root + "/recorded", encoding: .utf8))
         }
         var (ran, recorded) = try run([:])
@@ -123,7 +137,10 @@ import TestSupport
         unlink(bin + "/x-terminal-emulator")
         (ran, recorded) = try run([:])
         #expect(ran.status == 2, "\(ran.stdout) \(ran.stderr)")
-        #expect(ran.stdout.contains("command: none (vim.desktop: the entry runs in a terminal (Terminal=true), and none was found"), "\(ran.stdout)")
+        #expect(
+            ran.stdout.contains(
+                "command: none (vim.desktop: the entry runs in a terminal (Terminal=true), and none was found"),
+            "\(ran.stdout)")
         #expect(recorded == nil)
     }
 
@@ -139,16 +156,26 @@ import TestSupport
 
     @Test func setDefaultWritesMimeappsListAndWins() throws {
         let tree = try Tree()
-        try tree.write("share/applications/viewer.desktop", "[Desktop Entry]\nType=Application\nName=Viewer\nExec=/bin/true %f\nMimeType=text/plain;\n")
+        try tree.write(
+            "share/applications/viewer.desktop",
+            "[Desktop Entry]\nType=Application\nName=Viewer\nExec=/bin/true %f\nMimeType=text/plain;\n")
         let before = try Run(["open-in", "--no-system", "--type", "txt", "--json"], environment: tree.environment)
         let items = try JSONSerialization.jsonObject(with: Data(before.stdout.utf8)) as! [[String: Any]]
         #expect(items[0]["default"] as? String == "editor.desktop")
         let set = try Run(["set-default", "--no-system", "txt", "viewer.desktop"], environment: tree.environment)
         #expect(set.status == 0, "\(set.stderr)")
-        #expect(set.stdout == "public.plain-text: viewer.desktop is the default (text/plain) in \(tree.root)/config/mimeapps.list\n")
-        #expect(try String(contentsOfFile: tree.root + "/config/mimeapps.list", encoding: .utf8) == "[Default Applications]\ntext/plain=viewer.desktop;\n")
+        #expect(
+            set.stdout
+                == "public.plain-text: viewer.desktop is the default (text/plain) in \(tree.root)/config/mimeapps.list\n"
+        )
+        #expect(
+            try String(contentsOfFile: tree.root + "/config/mimeapps.list", encoding: .utf8)
+                == "[Default Applications]\ntext/plain=viewer.desktop;\n")
         let after = try Run(["open-in", "--no-system", "--type", "txt"], environment: tree.environment)
-        #expect(after.stdout.contains("* viewer.desktop  Viewer  set as the default for text/plain in Default Applications: \(tree.root)/config/mimeapps.list:2"))
+        #expect(
+            after.stdout.contains(
+                "* viewer.desktop  Viewer  set as the default for text/plain in Default Applications: \(tree.root)/config/mimeapps.list:2"
+            ))
         let unknown = try Run(["set-default", "--no-system", "txt", "nothing.desktop"], environment: tree.environment)
         #expect(unknown.status == 2)
         #expect(unknown.stderr == "uti: nothing.desktop: no desktop entry or app bundle has this ID\n")
@@ -160,30 +187,44 @@ import TestSupport
     /// that declare the type.
     @Test func wildcardDefaultsAreWrittenAndRead() throws {
         let tree = try Tree()
-        try tree.write("share/applications/viewer.desktop", "[Desktop Entry]\nType=Application\nName=Viewer\nExec=/bin/true %f\nMimeType=text/plain;\n")
-        try tree.write("share/applications/pager.desktop", "[Desktop Entry]\nType=Application\nName=Pager\nExec=/bin/true %f\n")
-        let wildcard = try Run(["set-default", "--no-system", "text/*", "pager.desktop"], environment: tree.environment)
+        try tree.write(
+            "share/applications/viewer.desktop",
+            "[Desktop Entry]\nType=Application\nName=Viewer\nExec=/bin/true %f\nMimeType=text/plain;\n")
+        try tree.write(
+            "share/applications/pager.desktop", "[Desktop Entry]\nType=Application\nName=Pager\nExec=/bin/true %f\n")
+        let wildcard = try Run(
+            ["set-default", "--no-system", "text/*", "pager.desktop"], environment: tree.environment)
         #expect(wildcard.status == 0, "\(wildcard.stderr)")
-        #expect(wildcard.stdout == "every text/ type: pager.desktop is the default (text/*) in \(tree.root)/config/mimeapps.list\n")
+        #expect(
+            wildcard.stdout
+                == "every text/ type: pager.desktop is the default (text/*) in \(tree.root)/config/mimeapps.list\n")
         let plain = try Run(["open-in", "--no-system", "--type", "txt", "--json"], environment: tree.environment)
         let ids = try (JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) as! [[String: Any]])[0]["candidates"]
             .map { ($0 as! [[String: Any]]).map { $0["id"] as! String } }
         #expect(ids == ["pager.desktop", "editor.desktop", "viewer.desktop"])
         let exact = try Run(["set-default", "--no-system", "txt", "viewer.desktop"], environment: tree.environment)
         #expect(exact.status == 0 && exact.stderr.isEmpty, "\(exact.stderr)")
-        #expect(try String(contentsOfFile: tree.root + "/config/mimeapps.list", encoding: .utf8)
-            == "[Default Applications]\ntext/*=pager.desktop;\ntext/plain=viewer.desktop;\n")
+        #expect(
+            try String(contentsOfFile: tree.root + "/config/mimeapps.list", encoding: .utf8)
+                == "[Default Applications]\ntext/*=pager.desktop;\ntext/plain=viewer.desktop;\n")
         let after = try Run(["open-in", "--no-system", "--type", "txt", "--json"], environment: tree.environment)
-        #expect((try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as! [[String: Any]])[0]["default"] as? String
-            == "viewer.desktop")
+        #expect(
+            (try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as! [[String: Any]])[0]["default"]
+                as? String
+                == "viewer.desktop")
         for bad in ["text/*x", "*/*", "*"] {
             let refused = try Run(["set-default", "--no-system", bad, "pager.desktop"], environment: tree.environment)
-            #expect(refused.status == 2 && refused.stderr.contains("a wildcard names a MIME type's major part"), "\(bad): \(refused.stderr)")
+            #expect(
+                refused.status == 2 && refused.stderr.contains("a wildcard names a MIME type's major part"),
+                "\(bad): \(refused.stderr)")
         }
-        let role = try Run(["set-default", "--no-system", "--role", "viewer", "text/*", "pager.desktop"], environment: tree.environment)
+        let role = try Run(
+            ["set-default", "--no-system", "--role", "viewer", "text/*", "pager.desktop"], environment: tree.environment
+        )
         #expect(role.status == 2 && role.stderr.contains("a wildcard default is for all roles"))
         // A key uti does not read is reported, and the rest of the file still counts.
-        try tree.write("config/mimeapps.list", "[Default Applications]\ntext/x*=pager.desktop;\ntext/plain=viewer.desktop;\n")
+        try tree.write(
+            "config/mimeapps.list", "[Default Applications]\ntext/x*=pager.desktop;\ntext/plain=viewer.desktop;\n")
         let odd = try Run(["open-in", "--no-system", "--type", "txt", "--json"], environment: tree.environment)
         #expect(odd.stderr.contains("text/x*: a wildcard key is a MIME type's major part and /*"), "\(odd.stderr)")
     }
@@ -229,7 +270,8 @@ import TestSupport
         if geteuid() == 0 {
             #expect(chown(list, 65534, 65534) == 0 && chmod(list, 0o640) == 0)
         }
-        let run = try Run(["set-default", "--no-system", "text/x-uti-lock", "editor.desktop"], environment: tree.environment)
+        let run = try Run(
+            ["set-default", "--no-system", "text/x-uti-lock", "editor.desktop"], environment: tree.environment)
         #expect(run.status == 0, "\(run.stderr)")
         var info = stat()
         #expect(stat(list, &info) == 0 && info.st_mode & 0o777 == (geteuid() == 0 ? 0o640 : 0o644))
@@ -238,8 +280,11 @@ import TestSupport
         #expect(stat(tree.root + "/config/.mimeapps.list.uti-lock", &lock) == 0 && lock.st_mode & 0o777 == 0o600)
         // A lock that is not a private file of the user is refused, and nothing is written.
         chmod(tree.root + "/config/.mimeapps.list.uti-lock", 0o666)
-        let refused = try Run(["set-default", "--no-system", "text/x-uti-other", "editor.desktop"], environment: tree.environment)
-        #expect(refused.status == 2 && refused.stderr.contains("the lock is not a private file of this user; nothing was written"))
+        let refused = try Run(
+            ["set-default", "--no-system", "text/x-uti-other", "editor.desktop"], environment: tree.environment)
+        #expect(
+            refused.status == 2
+                && refused.stderr.contains("the lock is not a private file of this user; nothing was written"))
     }
 
     /// A run holding the lock (a stuck one of the user's own) makes another
@@ -251,14 +296,18 @@ import TestSupport
         #expect(lock >= 0 && flock(lock, LOCK_EX) == 0)
         defer { close(lock) }
         let before = try String(contentsOfFile: tree.root + "/config/mimeapps.list", encoding: .utf8)
-        let run = try Run(["set-default", "--no-system", "text/x-uti-waits", "editor.desktop"], environment: tree.environment)
-        #expect(run.status == 2 && run.stderr.contains("another process has held it for 10 s); nothing was written"), "\(run.stderr)")
+        let run = try Run(
+            ["set-default", "--no-system", "text/x-uti-waits", "editor.desktop"], environment: tree.environment)
+        #expect(
+            run.status == 2 && run.stderr.contains("another process has held it for 10 s); nothing was written"),
+            "\(run.stderr)")
         #expect(try String(contentsOfFile: tree.root + "/config/mimeapps.list", encoding: .utf8) == before)
     }
 
     @Test func badSourcesAndArgumentsExitTwo() throws {
         let tree = try Tree()
-        let missing = try Run(["open-in", "--no-system", "--apps", tree.root + "/nowhere", "x.txt"], environment: tree.environment)
+        let missing = try Run(
+            ["open-in", "--no-system", "--apps", tree.root + "/nowhere", "x.txt"], environment: tree.environment)
         #expect(missing.status == 2)
         #expect(missing.stderr == "uti: \(tree.root)/nowhere: error: No such file or directory\n")
         let role = try Run(["open-in", "--role", "owner", "x.txt"], environment: tree.environment)

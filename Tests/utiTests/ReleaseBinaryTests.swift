@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What holds for every `uti` binary a user may run: the debug build of this
 /// test run and, when `UTI_RELEASE_BINARY` names one (`.ci/run` sets it to
@@ -25,8 +25,9 @@ import TestSupport
     func propertyListsInOtherEncodingsRead(encoding: String, description: String) throws {
         let file = fixture("encodings/\(encoding).plist")
         for binary in Self.binaries {
-            let run = try Run(["encx", "--declarations", file, "--no-system"], environment: ["UTI_CACHE_DIR": ""],
-                              executable: binary)
+            let run = try Run(
+                ["encx", "--declarations", file, "--no-system"], environment: ["UTI_CACHE_DIR": ""],
+                executable: binary)
             #expect(run.status == 0, "\(binary): \(run.stderr)")
             #expect(run.lines.first == "com.example.encoded  \(description)", "\(binary)")
         }
@@ -35,11 +36,14 @@ import TestSupport
     @Test func anEncodingNoConverterKnowsIsRefusedWithItsFileAndLine() throws {
         let file = fixture("encodings/x-no-such-encoding.plist")
         for binary in Self.binaries {
-            let run = try Run(["encx", "--declarations", file, "--no-system"], environment: ["UTI_CACHE_DIR": ""],
-                              executable: binary)
+            let run = try Run(
+                ["encx", "--declarations", file, "--no-system"], environment: ["UTI_CACHE_DIR": ""],
+                executable: binary)
             #expect(run.status == 2, "\(binary)")
             #expect(run.stdout.isEmpty)
-            #expect(run.stderr == "uti: \(file):1: error: malformed property list: Unsupported encoding x-no-such-encoding\n")
+            #expect(
+                run.stderr
+                    == "uti: \(file):1: error: malformed property list: Unsupported encoding x-no-such-encoding\n")
             let validated = try Run(["validate", file], executable: binary)
             #expect(validated.status == 1, "\(binary)")
             #expect(validated.stdout.hasPrefix("\(file):1: error: malformed property list: Unsupported encoding"))

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The machine's shared-mime-info, for the commands that type files by content.
 private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
@@ -36,7 +36,10 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
     @Test func anUndeclaredDottedNameIsNotAnExtension() throws {
         let run = try Run("public.imgae")
         #expect(run.status == 1 && run.stdout.isEmpty)
-        #expect(run.stderr.contains("no type is declared with this identifier and none claims it as an extension (did you mean public.image?)"))
+        #expect(
+            run.stderr.contains(
+                "no type is declared with this identifier and none claims it as an extension (did you mean public.image?)"
+            ))
         let file = try Run("report.pdf")
         #expect(file.status == 1 && file.stderr.contains("for a file name: uti file report.pdf"))
         // Asked for as an extension, it is one.
@@ -101,7 +104,8 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
 @Suite struct SystemTypesInAppleTreeTests {
     @Test func gimpImagesAreImages() throws {
         #expect(try Run(["conforms", "xcf", "public.image"], environment: systemData).status == 0)
-        #expect(try Run(["conforms", "x.xcf", "public.image"], environment: systemData).status == 2)   // a name, not a file
+        // A name, not a file.
+        #expect(try Run(["conforms", "x.xcf", "public.image"], environment: systemData).status == 2)
         let graph = try Run(["graph", "public.image"], environment: systemData)
         #expect(graph.stdout.contains("\"org.freedesktop.mime.image.x-xcf\" -> \"public.image\";"))
         // Apple's answers stay: m4a is Apple's M4A, though shared-mime-info gives it to audio/mp4.
@@ -144,14 +148,18 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
     @Test func conformsTypesAFileByNameAndContent() throws {
         try tree { dir in
             #expect(try Run(["conforms", dir + "/pic.dat", "public.image"], environment: systemData).status == 0)
-            #expect(try Run(["conforms", "--file", dir + "/notes.txt", "public.image"], environment: systemData).status == 1)
-            let verbose = try Run(["conforms", "-v", "--file", dir + "/notes.txt", "public.text"], environment: systemData)
+            #expect(
+                try Run(["conforms", "--file", dir + "/notes.txt", "public.image"], environment: systemData).status == 1
+            )
+            let verbose = try Run(
+                ["conforms", "-v", "--file", dir + "/notes.txt", "public.text"], environment: systemData)
             #expect(verbose.status == 0 && verbose.stdout == "public.plain-text conforms to public.text\n")
             // A relative dotted name that exists is the file.
             let relative = try Run(["conforms", "pic.dat", "public.image"], environment: systemData, directory: dir)
             #expect(relative.status == 0)
             // A missing file is an error, never a yes or a no.
-            let missing = try Run(["conforms", "--file", dir + "/missing.jpg", "public.image"], environment: systemData)
+            let missing = try Run(
+                ["conforms", "--file", dir + "/missing.jpg", "public.image"], environment: systemData)
             #expect(missing.status == 2 && missing.stderr.contains("No such file"))
             #expect(try Run(["conforms", dir + "/missing.dat", "public.image"], environment: systemData).status == 2)
             // A word that is a type as written stays the type, even if a file has its name.
@@ -163,10 +171,11 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
     @Test func emptyFilesAreTypedByNameWhenItDecides() throws {
         try tree { dir in
             let run = try Run(["file", dir + "/empty.jpg", dir + "/blank"], environment: systemData)
-            #expect(run.lines == [
-                "\(dir)/empty.jpg: public.jpeg (image/jpeg, JPEG image) by name",
-                "\(dir)/blank: org.freedesktop.mime.application.x-zerosize (application/x-zerosize, empty document) by file-system",
-            ])
+            #expect(
+                run.lines == [
+                    "\(dir)/empty.jpg: public.jpeg (image/jpeg, JPEG image) by name",
+                    "\(dir)/blank: org.freedesktop.mime.application.x-zerosize (application/x-zerosize, empty document) by file-system",
+                ])
             #expect(try Run("help", "file").stdout.contains("application/x-zerosize"))
         }
     }
@@ -174,9 +183,11 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
     @Test func filterPrintsTheConformingPaths() throws {
         try tree { dir in
             let paths = ["pic.dat", "notes.txt", "empty.jpg", "blank"].map { dir + "/" + $0 }
-            let run = try Run(["filter", "public.image"], stdin: paths.joined(separator: "\n") + "\n", environment: systemData)
+            let run = try Run(
+                ["filter", "public.image"], stdin: paths.joined(separator: "\n") + "\n", environment: systemData)
             #expect(run.status == 0 && run.lines == [paths[0], paths[2]])
-            let nul = try Run(["filter", "-0", "public.text"], stdin: paths.joined(separator: "\0") + "\0", environment: systemData)
+            let nul = try Run(
+                ["filter", "-0", "public.text"], stdin: paths.joined(separator: "\0") + "\0", environment: systemData)
             #expect(nul.status == 0 && nul.stdout == paths[1] + "\0")
             let inverted = try Run(["filter", "--invert", "public.data"] + paths, environment: systemData)
             #expect(inverted.status == 1 && inverted.stdout.isEmpty)
@@ -205,7 +216,8 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         #expect(lookup.stdout.contains("query:            extension \"x\\x1b[31m\""))
         let message = try Run("conforms", "jpg", "public.\u{1B}[2J")
         #expect(message.status == 2 && message.stderr.contains("public.\\x1b[2J"))
-        let dyn = try Run("--unfiltered", "--extension", "-b", "a\u{1B}b").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let dyn = try Run("--unfiltered", "--extension", "-b", "a\u{1B}b").stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(try Run("decode", dyn).stdout == "\(dyn)\n  public.filename-extension: a\\x1bb\n")
         #expect(try Run("tags", dyn).stdout == "public.filename-extension: a\\x1bb\n")
         for run in [file, lookup, message] {
@@ -223,19 +235,29 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         try FileManager.default.createDirectory(atPath: dir + "/uti/types", withIntermediateDirectories: true)
         // A 1 MB binary plist whose array names one 100 KB string a million times.
         var plist = Array("bplist00".utf8)
-        plist += [0xAF, 0x12] + withUnsafeBytes(of: UInt32(1_000_000).bigEndian, Array.init) + [UInt8](repeating: 1, count: 1_000_000)
+        plist +=
+            [0xAF, 0x12] + withUnsafeBytes(of: UInt32(1_000_000).bigEndian, Array.init)
+            + [UInt8](repeating: 1, count: 1_000_000)
         let stringAt = plist.count
-        plist += [0x5F, 0x12] + withUnsafeBytes(of: UInt32(100_000).bigEndian, Array.init) + [UInt8](repeating: 0x78, count: 100_000)
+        plist +=
+            [0x5F, 0x12] + withUnsafeBytes(of: UInt32(100_000).bigEndian, Array.init)
+            + [UInt8](repeating: 0x78, count: 100_000)
         let tableAt = plist.count
-        plist += withUnsafeBytes(of: UInt32(8).bigEndian, Array.init) + withUnsafeBytes(of: UInt32(stringAt).bigEndian, Array.init)
+        plist +=
+            withUnsafeBytes(of: UInt32(8).bigEndian, Array.init)
+            + withUnsafeBytes(of: UInt32(stringAt).bigEndian, Array.init)
         plist += [0, 0, 0, 0, 0, 0, 4, 1] + withUnsafeBytes(of: UInt64(2).bigEndian, Array.init)
-        plist += withUnsafeBytes(of: UInt64(0).bigEndian, Array.init) + withUnsafeBytes(of: UInt64(tableAt).bigEndian, Array.init)
+        plist +=
+            withUnsafeBytes(of: UInt64(0).bigEndian, Array.init)
+            + withUnsafeBytes(of: UInt64(tableAt).bigEndian, Array.init)
         FileManager.default.createFile(atPath: dir + "/uti/types/amplified.plist", contents: Data(plist))
         // 20,000 declarations, each conforming to the one before.
-        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict><key>UTExportedTypeDeclarations</key><array>"
+        var xml =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict><key>UTExportedTypeDeclarations</key><array>"
         for i in 0..<20_000 {
             let parent = i == 0 ? "public.data" : "com.example.chain.t\(i - 1)"
-            xml += "<dict><key>UTTypeIdentifier</key><string>com.example.chain.t\(i)</string><key>UTTypeConformsTo</key><string>\(parent)</string><key>UTTypeTagSpecification</key><dict><key>public.filename-extension</key><string>ch\(i)</string></dict></dict>"
+            xml +=
+                "<dict><key>UTTypeIdentifier</key><string>com.example.chain.t\(i)</string><key>UTTypeConformsTo</key><string>\(parent)</string><key>UTTypeTagSpecification</key><dict><key>public.filename-extension</key><string>ch\(i)</string></dict></dict>"
         }
         xml += "</array></dict></plist>\n"
         try xml.write(toFile: dir + "/chain.plist", atomically: false, encoding: .utf8)
@@ -244,7 +266,9 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         // Found in a uti/types folder: skipped with its error; the lookup answers.
         let skipped = try Run(["jpg", "-b"], environment: ["XDG_DATA_HOME": dir, "UTI_CACHE_DIR": dir + "/cache"])
         let validate = try Run("validate", dir + "/uti/types/amplified.plist")
-        let conforms = try Run(["conforms", "--declarations", dir + "/chain.plist", "ch19999", "com.example.chain.t0"], environment: ["UTI_CACHE_DIR": dir + "/cache"])
+        let conforms = try Run(
+            ["conforms", "--declarations", dir + "/chain.plist", "ch19999", "com.example.chain.t0"],
+            environment: ["UTI_CACHE_DIR": dir + "/cache"])
         #expect(Date().timeIntervalSince(started) < 60)
         #expect(validate.status == 1 && validate.stdout.contains("expand past 67108864 bytes"))
         #expect(skipped.stdout == "public.jpeg\n" && skipped.stderr.contains("the file is skipped"))
@@ -274,8 +298,9 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         #expect(tags.status == 2 && tags.stderr.contains("is not a MIME type"), "\(tags.stderr)")
         let batch = try Run(["batch"], stdin: query.replacingOccurrences(of: "\n", with: "") + "\ntext/html\n")
         if !query.contains("\n") {
-            #expect(batch.status == 1 && batch.lines == ["", "public.html"] && batch.stderr.contains("is not a MIME type"),
-                    "\(batch.stdout) \(batch.stderr)")
+            #expect(
+                batch.status == 1 && batch.lines == ["", "public.html"] && batch.stderr.contains("is not a MIME type"),
+                "\(batch.stdout) \(batch.stderr)")
         }
     }
 
@@ -312,7 +337,8 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         FileManager.default.createFile(atPath: photo, contents: Data([0xFF, 0xD8, 0xFF, 0xE0]))
         let warm = try Run(["-b", "jpg"], environment: ["UTI_CACHE_DIR": cache])
         #expect(warm.stdout == "public.jpeg\n")
-        let image = try #require(try FileManager.default.contentsOfDirectory(atPath: cache).first { $0.hasSuffix(".img") })
+        let image = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: cache).first { $0.hasSuffix(".img") })
         let process = Process()
         process.executableURL = Run.binary
         process.arguments = ["file", "-b"] + Array(repeating: photo, count: 20_000)
@@ -325,9 +351,11 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         var holding = false
         let deadline = Date().addingTimeInterval(20)
         while !holding && process.isRunning && Date() < deadline {
-            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd")) ?? []
+            let fds =
+                (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd")) ?? []
             holding = fds.contains { fd in
-                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.processIdentifier)/fd/\(fd)"))?
+                (try? FileManager.default.destinationOfSymbolicLink(
+                    atPath: "/proc/\(process.processIdentifier)/fd/\(fd)"))?
                     .hasSuffix(image) == true
             }
         }

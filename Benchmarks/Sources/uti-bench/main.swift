@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import UniformTypes
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // Usage: uti-bench NAMES MIMETYPES
 // NAMES: file names, one a line; MIMETYPES: MIME types, one a line.
@@ -97,8 +98,10 @@ print("registry_types \(reg.count)")
 print("extension_lookups_per_s \(rate(extensions) { reg.type(filenameExtension: $0)?.isDeclared ?? false })")
 print("mime_lookups_per_s \(rate(mimeTypes) { reg.type(mimeType: $0)?.isDeclared ?? false })")
 
-let bases = ["public.image", "public.text", "public.data", "public.archive", "public.audiovisual-content", "public.content"]
-    .compactMap { reg.declaredType($0) }
+let bases = [
+    "public.image", "public.text", "public.data", "public.archive", "public.audiovisual-content", "public.content",
+]
+.compactMap { reg.declaredType($0) }
 let types = extensions.compactMap { reg.type(filenameExtension: $0) }.filter(\.isDeclared)
 var pairs: [(UTType, UTType)] = []
 for (i, t) in types.enumerated() { pairs.append((t, bases[i % bases.count])) }

@@ -8,8 +8,10 @@ public let fuzzLimits = PropertyListLimits.standard
 
 /// Names tried against every fuzzed MIME database and registry: ordinary,
 /// compound, hidden, case-folded, empty, and not UTF-8.
-let probeNames = ["photo.JPG", "archive.tar.gz", ".bashrc", "README", "Makefile", "a.b.c.d.e.f", "", ".",
-                  "x.txt~", "core", "name with spaces.pdf", "\u{FF}\u{FE}.bin", String(repeating: "a", count: 300) + ".png"]
+let probeNames = [
+    "photo.JPG", "archive.tar.gz", ".bashrc", "README", "Makefile", "a.b.c.d.e.f", "", ".",
+    "x.txt~", "core", "name with spaces.pdf", "\u{FF}\u{FE}.bin", String(repeating: "a", count: 300) + ".png",
+]
 
 /// Reads everything a MIME database offers, as a lookup would: its types
 /// and their relations, names, and `content` sniffed.
@@ -61,7 +63,9 @@ public func exercise(_ registry: TypeRegistry) {
 /// that a fuzzed image is read past the checksum.
 public func withMatchingChecksum(_ bytes: inout [UInt8]) -> [UInt8] {
     guard bytes.count >= ImageView.headerSize else { return bytes }
-    let sum = bytes.withUnsafeBytes { ImageHash.checksum(UnsafeRawBufferPointer(rebasing: $0[ImageView.headerSize...])) }
+    let sum = bytes.withUnsafeBytes {
+        ImageHash.checksum(UnsafeRawBufferPointer(rebasing: $0[ImageView.headerSize...]))
+    }
     for i in 0..<8 { bytes[ImageHeader.checksum + i] = UInt8(truncatingIfNeeded: sum >> (8 * UInt64(i))) }
     return bytes
 }

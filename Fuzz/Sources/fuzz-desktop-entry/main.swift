@@ -1,6 +1,7 @@
-@testable import DocumentHandlers
 import FuzzDriver
 import FuzzExercises
+
+@testable import DocumentHandlers
 
 // Key files: desktop entries (with their Exec field codes expanded),
 // mimeapps.list values, and `uti set-default`'s edit of a mimeapps.list.
@@ -39,21 +40,28 @@ func checkDefaultsEdit(of file: KeyFile, bytes: [UInt8]) {
             .map { (key: $0.key, locale: $0.locale, value: $0.rawValue) }
     }
     func same(_ a: [Item], _ b: [Item]) -> Bool {
-        a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.locale == $1.locale && $0.value == $1.value }
+        a.count == b.count
+            && zip(a, b).allSatisfy { $0.key == $1.key && $0.locale == $1.locale && $0.value == $1.value }
     }
     for handler in ["fuzz.desktop", nil] as [String?] {
-        let edited = UserDefaultsWriter.edited(text, group: UserDefaultsWriter.group, entries: types.map { ($0, handler) })
+        let edited = UserDefaultsWriter.edited(
+            text, group: UserDefaultsWriter.group, entries: types.map { ($0, handler) })
         let reread = KeyFile(bytes: Array(edited.utf8), path: file.path)
         let errors = reread.diagnostics.filter { $0.severity == .error }
-        guard errors.isEmpty else { fatalError("set-default made an unreadable file: \(errors) in \(edited.debugDescription)") }
-        for name in Set(file.groups.map(\.name)).union(reread.groups.map(\.name)) where !same(items(file, name), items(reread, name)) {
+        guard errors.isEmpty else {
+            fatalError("set-default made an unreadable file: \(errors) in \(edited.debugDescription)")
+        }
+        for name in Set(file.groups.map(\.name)).union(reread.groups.map(\.name))
+        where !same(items(file, name), items(reread, name)) {
             fatalError("set-default changed [\(name)]: \(text.debugDescription) became \(edited.debugDescription)")
         }
         let written = reread.groups.filter { $0.name == UserDefaultsWriter.group }.flatMap(\.entries)
             .filter { chosen.contains($0.key.lowercased()) }.map { "\($0.key)=\($0.rawValue)" }
         let expected = handler.map { id in types.map { "\($0)=\(id);" } } ?? []
         guard written == expected else {
-            fatalError("set-default wrote \(written), not \(expected): \(text.debugDescription) became \(edited.debugDescription)")
+            fatalError(
+                "set-default wrote \(written), not \(expected): \(text.debugDescription) became \(edited.debugDescription)"
+            )
         }
     }
 }

@@ -10,8 +10,9 @@ fuzz { input in
     _ = DynamicIdentifier.decode(DynamicIdentifier.prefix + text)
     let made = DynamicIdentifier.make(tag: text, tagClass: .filenameExtension, conformingTo: "public.data")
     guard let contents = DynamicIdentifier.decode(made),
-          contents.tags == [TagSpecification(.filenameExtension, [text])],
-          contents.conformsTo == ["public.data"] else {
+        contents.tags == [TagSpecification(.filenameExtension, [text])],
+        contents.conformsTo == ["public.data"]
+    else {
         fatalError("\(made) does not decode back to the extension \(text.debugDescription)")
     }
 }

@@ -7,6 +7,7 @@ import SharedMIMEInfo
 fuzz { input in
     var layer = MIMELayer(directory: "/fuzz/mime", format: .packages)
     var diagnostics: [MIMEDiagnostic] = []
-    MIMEPackageReader.read(bytes: Array(input), path: "/fuzz/mime/packages/fuzz.xml", into: &layer, diagnostics: &diagnostics)
+    MIMEPackageReader.read(
+        bytes: Array(input), path: "/fuzz/mime/packages/fuzz.xml", into: &layer, diagnostics: &diagnostics)
     exercise(MIMEDatabase(layers: [layer], diagnostics: diagnostics), content: input)
 }

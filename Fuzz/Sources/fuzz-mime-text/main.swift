@@ -1,7 +1,8 @@
 import FuzzDriver
 import FuzzExercises
-@testable import SharedMIMEInfo
 import UniformTypes
+
+@testable import SharedMIMEInfo
 
 // The line-based MIME files: mime.types (then merged into a registry and
 // looked up), and the types and treemagic files update-mime-database writes

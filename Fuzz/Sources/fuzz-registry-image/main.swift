@@ -2,10 +2,11 @@ import CompiledData
 import FuzzDriver
 import FuzzExercises
 import SharedMIMEInfo
+
 @testable import UniformTypes
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Compiled registry images as the cache stores them. The checksum is set to

@@ -11,7 +11,11 @@ enum Escaping {
         guard text.unicodeScalars.contains(where: { isControl($0) && $0 != "\n" && $0 != "\t" }) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
-            if isControl(scalar) && scalar != "\n" && scalar != "\t" { out += hex(scalar) } else { out.unicodeScalars.append(scalar) }
+            if isControl(scalar) && scalar != "\n" && scalar != "\t" {
+                out += hex(scalar)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
         }
         return out
     }
@@ -36,7 +40,8 @@ enum Escaping {
     /// Control characters, and the scalars that carry a byte of a name that
     /// is not UTF-8 (`PathText`): both are written as `\xHH`.
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) || PathText.isCarrier(scalar)
+        scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+            || PathText.isCarrier(scalar)
     }
 
     private static func hex(_ scalar: Unicode.Scalar) -> String {

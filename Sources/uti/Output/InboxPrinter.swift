@@ -1,8 +1,9 @@
 import Dispatch
 import InboxProcessing
 import UniformTypes
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Prints an inbox run: one line per item, then a summary; JSON instead
@@ -68,10 +69,8 @@ final class InboxPrinter: @unchecked Sendable {
 
     /// Nil when the registry could not be loaded (its problems were reported).
     private var typing: FileTyping? {
-        get {
-            if typingCache == nil, let loaded = try? registry.waitOrExit() { typingCache = FileTyping(registry: loaded) }
-            return typingCache
-        }
+        if typingCache == nil, let loaded = try? registry.waitOrExit() { typingCache = FileTyping(registry: loaded) }
+        return typingCache
     }
 
     func finish(_ summary: InboxProcessor.Summary, inboxPath: String) {
@@ -79,13 +78,14 @@ final class InboxPrinter: @unchecked Sendable {
         for problem in summary.recoveryProblems { Console.error("uti: \(problem)") }
         if !json { for step in summary.recoveryPlan { print(step) } }
         if json {
-            print(JSON.object([
-                ("documents", .string(documents)),
-                ("inbox", .string(inboxPath)),
-                ("dryRun", .bool(dryRun)),
-                ("items", .array(items)),
-                ("summary", Self.json(summary)),
-            ]).serialized())
+            print(
+                JSON.object([
+                    ("documents", .string(documents)),
+                    ("inbox", .string(inboxPath)),
+                    ("dryRun", .bool(dryRun)),
+                    ("items", .array(items)),
+                    ("summary", Self.json(summary)),
+                ]).serialized())
             return
         }
         if summary.inbox == .absent && summary.moved + summary.failed + summary.gone == 0 {
@@ -116,7 +116,8 @@ final class InboxPrinter: @unchecked Sendable {
     static func line(_ report: InboxProcessor.ItemReport, type: UTType?, dryRun: Bool) -> String {
         switch report.outcome {
         case .moved(let to, let copied):
-            return "\(report.displayPath) -> \(to.escaped)  \(type?.identifier ?? "")" + (copied ? "  (copied across file systems)" : "")
+            return "\(report.displayPath) -> \(to.escaped)  \(type?.identifier ?? "")"
+                + (copied ? "  (copied across file systems)" : "")
         case .wouldMove(let to):
             return "\(report.displayPath) -> \(to.escaped)  \(type?.identifier ?? "")"
         case .waiting(.changedRecently(let age)):
@@ -124,9 +125,11 @@ final class InboxPrinter: @unchecked Sendable {
         case .waiting(.openForWriting):
             return "\(report.displayPath): left for later: a process has it open for writing"
         case .waiting(.writerUnknown(let age)):
-            return "\(report.displayPath): left for later: changed \(Self.seconds(age)) ago, and whether a process is still writing it cannot be told (not its owner); taken once unchanged for the writer window"
+            return
+                "\(report.displayPath): left for later: changed \(Self.seconds(age)) ago, and whether a process is still writing it cannot be told (not its owner); taken once unchanged for the writer window"
         case .waiting(.linkTargetInInbox(let item)):
-            return "\(report.displayPath): left for later: it points at \(item.escaped), which stays in the Inbox for now"
+            return
+                "\(report.displayPath): left for later: it points at \(item.escaped), which stays in the Inbox for now"
         case .leftInPlace:
             return "\(report.displayPath): left in place: a \(report.kind.rawValue) is never moved"
         case .gone:
@@ -174,7 +177,8 @@ final class InboxPrinter: @unchecked Sendable {
             switch reason {
             case .changedRecently(let age): members.append(("reason", .string("changed \(seconds(age)) ago")))
             case .openForWriting: members.append(("reason", .string("open for writing")))
-            case .writerUnknown(let age): members.append(("reason", .string("changed \(seconds(age)) ago; writers cannot be told")))
+            case .writerUnknown(let age):
+                members.append(("reason", .string("changed \(seconds(age)) ago; writers cannot be told")))
             case .linkTargetInInbox(let item):
                 members.append(("reason", .string("points at \(item.escaped), which stays in the Inbox")))
             }

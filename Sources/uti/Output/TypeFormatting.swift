@@ -53,7 +53,9 @@ enum TypeFormatting {
         }
         field("query", "\(resolution.kind.rawValue) \"\(Escaping.name(resolution.query))\"")
         if let declaration = type.declaration {
-            field("declared", "\(declaration.kind.rawValue), \(declaration.origin.source.rawValue), \(declaration.origin)")
+            field(
+                "declared", "\(declaration.kind.rawValue), \(declaration.origin.source.rawValue), \(declaration.origin)"
+            )
             for overridden in type.registry.overridden(type) {
                 field("overrides", overridden.description)
             }

@@ -6,13 +6,13 @@ struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Answer queries read from standard input, one a line, in order.",
         discussion: """
-        Prints one line per input line: the identifier (with --json, one JSON object
-        per line). With --file each line is a file name typed by name alone; the file
-        system is not consulted (in JSON, "exists" is null), and a name that gives no
-        type (as uti file --no-sniff says) is not answered. A line that cannot be
-        answered (or longer than 1 MiB) prints an empty line (or an object with
-        "error"), is reported on standard error, and makes the exit status 1.
-        """)
+            Prints one line per input line: the identifier (with --json, one JSON object
+            per line). With --file each line is a file name typed by name alone; the file
+            system is not consulted (in JSON, "exists" is null), and a name that gives no
+            type (as uti file --no-sniff says) is not answered. A line that cannot be
+            answered (or longer than 1 MiB) prints an empty line (or an object with
+            "error"), is reported on standard error, and makes the exit status 1.
+            """)
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var queryOptions: QueryOptions
@@ -49,7 +49,10 @@ struct Batch: ParsableCommand {
                     failed = true
                     out.flush()
                     Console.error("uti: standard input line \(lineNumber): empty file name")
-                    out.line(json ? JSON.object([("path", .string("")), ("error", .string("empty file name"))]).serialized(indent: nil) : "")
+                    out.line(
+                        json
+                            ? JSON.object([("path", .string("")), ("error", .string("empty file name"))]).serialized(
+                                indent: nil) : "")
                     continue
                 }
                 let name = FileTyping.fileName(of: Array(record))
@@ -63,9 +66,14 @@ struct Batch: ParsableCommand {
                 if result.givesNoType {
                     failed = true
                     out.flush()
-                    Console.error("uti: standard input line \(lineNumber): \(Escaping.name(line)): the name gives no type")
-                    out.line(json ? JSON.object(JSON.path("path", bytes: Array(record)) + [("error", .string("the name gives no type"))])
-                        .serialized(indent: nil) : "")
+                    Console.error(
+                        "uti: standard input line \(lineNumber): \(Escaping.name(line)): the name gives no type")
+                    out.line(
+                        json
+                            ? JSON.object(
+                                JSON.path("path", bytes: Array(record)) + [("error", .string("the name gives no type"))]
+                            )
+                            .serialized(indent: nil) : "")
                 } else if json {
                     // Names alone: whether anything is at the path is not known.
                     out.line(FileCommand.json(path: line, result, nameOnly: true).serialized(indent: nil))
@@ -85,8 +93,12 @@ struct Batch: ParsableCommand {
                 failed = true
                 out.flush()
                 Console.error("uti: standard input line \(lineNumber): \(Escaping.name(line)): \(error)")
-                out.line(json ? JSON.object(JSON.path("query", bytes: Array(record)) + [("error", .string(error.description))])
-                    .serialized(indent: nil) : "")
+                out.line(
+                    json
+                        ? JSON.object(
+                            JSON.path("query", bytes: Array(record)) + [("error", .string(error.description))]
+                        )
+                        .serialized(indent: nil) : "")
             }
         }
         out.flush()

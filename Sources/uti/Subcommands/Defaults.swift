@@ -5,23 +5,24 @@ import UniformTypes
 struct Defaults: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "defaults",
-        abstract: "Every type and URL scheme a mimeapps.list sets a default for, the application, and the line that sets it.",
+        abstract:
+            "Every type and URL scheme a mimeapps.list sets a default for, the application, and the line that sets it.",
         discussion: """
-        Reads [Default Applications] of every mimeapps.list, DESKTOP-mimeapps.list and
-        defaults.list (XDG config folders, then data folders), and the role groups
-        set-default --role writes. One line a key: the key, its type (or URL scheme,
-        or "every image/ type" for image/*), the application in effect and the file
-        and line that set it. The most important list's first application that can
-        run is in effect; "none usable" says why none can.
+            Reads [Default Applications] of every mimeapps.list, DESKTOP-mimeapps.list and
+            defaults.list (XDG config folders, then data folders), and the role groups
+            set-default --role writes. One line a key: the key, its type (or URL scheme,
+            or "every image/ type" for image/*), the application in effect and the file
+            and line that set it. The most important list's first application that can
+            run is in effect; "none usable" says why none can.
 
-        When another key of the same type comes first (an alias such as image/x-png
-        set elsewhere), a second line says what the type opens with.
+            When another key of the same type comes first (an alias such as image/x-png
+            set elsewhere), a second line says what the type opens with.
 
-        --all adds, under each key, the applications other lists name for it (and why
-        they are passed over) and every candidate open-in would offer for its type.
+            --all adds, under each key, the applications other lists name for it (and why
+            they are passed over) and every candidate open-in would offer for its type.
 
-        Exit status: 0 listed (an empty list included); 2 bad arguments or sources.
-        """)
+            Exit status: 0 listed (an empty list included); 2 bad arguments or sources.
+            """)
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var output: OutputOptions
@@ -55,7 +56,8 @@ struct Defaults: ParsableCommand {
             if showAll {
                 if setting.current != nil {
                     for passed in setting.passed {
-                        lines.append("    passed over: \(passed.claim.handlerID)  \(passed.claim.place): \(passed.reason)")
+                        lines.append(
+                            "    passed over: \(passed.claim.handlerID)  \(passed.claim.place): \(passed.reason)")
                     }
                 }
                 for (index, candidate) in candidates(setting, resolver: resolver).enumerated() {
@@ -97,14 +99,29 @@ struct Defaults: ParsableCommand {
         ]
         fields += setting.current.map { place($0.claim) } ?? [("file", .null), ("line", .null)]
         fields.append(("opensWith", .optional(setting.opensWith?.handler.id)))
-        fields.append(("passed", .array(setting.passed.map { passed in
-            .object([("application", .string(passed.claim.handlerID))] + place(passed.claim) + [("reason", .string(passed.reason))])
-        })))
+        fields.append(
+            (
+                "passed",
+                .array(
+                    setting.passed.map { passed in
+                        .object(
+                            [("application", .string(passed.claim.handlerID))] + place(passed.claim) + [
+                                ("reason", .string(passed.reason))
+                            ])
+                    })
+            ))
         if showAll {
-            fields.append(("candidates", .array(candidates(setting, resolver: resolver).map { candidate in
-                .object([("id", .string(candidate.handler.id)), ("name", .string(candidate.handler.name)),
-                         ("reason", .string(candidate.reason))])
-            })))
+            fields.append(
+                (
+                    "candidates",
+                    .array(
+                        candidates(setting, resolver: resolver).map { candidate in
+                            .object([
+                                ("id", .string(candidate.handler.id)), ("name", .string(candidate.handler.name)),
+                                ("reason", .string(candidate.reason)),
+                            ])
+                        })
+                ))
         }
         return .object(fields)
     }

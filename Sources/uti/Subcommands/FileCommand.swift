@@ -6,28 +6,28 @@ struct FileCommand: ParsableCommand {
         commandName: "file",
         abstract: "The type of each path, from its name and, when the name leaves doubt, its first bytes.",
         discussion: """
-        Names follow shared-mime-info's globs (literal names, then the longest
-        suffix, then other patterns; case-sensitive globs only match their
-        case), then the extensions declared types claim. When no glob or
-        several match, the first bytes are read and matched against the magic
-        rules, as GIO does: a strong match (priority 80 or more) wins, else the
-        name that is a kind of the content's type; when the content says
-        nothing, the name the registry's answer for the extension claims (x.ts:
-        video/mp2t, as uti ts says); else the best name (both uncertain).
+            Names follow shared-mime-info's globs (literal names, then the longest
+            suffix, then other patterns; case-sensitive globs only match their
+            case), then the extensions declared types claim. When no glob or
+            several match, the first bytes are read and matched against the magic
+            rules, as GIO does: a strong match (priority 80 or more) wins, else the
+            name that is a kind of the content's type; when the content says
+            nothing, the name the registry's answer for the extension claims (x.ts:
+            video/mp2t, as uti ts says); else the best name (both uncertain).
 
-        An existing folder is public.folder or the package type its extension
-        names; symbolic links (not followed unless --follow), FIFOs, sockets
-        and devices are their own kinds and are never opened; an empty file is
-        typed by its name when the name decides (empty.jpg is public.jpeg),
-        else it is application/x-zerosize. A path where nothing is gets the
-        type its name gives, marked "no such file". "-" reads standard input
-        (printed as /dev/stdin, as file(1) does; ./- is a file named "-").
+            An existing folder is public.folder or the package type its extension
+            names; symbolic links (not followed unless --follow), FIFOs, sockets
+            and devices are their own kinds and are never opened; an empty file is
+            typed by its name when the name decides (empty.jpg is public.jpeg),
+            else it is application/x-zerosize. A path where nothing is gets the
+            type its name gives, marked "no such file". "-" reads standard input
+            (printed as /dev/stdin, as file(1) does; ./- is a file named "-").
 
-        Exit 1 when a path could not be typed (it cannot be read, or nothing
-        is there and its name gives no type) and when nothing is at a path
-        (its name is typed all the same, marked "no such file", on standard
-        error for -b, --mime and -i) unless --no-sniff asked for names alone.
-        """)
+            Exit 1 when a path could not be typed (it cannot be read, or nothing
+            is there and its name gives no type) and when nothing is at a path
+            (its name is typed all the same, marked "no such file", on standard
+            error for -b, --mime and -i) unless --no-sniff asked for names alone.
+            """)
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var output: OutputOptions
@@ -35,8 +35,9 @@ struct FileCommand: ParsableCommand {
     var brief = false
     @Flag(name: .customLong("mime"), help: "Print only the MIME type of each path.")
     var mimeOnly = false
-    @Flag(name: [.customShort("i"), .customLong("mime-charset")],
-          help: "Print \"PATH: MIME-TYPE; charset=CHARSET\", as file -i does (the charset from the first 64 KiB).")
+    @Flag(
+        name: [.customShort("i"), .customLong("mime-charset")],
+        help: "Print \"PATH: MIME-TYPE; charset=CHARSET\", as file -i does (the charset from the first 64 KiB).")
     var mimeCharset = false
     @Flag(name: .customLong("no-sniff"), help: "Use the name alone; never read a file.")
     var noSniff = false
@@ -59,9 +60,10 @@ struct FileCommand: ParsableCommand {
     func run() throws {
         let typing = FileTyping(registry: try registryOptions.load())
         let options = FileTyping.Options(sniff: !noSniff, followSymbolicLinks: follow, treeMagic: tree)
-        let status = Self.perform(typing: typing, paths: paths, options: options,
-                                  form: output.json ? .json : brief ? .brief : mimeOnly ? .mime : mimeCharset ? .mimeCharset : .summary,
-                                  language: output.language)
+        let status = Self.perform(
+            typing: typing, paths: paths, options: options,
+            form: output.json ? .json : brief ? .brief : mimeOnly ? .mime : mimeCharset ? .mimeCharset : .summary,
+            language: output.language)
         if status != Status.success { throw ExitCode(status) }
     }
 
@@ -73,7 +75,9 @@ struct FileCommand: ParsableCommand {
 
     /// Types each path and prints it; returns the exit status (1 when a
     /// path could not be typed).
-    static func perform(typing: FileTyping, paths: [String], options: FileTyping.Options, form: Form, language: String?) -> Int32 {
+    static func perform(
+        typing: FileTyping, paths: [String], options: FileTyping.Options, form: Form, language: String?
+    ) -> Int32 {
         var results: [JSON] = []
         var failed = false
         var out = ""
@@ -90,14 +94,18 @@ struct FileCommand: ParsableCommand {
                     result = try typing.type(forPath: PathText.bytes(path), options: options)
                 }
                 if !result.exists && result.givesNoType {
-                    throw FileTyping.Failure(path: PathText.bytes(path), reason: "no such file, and the name gives no type")
+                    throw FileTyping.Failure(
+                        path: PathText.bytes(path), reason: "no such file, and the name gives no type")
                 }
             } catch {
                 failed = true
                 StandardOutput.write(out)
                 out = ""
                 Console.error("uti: \(Escaping.name(label)): \(error.reason)")
-                if form == .json { results.append(.object(JSON.path("path", bytes: PathText.bytes(label)) + [("error", .string(error.reason))])) }
+                if form == .json {
+                    results.append(
+                        .object(JSON.path("path", bytes: PathText.bytes(label)) + [("error", .string(error.reason))]))
+                }
                 continue
             }
             // A path where nothing is was typed by its name alone: every form
@@ -117,9 +125,11 @@ struct FileCommand: ParsableCommand {
             case .mime: out += mimeType(result) + "\n"
             case .mimeCharset:
                 let charset = Self.charset(path: path, result, content: content, follow: options.followSymbolicLinks)
-                out += "\(Escaping.name(label)): \(Escaping.controls(mimeType(result)))"
+                out +=
+                    "\(Escaping.name(label)): \(Escaping.controls(mimeType(result)))"
                     + (charset.map { "; charset=\($0)" } ?? "") + "\n"
-            case .summary: out += "\(Escaping.name(label)): \(Escaping.controls(Self.summary(result, language: language)))\n"
+            case .summary:
+                out += "\(Escaping.name(label)): \(Escaping.controls(Self.summary(result, language: language)))\n"
             }
         }
         if form == .json { out += JSON.array(results).serialized() + "\n" }
@@ -138,26 +148,30 @@ struct FileCommand: ParsableCommand {
         guard result.exists else { return nil }
         let textType = result.type.registry.declaredType("public.text")
         let text = mimeType(result).hasPrefix("text/") || textType.map(result.type.conforms(to:)) ?? false
-        if let content { return text ? TextCharset.name(of: content, truncated: content.count == TextCharset.defaultLimit) : "binary" }
+        if let content {
+            return text ? TextCharset.name(of: content, truncated: content.count == TextCharset.defaultLimit) : "binary"
+        }
         guard text, result.basis != .fileSystem else { return "binary" }
         return try? FileTyping.charset(ofFileAt: PathText.bytes(path), follow: follow)
     }
 
     /// The JSON of one path; `exists` is null for names typed without
     /// asking the file system (`nameOnly`).
-    static func json(path: String, _ result: FileTyping.Result, language: String? = nil, nameOnly: Bool = false) -> JSON {
-        .object(JSON.path("path", bytes: PathText.bytes(path)) + [
-            ("exists", nameOnly ? .null : .bool(result.exists)),
-            ("mimeType", .optional(result.mimeType)),
-            ("basis", .string(result.basis.rawValue)),
-            ("certain", .bool(result.certain)),
-            ("matchedExtension", .optional(result.matchedExtension)),
-            ("nameCandidates", JSON.strings(result.nameCandidates)),
-            ("sniffedType", .optional(result.sniffedType)),
-            ("sniffPriority", result.sniffPriority.map { .int($0) } ?? .null),
-            ("contentTypes", JSON.strings(result.contentTypes)),
-            ("type", TypeFormatting.json(result.type, language: language)),
-        ])
+    static func json(path: String, _ result: FileTyping.Result, language: String? = nil, nameOnly: Bool = false) -> JSON
+    {
+        .object(
+            JSON.path("path", bytes: PathText.bytes(path)) + [
+                ("exists", nameOnly ? .null : .bool(result.exists)),
+                ("mimeType", .optional(result.mimeType)),
+                ("basis", .string(result.basis.rawValue)),
+                ("certain", .bool(result.certain)),
+                ("matchedExtension", .optional(result.matchedExtension)),
+                ("nameCandidates", JSON.strings(result.nameCandidates)),
+                ("sniffedType", .optional(result.sniffedType)),
+                ("sniffPriority", result.sniffPriority.map { .int($0) } ?? .null),
+                ("contentTypes", JSON.strings(result.contentTypes)),
+                ("type", TypeFormatting.json(result.type, language: language)),
+            ])
     }
 
     /// `public.jpeg (image/jpeg, JPEG image) by name`, with `, uncertain`

@@ -1,22 +1,23 @@
 import ArgumentParser
 import SystemBase
-#if canImport(Glibc)
-import Glibc
-#endif
 import UniformTypes
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 struct Filter: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the paths whose type conforms to TYPE, as grep -l prints matching files.",
         discussion: """
-        Paths come from the arguments or, when there are none, from standard input,
-        one a line (with -0, separated by NUL bytes, as find -print0 writes them).
-        Each is typed as `uti file` types it, by name and content. With -0 the paths
-        are also printed NUL-separated. Exit 0 when a path was printed, 1 when none
-        was, 2 when a path could not be typed (missing or unreadable: named on
-        standard error; a name need not be UTF-8; a record over 1 MiB is not read) or TYPE names no declared type.
-          find ~/Pictures -type f -print0 | uti filter -0 public.image | xargs -0 ls -l
-        """)
+            Paths come from the arguments or, when there are none, from standard input,
+            one a line (with -0, separated by NUL bytes, as find -print0 writes them).
+            Each is typed as `uti file` types it, by name and content. With -0 the paths
+            are also printed NUL-separated. Exit 0 when a path was printed, 1 when none
+            was, 2 when a path could not be typed (missing or unreadable: named on
+            standard error; a name need not be UTF-8; a record over 1 MiB is not read) or TYPE names no declared type.
+              find ~/Pictures -type f -print0 | uti filter -0 public.image | xargs -0 ls -l
+            """)
 
     @OptionGroup var registryOptions: RegistryOptions
     @Flag(name: .customShort("0"), help: "Paths on standard input and output are separated by NUL bytes.")

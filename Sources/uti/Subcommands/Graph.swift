@@ -5,10 +5,10 @@ struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The conformance graph of a type as Graphviz DOT.",
         discussion: """
-        By default TYPE and every type under it; with --up, TYPE and every type above
-        it up to the roots (public.item, public.content). Edges point from a type to
-        the type it conforms to. Render with: uti graph public.image | dot -Tsvg > image.svg
-        """)
+            By default TYPE and every type under it; with --up, TYPE and every type above
+            it up to the roots (public.item, public.content). Edges point from a type to
+            the type it conforms to. Render with: uti graph public.image | dot -Tsvg > image.svg
+            """)
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var queryOptions: QueryOptions
@@ -25,7 +25,9 @@ struct Graph: ParsableCommand {
 
     static func dot(root: UTType, nodes: [UTType]) -> String {
         let members = Set(nodes.map { $0.identifier.lowercased() })
-        var lines = ["digraph \(quote(root.identifier)) {", "  rankdir=BT;", "  node [shape=box, fontname=\"Helvetica\"];"]
+        var lines = [
+            "digraph \(quote(root.identifier)) {", "  rankdir=BT;", "  node [shape=box, fontname=\"Helvetica\"];",
+        ]
         lines.append("  \(quote(root.identifier)) [style=bold];")
         for node in nodes {
             let parents = node.declaredParents.filter { members.contains($0.lowercased()) }

@@ -2,8 +2,9 @@ import ArgumentParser
 import Dispatch
 import InboxProcessing
 import UniformTypes
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct InboxCommand: ParsableCommand {
@@ -11,33 +12,36 @@ struct InboxCommand: ParsableCommand {
         commandName: "inbox",
         abstract: "Move everything in DOCUMENTS/Inbox into DOCUMENTS, never replacing a file.",
         discussion: """
-        Each entry of the Inbox moves as a unit: a file, a symbolic link (moved as a
-        link, never followed; a relative one is rewritten so that it points where it
-        pointed), a folder or package (moved whole). A taken name gets the
-        next free counter before the extension the registry knows (report-1.pdf,
-        archive-1.tar.gz, notes-1, .profile-1); names are bytes and are kept as they are.
-        An item is taken once it has not changed for the settle interval and no process
-        has it open for writing; others are left for a later run. FIFOs, sockets and
-        devices are never moved. An Inbox that is not a folder is a document and is
-        moved under a free name. The emptied Inbox is removed (only when empty).
+            Each entry of the Inbox moves as a unit: a file, a symbolic link (moved as a
+            link, never followed; a relative one is rewritten so that it points where it
+            pointed), a folder or package (moved whole). A taken name gets the
+            next free counter before the extension the registry knows (report-1.pdf,
+            archive-1.tar.gz, notes-1, .profile-1); names are bytes and are kept as they are.
+            An item is taken once it has not changed for the settle interval and no process
+            has it open for writing; others are left for a later run. FIFOs, sockets and
+            devices are never moved. An Inbox that is not a folder is a document and is
+            moved under a free name. The emptied Inbox is removed (only when empty).
 
-        Exit status: 0 everything was moved (or there was no Inbox), 1 something was
-        left or could not be moved, 2 the run could not be done (bad arguments, a
-        DOCUMENTS or Inbox that cannot be used).
-        """)
+            Exit status: 0 everything was moved (or there was no Inbox), 1 something was
+            left or could not be moved, 2 the run could not be done (bad arguments, a
+            DOCUMENTS or Inbox that cannot be used).
+            """)
 
     @OptionGroup var registryOptions: RegistryOptions
     @Argument(help: ArgumentHelp("The Documents folder (default: the current folder).", valueName: "documents"))
     var documentsArgument: String?
 
     var documents: String { documentsArgument ?? "." }
-    @Option(name: .customLong("inbox"),
-            help: ArgumentHelp("The Inbox's name inside DOCUMENTS, or its path when it holds a \"/\".", valueName: "name"))
+    @Option(
+        name: .customLong("inbox"),
+        help: ArgumentHelp("The Inbox's name inside DOCUMENTS, or its path when it holds a \"/\".", valueName: "name"))
     var inbox = "Inbox"
     // Unconditional, so that "--settle -1" is refused for its value rather than read as a missing one.
-    @Option(parsing: .unconditional,
-            help: ArgumentHelp("Seconds an item must stay unchanged before it is taken (0 takes it at once).",
-                               valueName: "seconds"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds an item must stay unchanged before it is taken (0 takes it at once).",
+            valueName: "seconds"))
     var settle: Double = 2
     @Flag(name: .customLong("no-writer-check"), help: "Take files that a process still has open for writing.")
     var noWriterCheck = false
@@ -45,7 +49,10 @@ struct InboxCommand: ParsableCommand {
     var dryRun = false
     @Flag(name: .customLong("keep-inbox"), help: "Leave the emptied Inbox in place.")
     var keepInbox = false
-    @Flag(help: "Keep watching the Inbox and move items as they arrive and settle (the Inbox is kept); stop with SIGINT or SIGTERM.")
+    @Flag(
+        help:
+            "Keep watching the Inbox and move items as they arrive and settle (the Inbox is kept); stop with SIGINT or SIGTERM."
+    )
     var watch = false
     @Flag(help: "Print JSON (with --watch, one object per item and line).")
     var json = false
@@ -59,7 +66,9 @@ struct InboxCommand: ParsableCommand {
 
     func validate() throws {
         if documents.isEmpty { throw ValidationError("DOCUMENTS is empty") }
-        if inboxPath.isEmpty || inboxPath == "." || inboxPath == ".." || inboxPath.hasSuffix("/.") || inboxPath.hasSuffix("/..") {
+        if inboxPath.isEmpty || inboxPath == "." || inboxPath == ".." || inboxPath.hasSuffix("/.")
+            || inboxPath.hasSuffix("/..")
+        {
             throw ValidationError("--inbox \"\(inbox)\" does not name a folder")
         }
         if inbox.utf8.contains(0) { throw ValidationError("--inbox contains a NUL byte") }
@@ -88,10 +97,12 @@ struct InboxCommand: ParsableCommand {
         // A watched Inbox is in use: removing it when empty would pull it away
         // from an app that has just created it to deliver a file.
         processing.removeEmptyInbox = !keepInbox && !watch
-        let processor = InboxProcessor(documents: documents, options: processing,
-                                       isKnownExtension: Self.knownExtensions(registry))
+        let processor = InboxProcessor(
+            documents: documents, options: processing,
+            isKnownExtension: Self.knownExtensions(registry))
         // Items are typed and printed on a thread of their own, so the moves never wait for the report.
-        let printer = InboxPrinter(registry: registry, documents: documents, json: json, dryRun: dryRun, streaming: watch)
+        let printer = InboxPrinter(
+            registry: registry, documents: documents, json: json, dryRun: dryRun, streaming: watch)
         let relay = OrderedRelay<InboxProcessor.Event>(label: "uti.inbox.output") { batch in
             for event in batch { printer.handle(event) }
             // Each item reaches a pipe as it is done (`--watch --json | consumer`).
@@ -100,9 +111,11 @@ struct InboxCommand: ParsableCommand {
         if watch {
             let signal: Int32
             do {
-                signal = try InboxWatcher(processor: processor).run({ relay.send($0) }, finished: { summary in
-                    relay.afterDelivery { printer.finishPass(summary) }
-                })
+                signal = try InboxWatcher(processor: processor).run(
+                    { relay.send($0) },
+                    finished: { summary in
+                        relay.afterDelivery { printer.finishPass(summary) }
+                    })
             } catch {
                 relay.waitForDelivery { printer.endProgress() }
                 throw Console.fail("\(error)")

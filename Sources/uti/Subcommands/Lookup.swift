@@ -5,14 +5,14 @@ struct Lookup: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Describe the types of extensions, MIME types or identifiers (the default command).",
         discussion: """
-        A query with a "/" is a MIME type (TYPE/SUBTYPE; a path is refused), a
-        declared identifier or dyn.a... is an identifier, anything else a filename
-        extension. A dotted name that is neither a declared identifier nor an
-        extension some type claims (public.imgae, report.pdf) is not found (exit 1)
-        with the identifiers it may mean; --extension reads it as an extension.
-        --unfiltered drops the default conformance to public.data (Apple's
-        conformingTo: nil): xlv gives dyn.age81u5d0.
-        """)
+            A query with a "/" is a MIME type (TYPE/SUBTYPE; a path is refused), a
+            declared identifier or dyn.a... is an identifier, anything else a filename
+            extension. A dotted name that is neither a declared identifier nor an
+            extension some type claims (public.imgae, report.pdf) is not found (exit 1)
+            with the identifiers it may mean; --extension reads it as an extension.
+            --unfiltered drops the default conformance to public.data (Apple's
+            conformingTo: nil): xlv gives dyn.age81u5d0.
+            """)
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var queryOptions: QueryOptions
@@ -27,14 +27,16 @@ struct Lookup: ParsableCommand {
         // before it reports an unknown option (`uti --verison`).
         if queries.isEmpty { throw ValidationError("give at least one query (uti --help lists the commands)") }
         let registry = try registryOptions.load()
-        let status = Self.perform(resolver: try queryOptions.resolver(registry), queries: queries, brief: brief,
-                                  json: output.json, language: output.language)
+        let status = Self.perform(
+            resolver: try queryOptions.resolver(registry), queries: queries, brief: brief,
+            json: output.json, language: output.language)
         if status != Status.success { throw ExitCode(status) }
     }
 
     /// Describes each query on standard output; returns the exit status
     /// (1 when a query names no type).
-    static func perform(resolver: QueryResolver, queries: [String], brief: Bool, json: Bool, language: String?) -> Int32 {
+    static func perform(resolver: QueryResolver, queries: [String], brief: Bool, json: Bool, language: String?) -> Int32
+    {
         var results: [JSON] = []
         var blocks: [String] = []
         var failed = false
@@ -45,8 +47,10 @@ struct Lookup: ParsableCommand {
                     results.append(TypeFormatting.json(resolution, language: language))
                 } else {
                     // Descriptions and tags come from other people's files.
-                    blocks.append(brief ? Escaping.name(resolution.type.identifier)
-                                        : Escaping.controls(TypeFormatting.text(resolution, language: language)))
+                    blocks.append(
+                        brief
+                            ? Escaping.name(resolution.type.identifier)
+                            : Escaping.controls(TypeFormatting.text(resolution, language: language)))
                 }
             } catch {
                 failed = true

@@ -1,75 +1,95 @@
 import ArgumentParser
 import DocumentHandlers
-import UniformTypes
-#if canImport(Glibc)
-import Glibc
-#endif
 import SystemBase
+import UniformTypes
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 struct OpenIn: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open-in",
         abstract: "Which applications open each file, URL (or type), best first, and the command that would open it.",
         discussion: """
-        Handlers come from app bundles (--apps, UTI_APPS, uti/apps under the XDG data
-        folders: CFBundleDocumentTypes, CFBundleURLTypes) and desktop entries
-        (applications/*.desktop: MimeType), with the defaults and associations of the
-        mimeapps.list files (XDG config folders, then data folders;
-        DESKTOP-mimeapps.list first).
+            Handlers come from app bundles (--apps, UTI_APPS, uti/apps under the XDG data
+            folders: CFBundleDocumentTypes, CFBundleURLTypes) and desktop entries
+            (applications/*.desktop: MimeType), with the defaults and associations of the
+            mimeapps.list files (XDG config folders, then data folders;
+            DESKTOP-mimeapps.list first).
 
-        An argument that starts with a scheme and a colon (https://example.org,
-        mailto:me@example.org) is a URL, as GIO reads it; a file: URL is its local
-        path; write ./a:b for a file whose name looks like a URL. A URL is opened by
-        the applications that claim its scheme (x-scheme-handler/SCHEME,
-        CFBundleURLSchemes), and its type is the scheme's public.url-scheme type.
+            An argument that starts with a scheme and a colon (https://example.org,
+            mailto:me@example.org) is a URL, as GIO reads it; a file: URL is its local
+            path; write ./a:b for a file whose name looks like a URL. A URL is opened by
+            the applications that claim its scheme (x-scheme-handler/SCHEME,
+            CFBundleURLSchemes), and its type is the scheme's public.url-scheme type.
 
-        A file's type and its supertypes are tried nearest first; for each, the
-        defaults set for it (those for the --role asked for first), then the
-        applications that declare it: Owner, Default, Alternate (desktop entries count
-        as Default). A rank or role of None is never offered. The first candidate is
-        the default, marked "*".
+            A file's type and its supertypes are tried nearest first; for each, the
+            defaults set for it (those for the --role asked for first), then the
+            applications that declare it: Owner, Default, Alternate (desktop entries count
+            as Default). A rank or role of None is never offered. The first candidate is
+            the default, marked "*".
 
-        The command is printed with its arguments quoted ($'...' for control
-        characters) and is never passed through a shell; --run starts it (one per file
-        for %f/%u, one for all for %F/%U) and waits for it. An entry with
-        Terminal=true runs in xdg-terminal-exec, $TERMINAL -e or x-terminal-emulator -e. %u/%U give a URL as it is; a command with %f/%F cannot open a
-        URL and is refused.
+            The command is printed with its arguments quoted ($'...' for control
+            characters) and is never passed through a shell; --run starts it (one per file
+            for %f/%u, one for all for %F/%U) and waits for it. An entry with
+            Terminal=true runs in xdg-terminal-exec, $TERMINAL -e or x-terminal-emulator -e. %u/%U give a URL as it is; a command with %f/%F cannot open a
+            URL and is refused.
 
-        --choose asks which application to open each file or URL with, when more than
-        one can: the candidates go, one "ID  Name" a line, to a selector program (the
-        --selector command, else UTI_SELECTOR, else the first found of fzf when
-        standard input is a terminal, and rofi -dmenu, wofi --dmenu, dmenu on a
-        graphical display), quoted as a desktop entry's Exec and run without a shell;
-        the line it prints is the choice, which is then opened as --run opens it.
+            --choose asks which application to open each file or URL with, when more than
+            one can: the candidates go, one "ID  Name" a line, to a selector program (the
+            --selector command, else UTI_SELECTOR, else the first found of fzf when
+            standard input is a terminal, and rofi -dmenu, wofi --dmenu, dmenu on a
+            graphical display), quoted as a desktop entry's Exec and run without a shell;
+            the line it prints is the choice, which is then opened as --run opens it.
 
-        --app ID --list prints every type and scheme the application claims, and
-        marks "*" those it is the default for.
+            --app ID --list prints every type and scheme the application claims, and
+            marks "*" those it is the default for.
 
-        Exit status: 0 every file has an application (and with --run or --choose,
-        every command exited 0); 1 some file has none, a command failed, or nothing
-        was chosen; 2 bad arguments or sources, no selector, or an answer that is
-        none of the candidates.
-        """)
+            Exit status: 0 every file has an application (and with --run or --choose,
+            every command exited 0); 1 some file has none, a command failed, or nothing
+            was chosen; 2 bad arguments or sources, no selector, or an answer that is
+            none of the candidates.
+            """)
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var output: OutputOptions
-    @Option(name: .customLong("type"), help: ArgumentHelp("A type to resolve instead of a file: extension, MIME type or identifier (repeatable).", valueName: "type"))
+    @Option(
+        name: .customLong("type"),
+        help: ArgumentHelp(
+            "A type to resolve instead of a file: extension, MIME type or identifier (repeatable).", valueName: "type"))
     var types: [String] = []
-    @Option(help: ArgumentHelp("Only applications with this role: any (or all), viewer (Viewer, Editor, desktop entries), editor, shell.", valueName: "role"))
+    @Option(
+        help: ArgumentHelp(
+            "Only applications with this role: any (or all), viewer (Viewer, Editor, desktop entries), editor, shell.",
+            valueName: "role"))
     var role: String = "any"
-    @Option(help: ArgumentHelp("Use this application (desktop file ID or bundle identifier) for the command instead of the default.", valueName: "id"))
+    @Option(
+        help: ArgumentHelp(
+            "Use this application (desktop file ID or bundle identifier) for the command instead of the default.",
+            valueName: "id"))
     var app: String?
-    @Flag(name: .customLong("list"), help: "With --app: every type and scheme the application claims, and whether it is the default.")
+    @Flag(
+        name: .customLong("list"),
+        help: "With --app: every type and scheme the application claims, and whether it is the default.")
     var listClaims = false
     @Flag(name: .customLong("run"), help: "Run the command for each file or URL (without a shell) and wait for it.")
     var runCommand = false
-    @Flag(name: .customLong("choose"), help: "Ask which application to use (with a selector such as fzf or rofi -dmenu), then open with it.")
+    @Flag(
+        name: .customLong("choose"),
+        help: "Ask which application to use (with a selector such as fzf or rofi -dmenu), then open with it.")
     var choose = false
-    @Option(help: ArgumentHelp("The selector --choose runs, quoted as a desktop entry's Exec (rofi -dmenu -p 'Open with').", valueName: "command"))
+    @Option(
+        help: ArgumentHelp(
+            "The selector --choose runs, quoted as a desktop entry's Exec (rofi -dmenu -p 'Open with').",
+            valueName: "command"))
     var selector: String?
     @Flag(name: .customLong("no-sniff"), help: "Type files by name alone; never read them.")
     var noSniff = false
-    @Argument(help: "Files or URLs to open; a file where nothing is is typed by its name and marked (exit 1 unless --no-sniff; --run never opens it).")
+    @Argument(
+        help:
+            "Files or URLs to open; a file where nothing is is typed by its name and marked (exit 1 unless --no-sniff; --run never opens it)."
+    )
     var files: [String] = []
 
     var roleFilter: HandlerResolver.RoleFilter? { role == "all" ? .any : HandlerResolver.RoleFilter(rawValue: role) }
@@ -77,7 +97,9 @@ struct OpenIn: ParsableCommand {
     func validate() throws {
         if listClaims {
             if app == nil { throw ValidationError("--list needs --app ID: the application whose types to list") }
-            if !files.isEmpty || !types.isEmpty || runCommand { throw ValidationError("--list takes no files, --type or --run") }
+            if !files.isEmpty || !types.isEmpty || runCommand {
+                throw ValidationError("--list takes no files, --type or --run")
+            }
         } else if files.isEmpty && types.isEmpty {
             throw ValidationError("give at least one file, URL or --type")
         }
@@ -85,14 +107,18 @@ struct OpenIn: ParsableCommand {
         if roleFilter == nil {
             throw ValidationError("--role \(role): use any, viewer, editor or shell")
         }
-        if runCommand && !types.isEmpty { throw ValidationError("--run opens files and URLs; it cannot be used with --type") }
+        if runCommand && !types.isEmpty {
+            throw ValidationError("--run opens files and URLs; it cannot be used with --type")
+        }
         if runCommand && output.json { throw ValidationError("--run and --json cannot be used together") }
         if choose {
             if !types.isEmpty { throw ValidationError("--choose opens files and URLs; it cannot be used with --type") }
             if output.json { throw ValidationError("--choose and --json cannot be used together") }
             if app != nil { throw ValidationError("--choose and --app cannot be used together: --app already chooses") }
         }
-        if selector != nil && !choose { throw ValidationError("--selector is the program --choose runs; give --choose too") }
+        if selector != nil && !choose {
+            throw ValidationError("--selector is the program --choose runs; give --choose too")
+        }
     }
 
     /// One thing to resolve: a file, a URL or a type.
@@ -115,7 +141,9 @@ struct OpenIn: ParsableCommand {
             switch resolver.handler(app) {
             case .success(let handler): chosen = handler
             case .failure(let error):
-                if !(listClaims && resolver.claims(of: app).count > 0) { throw Console.fail("--app \(app): \(error.message)") }
+                if !(listClaims && resolver.claims(of: app).count > 0) {
+                    throw Console.fail("--app \(app): \(error.message)")
+                }
             }
         }
         if listClaims, let app {
@@ -136,15 +164,21 @@ struct OpenIn: ParsableCommand {
             case .url(_, let scheme):
                 var info = stat()
                 if lstat(argument, &info) == 0 {
-                    Console.error("uti: \(argument) is read as a URL (scheme \(scheme.name)); for the file, write ./\(argument)")
+                    Console.error(
+                        "uti: \(argument) is read as a URL (scheme \(scheme.name)); for the file, write ./\(argument)")
                 }
                 let type = scheme.type(in: registry)
-                subjects.append(Subject(label: argument, target: target, type: type, mimeType: scheme.handlerMIMEType, scheme: scheme))
+                subjects.append(
+                    Subject(
+                        label: argument, target: target, type: type, mimeType: scheme.handlerMIMEType, scheme: scheme))
             case .file(let path):
                 do {
-                    let result = try typing.type(forPath: PathText.bytes(path), options: FileTyping.Options(sniff: !noSniff))
-                    subjects.append(Subject(label: argument, target: target, type: result.type, mimeType: result.mimeType,
-                                            missing: !result.exists))
+                    let result = try typing.type(
+                        forPath: PathText.bytes(path), options: FileTyping.Options(sniff: !noSniff))
+                    subjects.append(
+                        Subject(
+                            label: argument, target: target, type: result.type, mimeType: result.mimeType,
+                            missing: !result.exists))
                     // A script must be able to tell; --no-sniff asks about names alone.
                     if !result.exists && !noSniff {
                         failed = true
@@ -154,7 +188,10 @@ struct OpenIn: ParsableCommand {
                     failed = true
                     Console.error("uti: \(Escaping.name(argument)): \(error.reason)")
                     if output.json {
-                        results.append(.object(JSON.path("path", bytes: PathText.bytes(argument)) + [("error", .string(error.reason))]))
+                        results.append(
+                            .object(
+                                JSON.path("path", bytes: PathText.bytes(argument)) + [("error", .string(error.reason))])
+                        )
                     }
                 }
             }
@@ -162,7 +199,9 @@ struct OpenIn: ParsableCommand {
         let query = QueryResolver(registry: registry)
         for name in types {
             if let scheme = URLScheme(handlerMIMEType: name) {
-                subjects.append(Subject(label: name, type: scheme.type(in: registry), mimeType: scheme.handlerMIMEType, scheme: scheme))
+                subjects.append(
+                    Subject(
+                        label: name, type: scheme.type(in: registry), mimeType: scheme.handlerMIMEType, scheme: scheme))
                 continue
             }
             let type = try query.argument(name, "--type")
@@ -189,8 +228,9 @@ struct OpenIn: ParsableCommand {
                 case .cancelled(let status):
                     handler = nil
                     failed = true
-                    Console.error("uti: \(Escaping.name(subject.label)): no application chosen"
-                        + (status == 0 ? "" : " (the selector exited with status \(status))") + "; not opened")
+                    Console.error(
+                        "uti: \(Escaping.name(subject.label)): no application chosen"
+                            + (status == 0 ? "" : " (the selector exited with status \(status))") + "; not opened")
                 }
             }
             if resolution.candidates.isEmpty && chosen == nil { failed = true }
@@ -212,9 +252,14 @@ struct OpenIn: ParsableCommand {
                 }
             }
             if output.json {
-                results.append(Self.json(subject, resolution, handler: handler, command: command, problem: commandProblem))
+                results.append(
+                    Self.json(subject, resolution, handler: handler, command: command, problem: commandProblem))
             } else {
-                print(Escaping.controls(Self.text(subject, resolution, handler: handler, note: note, command: command, problem: commandProblem)))
+                print(
+                    Escaping.controls(
+                        Self.text(
+                            subject, resolution, handler: handler, note: note, command: command, problem: commandProblem
+                        )))
             }
         }
         if output.json { print(JSON.array(results).serialized()) }
@@ -233,7 +278,9 @@ struct OpenIn: ParsableCommand {
     /// The selector `--choose` runs: `--selector`, else the environment's.
     func resolvedSelector() throws -> HandlerSelector {
         if let selector {
-            do { return try HandlerSelector(commandLine: selector) } catch { throw Console.fail("--selector: \(error.message)") }
+            do { return try HandlerSelector(commandLine: selector) } catch {
+                throw Console.fail("--selector: \(error.message)")
+            }
         }
         switch HandlerSelector.standard(environment: ProcessEnvironment.current, inputIsTerminal: isatty(0) == 1) {
         case .success(let found): return found
@@ -241,16 +288,20 @@ struct OpenIn: ParsableCommand {
         }
     }
 
-    static func text(_ subject: Subject, _ resolution: HandlerResolver.Resolution,
-                     handler: HandlerResolver.Handler?, note: String? = nil, command: [[String]]?, problem: String?) -> String {
+    static func text(
+        _ subject: Subject, _ resolution: HandlerResolver.Resolution,
+        handler: HandlerResolver.Handler?, note: String? = nil, command: [[String]]?, problem: String?
+    ) -> String {
         let mime = subject.mimeType ?? subject.type.preferredMIMEType
         var lines: [String]
         if let scheme = subject.scheme {
             lines = ["\(Escaping.name(subject.label)): URL scheme \(scheme.name) (\(subject.type.identifier))"]
             if resolution.candidates.isEmpty { lines.append("  no application opens URLs of scheme \(scheme.name)") }
         } else {
-            lines = ["\(Escaping.name(subject.label)): \(subject.type.identifier)\(mime.map { " (\($0))" } ?? "")"
-                + (subject.missing ? "; no such file" : "")]
+            lines = [
+                "\(Escaping.name(subject.label)): \(subject.type.identifier)\(mime.map { " (\($0))" } ?? "")"
+                    + (subject.missing ? "; no such file" : "")
+            ]
             if resolution.candidates.isEmpty {
                 lines.append("  no application opens \(subject.type.identifier) or its supertypes")
             }
@@ -265,22 +316,28 @@ struct OpenIn: ParsableCommand {
             lines.append("  using \(handler.id) (\(note ?? "--app"))")
         }
         if let command {
-            for argv in command { lines.append("  command: \(ExecCommand.shellQuoted(argv, rawByte: PathText.rawByte))") }
+            for argv in command {
+                lines.append("  command: \(ExecCommand.shellQuoted(argv, rawByte: PathText.rawByte))")
+            }
         } else if let problem {
             lines.append("  command: none (\(problem))")
         }
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ subject: Subject, _ resolution: HandlerResolver.Resolution,
-                     handler: HandlerResolver.Handler?, command: [[String]]?, problem: String?) -> JSON {
+    static func json(
+        _ subject: Subject, _ resolution: HandlerResolver.Resolution,
+        handler: HandlerResolver.Handler?, command: [[String]]?, problem: String?
+    ) -> JSON {
         func claimJSON(_ claim: AssociationClaim) -> [(String, JSON)] {
-            [("claim", .string(claim.kind.rawValue)),
-             ("declares", .string(claim.typeName)),
-             ("declaredAs", .string(claim.typeNameKind.rawValue)),
-             ("key", .string(claim.key)),
-             ("file", .string(claim.file)),
-             ("line", claim.position.line.map(JSON.int) ?? .null)]
+            [
+                ("claim", .string(claim.kind.rawValue)),
+                ("declares", .string(claim.typeName)),
+                ("declaredAs", .string(claim.typeNameKind.rawValue)),
+                ("key", .string(claim.key)),
+                ("file", .string(claim.file)),
+                ("line", claim.position.line.map(JSON.int) ?? .null),
+            ]
         }
         let candidates: [JSON] = resolution.candidates.map { candidate in
             var kind = "desktop-entry"
@@ -301,7 +358,8 @@ struct OpenIn: ParsableCommand {
             return .object(fields)
         }
         let excluded: [JSON] = resolution.excluded.map { exclusion in
-            .object([("id", .string(exclusion.id)), ("reason", .string(exclusion.reason))] + claimJSON(exclusion.claim))
+            .object(
+                [("id", .string(exclusion.id)), ("reason", .string(exclusion.reason))] + claimJSON(exclusion.claim))
         }
         var subjectKey = "query"
         switch subject.target {
@@ -309,19 +367,25 @@ struct OpenIn: ParsableCommand {
         case .url?: subjectKey = "url"
         case nil: break
         }
-        return .object(JSON.path(subjectKey, bytes: PathText.bytes(subject.label)) + [
-            ("exists", .bool(!subject.missing)),
-            ("type", .string(subject.type.identifier)),
-            ("scheme", .optional(subject.scheme?.name)),
-            ("mimeType", .optional(subject.mimeType ?? subject.type.preferredMIMEType)),
-            ("default", .optional(resolution.defaultCandidate?.handler.id)),
-            ("application", .optional(handler?.id)),
-            // A name that is not UTF-8 is shown escaped, as in "path".
-            ("command", command.map { .array($0.map { JSON.strings($0.map { PathText.isRaw($0) ? Escaping.name($0) : $0 }) }) } ?? .null),
-            ("commandProblem", .optional(problem)),
-            ("candidates", .array(candidates)),
-            ("excluded", .array(excluded)),
-        ])
+        return .object(
+            JSON.path(subjectKey, bytes: PathText.bytes(subject.label)) + [
+                ("exists", .bool(!subject.missing)),
+                ("type", .string(subject.type.identifier)),
+                ("scheme", .optional(subject.scheme?.name)),
+                ("mimeType", .optional(subject.mimeType ?? subject.type.preferredMIMEType)),
+                ("default", .optional(resolution.defaultCandidate?.handler.id)),
+                ("application", .optional(handler?.id)),
+                // A name that is not UTF-8 is shown escaped, as in "path".
+                (
+                    "command",
+                    command.map {
+                        .array($0.map { JSON.strings($0.map { PathText.isRaw($0) ? Escaping.name($0) : $0 }) })
+                    } ?? .null
+                ),
+                ("commandProblem", .optional(problem)),
+                ("candidates", .array(candidates)),
+                ("excluded", .array(excluded)),
+            ])
     }
 
     /// Starts each command and waits for it; false when one exited non-zero.
@@ -340,7 +404,8 @@ struct OpenIn: ParsableCommand {
         for argv in commands {
             let status = try ProcessLauncher.run(argv)
             if status != 0 {
-                Console.error("uti: \(ExecCommand.shellQuoted(argv, rawByte: PathText.rawByte)) exited with status \(status)")
+                Console.error(
+                    "uti: \(ExecCommand.shellQuoted(argv, rawByte: PathText.rawByte)) exited with status \(status)")
                 allZero = false
             }
         }
@@ -375,8 +440,10 @@ enum ProcessLauncher {
 
 extension OpenIn {
     /// `--app ID --list`: the types and schemes the application claims.
-    func listClaims(of id: String, handler: HandlerResolver.Handler?, resolver: HandlerResolver,
-                    role: HandlerResolver.RoleFilter) throws {
+    func listClaims(
+        of id: String, handler: HandlerResolver.Handler?, resolver: HandlerResolver,
+        role: HandlerResolver.RoleFilter
+    ) throws {
         let claims = resolver.claims(of: id, role: role)
         if output.json {
             let items: [JSON] = claims.map { item in
@@ -394,12 +461,13 @@ extension OpenIn {
                     ("default", .optional(item.defaultHandlerID)),
                 ])
             }
-            print(JSON.object([
-                ("application", .string(id)),
-                ("name", .optional(handler?.name)),
-                ("location", .optional(handler?.location)),
-                ("claims", .array(items)),
-            ]).serialized())
+            print(
+                JSON.object([
+                    ("application", .string(id)),
+                    ("name", .optional(handler?.name)),
+                    ("location", .optional(handler?.location)),
+                    ("claims", .array(items)),
+                ]).serialized())
         } else {
             print(Escaping.controls("\(id): \(handler.map { "\($0.name) (\($0.location))" } ?? "cannot be run")"))
             if claims.isEmpty { print("  claims no types or URL schemes") }
@@ -411,11 +479,16 @@ extension OpenIn {
                 }
                 how += ": \(item.claim.place)"
                 if !item.isDefault { how += item.defaultHandlerID.map { "; the default is \($0)" } ?? "; no default" }
-                return ((item.isDefault ? "* " : "  ") + item.claim.typeName, scheme.map { "URL scheme \($0)" } ?? item.type.identifier, how)
+                return (
+                    (item.isDefault ? "* " : "  ") + item.claim.typeName,
+                    scheme.map { "URL scheme \($0)" } ?? item.type.identifier, how
+                )
             }
             let nameWidth = rows.map(\.0.count).max() ?? 0
             let typeWidth = rows.map(\.1.count).max() ?? 0
-            func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
+            func pad(_ text: String, _ width: Int) -> String {
+                text + String(repeating: " ", count: max(0, width - text.count))
+            }
             for row in rows {
                 print(Escaping.controls("  " + pad(row.0, nameWidth) + "  " + pad(row.1, typeWidth) + "  " + row.2))
             }

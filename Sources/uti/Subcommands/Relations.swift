@@ -1,20 +1,20 @@
 import ArgumentParser
 import PropertyLists
-import UniformTypes
 import SystemBase
+import UniformTypes
 
 struct Conforms: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Exit 0 when TYPE conforms to SUPERTYPE, 1 when not, 2 on error; silent unless --verbose.",
         discussion: """
-        TYPE is any query form, or a file: with --file, or when TYPE is an existing
-        path that names no type as written (/tmp/pic.dat, photo.jpg in the current
-        folder), the file is typed as `uti file` types it, by name and content.
-        SUPERTYPE must be a declared type (public.image, an extension or MIME type a
-        declared type claims).
-          if uti conforms "${file##*.}" public.image; then ...; fi
-          if uti conforms --file "$path" public.image; then ...; fi
-        """)
+            TYPE is any query form, or a file: with --file, or when TYPE is an existing
+            path that names no type as written (/tmp/pic.dat, photo.jpg in the current
+            folder), the file is typed as `uti file` types it, by name and content.
+            SUPERTYPE must be a declared type (public.image, an extension or MIME type a
+            declared type claims).
+              if uti conforms "${file##*.}" public.image; then ...; fi
+              if uti conforms --file "$path" public.image; then ...; fi
+            """)
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var queryOptions: QueryOptions
@@ -28,16 +28,19 @@ struct Conforms: ParsableCommand {
     @Argument(help: "The supertype (a declared type, any query form).") var supertype: String
 
     func run() throws {
-        let status = try Self.perform(resolver: try queryOptions.resolver(try registryOptions.load()), type: type,
-                                      supertype: supertype, verbose: verbose, file: isFile, follow: follow)
+        let status = try Self.perform(
+            resolver: try queryOptions.resolver(try registryOptions.load()), type: type,
+            supertype: supertype, verbose: verbose, file: isFile, follow: follow)
         if status != Status.success { throw ExitCode(status) }
     }
 
     /// 0 when `type` conforms to `supertype`, 1 when not; throws exit
     /// status 2 for an argument that names no type, a missing file or one
     /// that cannot be read.
-    static func perform(resolver: QueryResolver, type: String, supertype: String, verbose: Bool,
-                        file: Bool = false, follow: Bool = false) throws -> Int32 {
+    static func perform(
+        resolver: QueryResolver, type: String, supertype: String, verbose: Bool,
+        file: Bool = false, follow: Bool = false
+    ) throws -> Int32 {
         let b = try QueryResolver(registry: resolver.registry).declaredArgument(supertype, "SUPERTYPE")
         let a: UTType
         let path = PathText.bytes(type)
@@ -52,7 +55,9 @@ struct Conforms: ParsableCommand {
             a = try resolver.argument(type, "TYPE")
         }
         let yes = a.conforms(to: b)
-        if verbose { StandardOutput.line("\(a.identifier) \(yes ? "conforms" : "does not conform") to \(b.identifier)") }
+        if verbose {
+            StandardOutput.line("\(a.identifier) \(yes ? "conforms" : "does not conform") to \(b.identifier)")
+        }
         return yes ? Status.success : Status.no
     }
 }
@@ -109,10 +114,11 @@ struct Descendants: ParsableCommand {
 enum IdentifierList {
     static func print(_ type: UTType, _ list: [UTType], json: Bool, key: String) {
         if json {
-            Swift.print(JSON.object([
-                ("identifier", .string(type.identifier)),
-                (key, JSON.strings(list.map(\.identifier))),
-            ]).serialized())
+            Swift.print(
+                JSON.object([
+                    ("identifier", .string(type.identifier)),
+                    (key, JSON.strings(list.map(\.identifier))),
+                ]).serialized())
         } else {
             for t in list { Swift.print(t.identifier) }
         }
@@ -134,20 +140,24 @@ struct Decode: ParsableCommand {
         var results: [JSON] = []
         for identifier in identifiers {
             guard let contents = DynamicIdentifier.decode(identifier) else {
-                throw Console.fail("\"\(identifier)\" is not a well-formed dynamic identifier (dyn.a followed by base-32)")
+                throw Console.fail(
+                    "\"\(identifier)\" is not a well-formed dynamic identifier (dyn.a followed by base-32)")
             }
             if output.json {
-                results.append(.object([
-                    ("identifier", .string(identifier)),
-                    ("conformsTo", JSON.strings(contents.conformsTo)),
-                    ("tags", .object(contents.tags.map { ($0.tagClass.identifier, JSON.strings($0.tags)) })),
-                ]))
+                results.append(
+                    .object([
+                        ("identifier", .string(identifier)),
+                        ("conformsTo", JSON.strings(contents.conformsTo)),
+                        ("tags", .object(contents.tags.map { ($0.tagClass.identifier, JSON.strings($0.tags)) })),
+                    ]))
             } else {
                 // A dynamic identifier can carry any bytes: escaped for the terminal.
                 print(identifier)
                 for parent in contents.conformsTo { print("  conforms to: \(Escaping.name(parent))") }
                 for spec in contents.tags {
-                    print("  \(Escaping.name(spec.tagClass.identifier)): \(spec.tags.map(Escaping.name).joined(separator: ", "))")
+                    print(
+                        "  \(Escaping.name(spec.tagClass.identifier)): \(spec.tags.map(Escaping.name).joined(separator: ", "))"
+                    )
                 }
             }
         }

@@ -7,48 +7,48 @@ struct SetDefault: ParsableCommand {
         commandName: "set-default",
         abstract: "Choose the application that opens a type or URL scheme, in the user's mimeapps.list.",
         discussion: """
-        Writes "MIME/TYPE=ID;" for each MIME type of TYPE into [Default Applications] of
-        $XDG_CONFIG_HOME/mimeapps.list (~/.config/mimeapps.list), the file GLib, KDE and
-        xdg-utils read; a type without a MIME type is written under its identifier,
-        which only uti reads. Everything else in the file is kept; the file is replaced
-        atomically. A default for a type beats every other application for that type
-        and for its subtypes that have no default or handler of their own.
+            Writes "MIME/TYPE=ID;" for each MIME type of TYPE into [Default Applications] of
+            $XDG_CONFIG_HOME/mimeapps.list (~/.config/mimeapps.list), the file GLib, KDE and
+            xdg-utils read; a type without a MIME type is written under its identifier,
+            which only uti reads. Everything else in the file is kept; the file is replaced
+            atomically. A default for a type beats every other application for that type
+            and for its subtypes that have no default or handler of their own.
 
-        A wildcard, image/*, is written as it is (as handlr writes it): the default of
-        every image/ type that has no default of its own.
+            A wildcard, image/*, is written as it is (as handlr writes it): the default of
+            every image/ type that has no default of its own.
 
-        A URL scheme is written as x-scheme-handler/SCHEME, as xdg-settings and
-        xdg-mime do. It is named as https:, as a URL, as x-scheme-handler/https, or as
-        a bare word that no type claims as an extension but some application claims
-        as a scheme (https). A word that is both is refused: write .rdp for the
-        extension or rdp: for the scheme.
+            A URL scheme is written as x-scheme-handler/SCHEME, as xdg-settings and
+            xdg-mime do. It is named as https:, as a URL, as x-scheme-handler/https, or as
+            a bare word that no type claims as an extension but some application claims
+            as a scheme (https). A word that is both is refused: write .rdp for the
+            extension or rdp: for the scheme.
 
-        --role viewer, editor or shell records a default for that role alone (as
-        LSSetDefaultRoleHandlerForContentType does) in [X-UTI Default Viewer] and the
-        like, which only uti reads; open-in --role uses it first. Desktop entries and
-        URL schemes have no roles: their default is for all.
+            --role viewer, editor or shell records a default for that role alone (as
+            LSSetDefaultRoleHandlerForContentType does) in [X-UTI Default Viewer] and the
+            like, which only uti reads; open-in --role uses it first. Desktop entries and
+            URL schemes have no roles: their default is for all.
 
-        --file SETTINGS sets many defaults in one write, one "TYPE-OR-SCHEME APP
-        [ROLE]" a line (# starts a comment). Every line is checked first; when one is
-        wrong, each wrong line is named and nothing is written.
+            --file SETTINGS sets many defaults in one write, one "TYPE-OR-SCHEME APP
+            [ROLE]" a line (# starts a comment). Every line is checked first; when one is
+            wrong, each wrong line is named and nothing is written.
 
-        --add APP TYPE offers APP for TYPE without making it the default: it is
-        appended to [Added Associations] (keeping its place if already there) and taken
-        out of [Removed Associations], as GIO's g_app_info_add_supports_type does.
-        --remove APP TYPE takes APP out of [Added Associations], puts it in [Removed
-        Associations] (which hides what APP declares for TYPE and its subtypes) and
-        clears it where the user's file makes it a default for TYPE. A default set in
-        a system list still wins over a removal, as in GIO: uti then says so and exits
-        1.
+            --add APP TYPE offers APP for TYPE without making it the default: it is
+            appended to [Added Associations] (keeping its place if already there) and taken
+            out of [Removed Associations], as GIO's g_app_info_add_supports_type does.
+            --remove APP TYPE takes APP out of [Added Associations], puts it in [Removed
+            Associations] (which hides what APP declares for TYPE and its subtypes) and
+            clears it where the user's file makes it a default for TYPE. A default set in
+            a system list still wins over a removal, as in GIO: uti then says so and exits
+            1.
 
-        --all-declared APP makes APP the default for every type and scheme it declares
-        (a desktop entry's MimeType, a bundle's document and URL types; a rank or role
-        of None or QLGenerator is left out), in one write.
+            --all-declared APP makes APP the default for every type and scheme it declares
+            (a desktop entry's MimeType, a bundle's document and URL types; a rank or role
+            of None or QLGenerator is left out), in one write.
 
-        Exit status: 0 written; 1 written, but a removed application is still offered
-        (a default in a system list); 2 bad arguments, an unknown application, a bad
-        line in SETTINGS, or a file that cannot be read or written.
-        """)
+            Exit status: 0 written; 1 written, but a removed application is still offered
+            (a default in a system list); 2 bad arguments, an unknown application, a bad
+            line in SETTINGS, or a file that cannot be read or written.
+            """)
 
     @OptionGroup var registryOptions: RegistryOptions
     @Argument(help: "The type (extension, MIME type or identifier) or URL scheme.")
@@ -57,20 +57,29 @@ struct SetDefault: ParsableCommand {
     var app: String?
     @Option(help: ArgumentHelp("The role the default is for: viewer, editor, shell or all.", valueName: "role"))
     var role: String = "all"
-    @Option(name: .customLong("file"), help: ArgumentHelp("Set every default this file lists, all or none.", valueName: "settings"))
+    @Option(
+        name: .customLong("file"),
+        help: ArgumentHelp("Set every default this file lists, all or none.", valueName: "settings"))
     var settingsFile: String?
     @Flag(help: "Remove the user's default for TYPE instead.")
     var clear = false
-    @Option(name: .customLong("add"), help: ArgumentHelp("Offer this application for TYPE without making it the default.", valueName: "app"))
+    @Option(
+        name: .customLong("add"),
+        help: ArgumentHelp("Offer this application for TYPE without making it the default.", valueName: "app"))
     var addedApp: String?
-    @Option(name: .customLong("remove"), help: ArgumentHelp("Stop offering this application for TYPE.", valueName: "app"))
+    @Option(
+        name: .customLong("remove"), help: ArgumentHelp("Stop offering this application for TYPE.", valueName: "app"))
     var removedApp: String?
-    @Option(name: .customLong("all-declared"), help: ArgumentHelp("Make this application the default for every type it declares.", valueName: "app"))
+    @Option(
+        name: .customLong("all-declared"),
+        help: ArgumentHelp("Make this application the default for every type it declares.", valueName: "app"))
     var allDeclaredApp: String?
 
     func validate() throws {
-        let modes = [settingsFile.map { _ in "--file" }, addedApp.map { _ in "--add" }, removedApp.map { _ in "--remove" },
-                     allDeclaredApp.map { _ in "--all-declared" }, clear ? "--clear" : nil].compactMap { $0 }
+        let modes = [
+            settingsFile.map { _ in "--file" }, addedApp.map { _ in "--add" }, removedApp.map { _ in "--remove" },
+            allDeclaredApp.map { _ in "--all-declared" }, clear ? "--clear" : nil,
+        ].compactMap { $0 }
         if modes.count > 1 { throw ValidationError("\(modes.joined(separator: " and ")) cannot be used together") }
         if let settingsFile {
             if settingsFile.isEmpty { throw ValidationError("--file: an empty path was given") }
@@ -80,21 +89,31 @@ struct SetDefault: ParsableCommand {
         }
         if let allDeclaredApp {
             if allDeclaredApp.isEmpty { throw ValidationError("--all-declared: an empty application was given") }
-            if type != nil { throw ValidationError("--all-declared takes no TYPE: the application's declarations name them") }
-            if role != "all" { throw ValidationError("--all-declared takes no --role: it sets the default for every role") }
+            if type != nil {
+                throw ValidationError("--all-declared takes no TYPE: the application's declarations name them")
+            }
+            if role != "all" {
+                throw ValidationError("--all-declared takes no --role: it sets the default for every role")
+            }
             return
         }
         if let option = modes.first, let given = addedApp ?? removedApp {
             if given.isEmpty { throw ValidationError("\(option): an empty application was given") }
             guard type != nil else { throw ValidationError("\(option) \(given): give the type or scheme too") }
-            if app != nil { throw ValidationError("\(option) APP takes one TYPE; the application is \(option)'s value") }
+            if app != nil {
+                throw ValidationError("\(option) APP takes one TYPE; the application is \(option)'s value")
+            }
             if role != "all" { throw ValidationError("\(option) takes no --role: associations are for every role") }
             return
         }
-        guard type != nil else { throw ValidationError("give the type or scheme and the application, or --file SETTINGS") }
+        guard type != nil else {
+            throw ValidationError("give the type or scheme and the application, or --file SETTINGS")
+        }
         if clear && app != nil { throw ValidationError("give either an application or --clear") }
         if !clear && app == nil { throw ValidationError("give the application to use, or --clear") }
-        do { _ = try DefaultSettings.role(role) } catch { throw ValidationError("--role \(role): use viewer, editor, shell or all") }
+        do { _ = try DefaultSettings.role(role) } catch {
+            throw ValidationError("--role \(role): use viewer, editor, shell or all")
+        }
     }
 
     /// What a TYPE-OR-SCHEME word names.
@@ -113,20 +132,29 @@ struct SetDefault: ParsableCommand {
         guard let file = searchPath.userAssociationsFile else {
             throw Console.fail("neither XDG_CONFIG_HOME nor HOME names a folder for mimeapps.list")
         }
-        let resolver = HandlerResolver(catalog: HandlerCatalog(searchPath: searchPath, bundles: bundles), registry: registry)
+        let resolver = HandlerResolver(
+            catalog: HandlerCatalog(searchPath: searchPath, bundles: bundles), registry: registry)
         var requests: [Request] = []
         var failed = false
         if let allDeclaredApp {
             requests = try declaredRequests(of: allDeclaredApp, resolver: resolver)
         } else if let settingsFile {
             let settings: DefaultSettings
-            do { settings = try DefaultSettings.read(path: settingsFile) } catch { throw Console.fail(error.description) }
+            do { settings = try DefaultSettings.read(path: settingsFile) } catch {
+                throw Console.fail(error.description)
+            }
             for problem in settings.problems { Console.error("uti: \(problem)") }
             failed = !settings.problems.isEmpty
             if settings.lines.isEmpty && !failed { throw Console.fail("\(settingsFile): sets no defaults") }
-            requests = settings.lines.map { Request(subject: $0.subject, app: $0.app, role: $0.role, place: "\(settingsFile):\($0.number)") }
+            requests = settings.lines.map {
+                Request(subject: $0.subject, app: $0.app, role: $0.role, place: "\(settingsFile):\($0.number)")
+            }
         } else if let type, let given = addedApp ?? removedApp {
-            requests = [Request(subject: type, app: given, role: nil, place: "", action: addedApp != nil ? .addAssociation : .removeAssociation)]
+            requests = [
+                Request(
+                    subject: type, app: given, role: nil, place: "",
+                    action: addedApp != nil ? .addAssociation : .removeAssociation)
+            ]
         } else if let type {
             requests = [Request(subject: type, app: app, role: try DefaultSettings.role(role), place: "")]
         }
@@ -156,16 +184,20 @@ struct SetDefault: ParsableCommand {
                 print(Escaping.controls("\(subject.label): \(app) is added (\(keys)) in \(file)"))
             case .removeAssociation:
                 let wasDefault = edits.contains { edit in
-                    edit.before.contains(app) && !edit.after.contains(app) && change.keys.contains { $0.lowercased() == edit.key.lowercased() }
+                    edit.before.contains(app) && !edit.after.contains(app)
+                        && change.keys.contains { $0.lowercased() == edit.key.lowercased() }
                         && edit.group != UserDefaultsWriter.addedGroup
                 }
-                print(Escaping.controls("\(subject.label): \(app) is removed (\(keys)) in \(file)"
-                    + (wasDefault ? "; it is no longer the user's default" : "")))
+                print(
+                    Escaping.controls(
+                        "\(subject.label): \(app) is removed (\(keys)) in \(file)"
+                            + (wasDefault ? "; it is no longer the user's default" : "")))
             }
         }
         if removedApp != nil, let (subject, change) = valid.first, let app = change.handlerID {
             // A default in a system list is not hidden by a removal (GIO reads it the same way).
-            let reread = HandlerResolver(catalog: HandlerCatalog(searchPath: searchPath, bundles: bundles), registry: registry)
+            let reread = HandlerResolver(
+                catalog: HandlerCatalog(searchPath: searchPath, bundles: bundles), registry: registry)
             if let still = Self.offers(app, for: subject, resolver: reread) {
                 Console.error(Escaping.controls("uti: \(subject.label): \(app) is still offered: \(still.reason)"))
                 throw ExitCode(Status.no)
@@ -177,7 +209,9 @@ struct SetDefault: ParsableCommand {
     static func offers(_ app: String, for subject: Subject, resolver: HandlerResolver) -> HandlerResolver.Candidate? {
         if subject.wildcard {
             for type in resolver.types(coveredBy: subject.keys[0]) {
-                if let found = resolver.resolve(type).candidates.first(where: { $0.handler.id == app && $0.claim.typeName.lowercased() == subject.keys[0] }) {
+                if let found = resolver.resolve(type).candidates.first(where: {
+                    $0.handler.id == app && $0.claim.typeName.lowercased() == subject.keys[0]
+                }) {
                     return found
                 }
             }
@@ -189,15 +223,20 @@ struct SetDefault: ParsableCommand {
     /// One request per type and scheme `app` declares (the document types
     /// it can open), as `--all-declared` sets them.
     private func declaredRequests(of app: String, resolver: HandlerResolver) throws -> [Request] {
-        if case .failure(let error) = resolver.handler(app) { throw Console.fail("--all-declared \(app): \(error.message)") }
+        if case .failure(let error) = resolver.handler(app) {
+            throw Console.fail("--all-declared \(app): \(error.message)")
+        }
         var requests: [Request] = []
         var keys: Set<String> = []
         for claim in resolver.catalog.claims where claim.handlerID == app && claim.kind == .declared {
             if claim.rank == .none || claim.role == AppBundle.Role.none || claim.role == .qlGenerator { continue }
             guard let type = resolver.types(named: claim).first else { continue }
             var subject: Subject
-            if let scheme = URLScheme.isSchemeType(type) ? URLScheme(handlerMIMEType: claim.typeName) ?? URLScheme(claim.typeName) : nil {
-                subject = Subject(label: "URL scheme \(scheme.name)", keys: [scheme.handlerMIMEType], type: type, scheme: scheme)
+            if let scheme = URLScheme.isSchemeType(type)
+                ? URLScheme(handlerMIMEType: claim.typeName) ?? URLScheme(claim.typeName) : nil
+            {
+                subject = Subject(
+                    label: "URL scheme \(scheme.name)", keys: [scheme.handlerMIMEType], type: type, scheme: scheme)
             } else if claim.typeNameKind == .mimeType {
                 // A key GLib can match (MIME types are lower case) and uti reads back.
                 let key = claim.typeName.lowercased()
@@ -206,8 +245,9 @@ struct SetDefault: ParsableCommand {
                     continue
                 }
                 let wildcard = claim.isWildcard
-                subject = Subject(label: wildcard ? "every \(key.dropLast(1)) type" : type.identifier,
-                                  keys: [key], type: type, wildcard: wildcard)
+                subject = Subject(
+                    label: wildcard ? "every \(key.dropLast(1)) type" : type.identifier,
+                    keys: [key], type: type, wildcard: wildcard)
             } else {
                 subject = Self.typeSubject(type)
             }
@@ -232,7 +272,9 @@ struct SetDefault: ParsableCommand {
 
     /// Each request checked: its subject, application and role. A request
     /// that cannot be applied is reported (with its place) and gives nil.
-    private func plan(_ requests: [Request], resolver: HandlerResolver) -> [(subject: Subject, change: UserDefaultsWriter.Change)?] {
+    private func plan(
+        _ requests: [Request], resolver: HandlerResolver
+    ) -> [(subject: Subject, change: UserDefaultsWriter.Change)?] {
         var result: [(subject: Subject, change: UserDefaultsWriter.Change)?] = []
         var written: [String: String] = [:]
         let claimedSchemes = resolver.catalog.claimedSchemes
@@ -243,9 +285,12 @@ struct SetDefault: ParsableCommand {
                 result.append(nil)
             }
             let subject: Subject
-            if let resolved = request.resolved { subject = resolved } else {
+            if let resolved = request.resolved {
+                subject = resolved
+            } else {
                 do {
-                    subject = try Self.subject(request.subject, registry: resolver.registry, claimedSchemes: claimedSchemes)
+                    subject = try Self.subject(
+                        request.subject, registry: resolver.registry, claimedSchemes: claimedSchemes)
                 } catch {
                     refuse("\(request.subject): \(error.description)")
                     continue
@@ -255,9 +300,13 @@ struct SetDefault: ParsableCommand {
                 let handler: HandlerResolver.Handler
                 switch resolver.handler(app) {
                 case .success(let found): handler = found
-                case .failure where request.action == .removeAssociation && resolver.catalog.claims.contains(where: { $0.handlerID == app }):
+                case .failure
+                where request.action == .removeAssociation
+                    && resolver.catalog.claims.contains(where: { $0.handlerID == app }):
                     // An application that can no longer run may still be named in a list.
-                    result.append((subject, UserDefaultsWriter.Change(keys: subject.keys, handlerID: app, action: request.action)))
+                    result.append(
+                        (subject, UserDefaultsWriter.Change(keys: subject.keys, handlerID: app, action: request.action))
+                    )
                     continue
                 case .failure(let error):
                     refuse("\(app): \(error.message)")
@@ -277,13 +326,18 @@ struct SetDefault: ParsableCommand {
                         continue
                     }
                     let filter = HandlerResolver.RoleFilter(rawValue: role.rawValue.lowercased())!
-                    if let exclusion = resolver.resolve(subject.type, role: filter).excluded.first(where: { $0.id == app }) {
-                        refuse("\(app) cannot be the \(role.rawValue) default for \(subject.label): \(exclusion.reason)")
+                    if let exclusion = resolver.resolve(subject.type, role: filter).excluded.first(where: {
+                        $0.id == app
+                    }) {
+                        refuse(
+                            "\(app) cannot be the \(role.rawValue) default for \(subject.label): \(exclusion.reason)")
                         continue
                     }
                 }
             }
-            let group = request.action == .setDefault ? UserDefaultsWriter.groupName(for: request.role) : request.action.rawValue
+            let group =
+                request.action == .setDefault
+                ? UserDefaultsWriter.groupName(for: request.role) : request.action.rawValue
             var repeated = false
             for key in subject.keys {
                 let slot = group + "\u{0}" + key.lowercased()
@@ -295,7 +349,12 @@ struct SetDefault: ParsableCommand {
                 written[slot] = request.place
             }
             if repeated { continue }
-            result.append((subject, UserDefaultsWriter.Change(keys: subject.keys, role: request.role, handlerID: request.app, action: request.action)))
+            result.append(
+                (
+                    subject,
+                    UserDefaultsWriter.Change(
+                        keys: subject.keys, role: request.role, handlerID: request.app, action: request.action)
+                ))
         }
         return result
     }
@@ -309,22 +368,30 @@ struct SetDefault: ParsableCommand {
 
     /// The type or scheme `word` names, and the keys its default is
     /// written under.
-    static func subject(_ word: String, registry: TypeRegistry, claimedSchemes: Set<String>) throws(QueryError) -> Subject {
+    static func subject(
+        _ word: String, registry: TypeRegistry, claimedSchemes: Set<String>
+    ) throws(QueryError) -> Subject {
         func schemeSubject(_ scheme: URLScheme) -> Subject {
-            Subject(label: "URL scheme \(scheme.name)", keys: [scheme.handlerMIMEType], type: scheme.type(in: registry), scheme: scheme)
+            Subject(
+                label: "URL scheme \(scheme.name)", keys: [scheme.handlerMIMEType], type: scheme.type(in: registry),
+                scheme: scheme)
         }
         if let scheme = URLScheme(handlerMIMEType: word) { return schemeSubject(scheme) }
         if AssociationClaim.isWildcard(word) {
             // Written as it is: every type of that major type without a default of its own.
-            return Subject(label: "every \(word.dropLast(1).lowercased()) type", keys: [word.lowercased()],
-                           type: registry.declaredType("public.data")!, wildcard: true)
+            return Subject(
+                label: "every \(word.dropLast(1).lowercased()) type", keys: [word.lowercased()],
+                type: registry.declaredType("public.data")!, wildcard: true)
         }
         if word.contains("*") {
             throw QueryError(description: "a wildcard names a MIME type's major part and /* (image/*)")
         }
         if word.contains(":") {
             guard let scheme = URLScheme(urlString: word) else {
-                throw QueryError(description: "is neither a type nor a URL scheme (a scheme is a letter, then letters, digits, \"+\", \"-\" or \".\")")
+                throw QueryError(
+                    description:
+                        "is neither a type nor a URL scheme (a scheme is a letter, then letters, digits, \"+\", \"-\" or \".\")"
+                )
             }
             return schemeSubject(scheme)
         }
@@ -335,13 +402,15 @@ struct SetDefault: ParsableCommand {
         }
         let isScheme = claimedSchemes.contains(scheme.name)
         if type.isDeclared && isScheme {
-            throw QueryError(description: "is both an extension (\(type.identifier)) and a URL scheme some application claims; "
-                + "write .\(word) for the extension or \(word): for the scheme")
+            throw QueryError(
+                description: "is both an extension (\(type.identifier)) and a URL scheme some application claims; "
+                    + "write .\(word) for the extension or \(word): for the scheme")
         }
         if isScheme { return schemeSubject(scheme) }
         if !type.isDeclared {
-            throw QueryError(description: "no type claims the extension \"\(word)\" and no application claims the URL scheme; "
-                + "write .\(word) for the extension or \(word): for the scheme")
+            throw QueryError(
+                description: "no type claims the extension \"\(word)\" and no application claims the URL scheme; "
+                    + "write .\(word) for the extension or \(word): for the scheme")
         }
         return typeSubject(type)
     }

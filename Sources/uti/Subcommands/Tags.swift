@@ -5,15 +5,17 @@ struct Tags: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The tags of a type: all of them, one class, or the preferred one.",
         discussion: """
-        With --class, prints one tag a line. --descendants adds the tags of every type
-        that conforms to TYPE (every extension that is an image: uti tags public.image
-        --class extension --descendants).
-        """)
+            With --class, prints one tag a line. --descendants adds the tags of every type
+            that conforms to TYPE (every extension that is an image: uti tags public.image
+            --class extension --descendants).
+            """)
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var queryOptions: QueryOptions
     @OptionGroup var output: OutputOptions
-    @Option(name: .customLong("class"), help: ArgumentHelp("Only this tag class: extension, mime, ostype, or a class identifier.", valueName: "class"))
+    @Option(
+        name: .customLong("class"),
+        help: ArgumentHelp("Only this tag class: extension, mime, ostype, or a class identifier.", valueName: "class"))
     var tagClass: String?
     @Flag(help: "Only the preferred (first declared) tag; needs --class.")
     var preferred = false
@@ -33,7 +35,9 @@ struct Tags: ParsableCommand {
         let target = descendants ? try resolver.declaredArgument(type, "TYPE") : try resolver.argument(type, "TYPE")
         let classes: [TagClass]
         if let tagClass {
-            do { classes = [try TagClass.parse(tagClass, registry: registry)] } catch { throw Console.fail("--class \(error)") }
+            do { classes = [try TagClass.parse(tagClass, registry: registry)] } catch {
+                throw Console.fail("--class \(error)")
+            }
         } else {
             var seen: [TagClass] = []
             for t in [target] + (descendants ? registry.descendants(of: target) : []) {
@@ -46,11 +50,12 @@ struct Tags: ParsableCommand {
         }
         if preferred { table = table.map { ($0.0, Array($0.1.prefix(1))) } }
         if output.json {
-            print(JSON.object([
-                ("identifier", .string(target.identifier)),
-                ("includesDescendants", .bool(descendants)),
-                ("tags", .object(table.map { ($0.0.identifier, JSON.strings($0.1)) })),
-            ]).serialized())
+            print(
+                JSON.object([
+                    ("identifier", .string(target.identifier)),
+                    ("includesDescendants", .bool(descendants)),
+                    ("tags", .object(table.map { ($0.0.identifier, JSON.strings($0.1)) })),
+                ]).serialized())
         } else if tagClass != nil {
             for tag in table[0].1 { print(Escaping.name(tag)) }
         } else {

@@ -5,22 +5,23 @@ import UniformTypes
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check declaration files and app bundles: syntax, identifiers, parents, cycles, duplicates, tag clashes, document and URL types.",
+        abstract:
+            "Check declaration files and app bundles: syntax, identifiers, parents, cycles, duplicates, tag clashes, document and URL types.",
         discussion: """
-        Each PATH (a property list, an app Info.plist, an app bundle such as My.app, or
-        a folder of *.plist) is read with the bundled types, so parents may be bundled
-        types. An app's Info.plist (binary or XML) is also checked as a handler:
-        CFBundleDocumentTypes (LSHandlerRank Owner, Default, Alternate or None;
-        CFBundleTypeRole Editor, Viewer, Shell, None or QLGenerator; LSItemContentTypes
-        that no source declares, with the identifiers near them; legacy keys that
-        LSItemContentTypes makes ignored; misspelled keys) and CFBundleURLTypes
-        (CFBundleURLSchemes that are not schemes, a missing role). --system checks the
-        system's MIME data instead (or as well): the shared-mime-info folders of the
-        XDG data directories and the mime.types files, including tags that conflict
-        with other sources (notes, shown with -v). Problems print as
-        FILE:LINE: SEVERITY: MESSAGE. Exit 0 when no errors were found (--strict: no
-        warnings either), 1 when some were, 2 when a path cannot be used.
-        """)
+            Each PATH (a property list, an app Info.plist, an app bundle such as My.app, or
+            a folder of *.plist) is read with the bundled types, so parents may be bundled
+            types. An app's Info.plist (binary or XML) is also checked as a handler:
+            CFBundleDocumentTypes (LSHandlerRank Owner, Default, Alternate or None;
+            CFBundleTypeRole Editor, Viewer, Shell, None or QLGenerator; LSItemContentTypes
+            that no source declares, with the identifiers near them; legacy keys that
+            LSItemContentTypes makes ignored; misspelled keys) and CFBundleURLTypes
+            (CFBundleURLSchemes that are not schemes, a missing role). --system checks the
+            system's MIME data instead (or as well): the shared-mime-info folders of the
+            XDG data directories and the mime.types files, including tags that conflict
+            with other sources (notes, shown with -v). Problems print as
+            FILE:LINE: SEVERITY: MESSAGE. Exit 0 when no errors were found (--strict: no
+            warnings either), 1 when some were, 2 when a path cannot be used.
+            """)
 
     @OptionGroup var output: OutputOptions
     @Flag(help: "Treat warnings as errors for the exit status.")
@@ -34,7 +35,9 @@ struct Validate: ParsableCommand {
     @Argument(help: "Declaration files or folders.") var paths: [String] = []
 
     func validate() throws {
-        if paths.isEmpty && !system { throw ValidationError("give at least one declarations file or folder, or --system") }
+        if paths.isEmpty && !system {
+            throw ValidationError("give at least one declarations file or folder, or --system")
+        }
     }
 
     func run() throws {
@@ -53,26 +56,36 @@ struct Validate: ParsableCommand {
         func isChecked(_ file: String) -> Bool {
             checked.contains(file) || (system && !file.hasPrefix("Data/"))
         }
-        let found = registry.diagnostics.filter { isChecked($0.file) } + files.flatMap { Self.handlerDiagnostics($0, registry: registry) }
-        let shown = found
+        let found =
+            registry.diagnostics.filter { isChecked($0.file) }
+            + files.flatMap { Self.handlerDiagnostics($0, registry: registry) }
+        let shown =
+            found
             .filter { $0.severity != .note || verbose || output.json }
             .enumerated()
-            .sorted { ($0.element.file, Self.order($0.element.position), $0.offset) < ($1.element.file, Self.order($1.element.position), $1.offset) }
+            .sorted {
+                ($0.element.file, Self.order($0.element.position), $0.offset) < (
+                    $1.element.file, Self.order($1.element.position), $1.offset
+                )
+            }
             .map(\.element)
         let errors = shown.filter { $0.severity == .error }.count
         let warnings = shown.filter { $0.severity == .warning }.count
         let types = registry.allTypes.filter { $0.origin.map { isChecked($0.file) } ?? false }.count
         if output.json {
-            print(JSON.object([
-                ("files", JSON.strings(files)),
-                ("types", .int(types)),
-                ("errors", .int(errors)),
-                ("warnings", .int(warnings)),
-                ("diagnostics", .array(shown.map(Self.json))),
-            ]).serialized())
+            print(
+                JSON.object([
+                    ("files", JSON.strings(files)),
+                    ("types", .int(types)),
+                    ("errors", .int(errors)),
+                    ("warnings", .int(warnings)),
+                    ("diagnostics", .array(shown.map(Self.json))),
+                ]).serialized())
         } else {
             for d in shown { print(d.description) }
-            print("\(files.count) file\(files.count == 1 ? "" : "s"), \(types) type\(types == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+            print(
+                "\(files.count) file\(files.count == 1 ? "" : "s"), \(types) type\(types == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
+            )
         }
         if errors > 0 || (strict && warnings > 0) { throw ExitCode(Status.no) }
     }
@@ -83,14 +96,20 @@ struct Validate: ParsableCommand {
     /// that cannot be read (the declaration reader reports that).
     static func handlerDiagnostics(_ file: String, registry: TypeRegistry) -> [Diagnostic] {
         guard let plist = try? AppBundle.readPropertyList(file), plist.dictionaryValue != nil,
-              ["CFBundleIdentifier", "CFBundleDocumentTypes", "CFBundleURLTypes"].contains(where: { plist[$0] != nil }) else { return [] }
-        let folder = String(file.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropLast()
-            .map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/"))
+            ["CFBundleIdentifier", "CFBundleDocumentTypes", "CFBundleURLTypes"].contains(where: { plist[$0] != nil })
+        else { return [] }
+        let folder = String(
+            file.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropLast()
+                .map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/"))
         do {
             let bundle = try AppBundle(path: folder, infoPlistPath: file, plist: plist)
             return bundle.diagnostics + bundle.contentTypeDiagnostics(registry: registry)
         } catch {
-            return [Diagnostic(.error, file: error.file, position: error.position, error.message + "; no application is read from it")]
+            return [
+                Diagnostic(
+                    .error, file: error.file, position: error.position,
+                    error.message + "; no application is read from it")
+            ]
         }
     }
 
@@ -109,9 +128,10 @@ struct Validate: ParsableCommand {
         case .offset(let n): position = [("offset", .int(n))]
         case .unknown: break
         }
-        return .object([("file", .string(d.file))] + position + [
-            ("severity", .string(d.severity.rawValue)),
-            ("message", .string(d.message)),
-        ])
+        return .object(
+            [("file", .string(d.file))] + position + [
+                ("severity", .string(d.severity.rawValue)),
+                ("message", .string(d.message)),
+            ])
     }
 }
