@@ -69,7 +69,27 @@ struct RegistryOptions: ParsableArguments {
             return try sources.build().build().reportingSkippedSources()
         }
         cache.reading = reading
-        return try cache.load(sources).0.reportingSkippedSources()
+        let (registry, outcome) = try cache.load(sources)
+        // Skipped declaration files keep a registry out of the cache on
+        // purpose and are reported as such; any other reason is the folder's.
+        if case .notSaved(let reason) = outcome, registry.skippedSources.isEmpty {
+            warnCacheUnusable(cache.directory, reason)
+        }
+        return try registry.reportingSkippedSources()
+    }
+
+    /// Set once the cache folder's problem was told, so a run says it once.
+    nonisolated(unsafe) private static var toldCacheUnusable = false
+
+    /// Says on standard error why the compiled registry cannot be kept,
+    /// which costs every run the time of reading the sources.
+    private static func warnCacheUnusable(_ directory: String, _ reason: String) {
+        guard !toldCacheUnusable else { return }
+        toldCacheUnusable = true
+        Console.error(
+            "uti: warning: the compiled registry cannot be kept in \(directory) (\(reason)), so every run reads "
+                + "the type sources again; set UTI_CACHE_DIR to a folder only you can write, or to nothing to turn "
+                + "the cache off")
     }
 
     /// The registry, or exit status 2 with every unusable source named.

@@ -378,3 +378,32 @@ func fixture(_ name: String) -> String {
             "uti help \(command) changed: run tools/update-help-snapshots.sh and review the difference")
     }
 }
+
+/// A cache folder `uti` cannot use costs every run the sources' reading:
+/// it is said once a run, whichever door the query came in by.
+@Suite struct UnusableCacheFolderTests {
+    @Test(arguments: [["-b", "jpg"], ["lookup", "--brief", "jpg"], ["conforms", "-v", "jpg", "public.image"]])
+    func isToldOnceOnStandardError(arguments: [String]) throws {
+        let folder = TemporaryFolder("uti-cache")
+        try folder.makeFolder("shared")
+        chmod(folder.path("shared"), 0o777)
+        let run = try Run(arguments, environment: ["UTI_CACHE_DIR": folder.path("shared")])
+        #expect(run.status == 0)
+        #expect(!run.stdout.isEmpty)
+        #expect(
+            run.stderr == "uti: warning: the compiled registry cannot be kept in \(folder.path("shared")) "
+                + "(\(folder.path("shared")) is writable by other users), so every run reads the type sources "
+                + "again; set UTI_CACHE_DIR to a folder only you can write, or to nothing to turn the cache off\n")
+        // Nothing was written there.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("shared")).isEmpty)
+        // A folder that cannot be made is told the same way; an empty value turns the cache off quietly.
+        let missing = try Run(arguments, environment: ["UTI_CACHE_DIR": "/proc/uti-no-such-folder"])
+        #expect(missing.status == 0 && missing.stdout == run.stdout)
+        #expect(
+            missing.stderr.hasPrefix("uti: warning: the compiled registry cannot be kept in /proc/uti-no-such-folder (")
+        )
+        #expect(missing.stderr.split(separator: "\n").count == 1)
+        let off = try Run(arguments, environment: ["UTI_CACHE_DIR": ""])
+        #expect(off.status == 0 && off.stdout == run.stdout && off.stderr.isEmpty)
+    }
+}
