@@ -75,8 +75,7 @@ final class ImageStorage: @unchecked Sendable {
         let (memory, length) = try Self.allocate(count)
         var done = 0
         while done < count {
-            let n = pread(fd, memory + done, count - done, off_t(done))
-            if n < 0 && errno == EINTR { continue }
+            let n = retryingInterrupts { pread(fd, memory + done, count - done, off_t(done)) }
             if n <= 0 {
                 let reason = n < 0 ? SystemError.current.reason : "the file shrank while it was read"
                 munmap(memory, length)
@@ -201,7 +200,7 @@ public struct ImageView: @unchecked Sendable {
         }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw ImageError("not a regular file") }
+        guard fstat(fd, &info) == 0, info.isRegularFile else { throw ImageError("not a regular file") }
         if let refusal = accept(info) { throw ImageError(refusal) }
         let size = Int(info.st_size)
         guard size >= headerSize, size <= limit else { throw ImageError("size \(size) is out of range") }

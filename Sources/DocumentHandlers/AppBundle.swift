@@ -73,49 +73,49 @@ public struct AppBundle: Sendable {
 
     /// Reads the bundle at `path`. Throws when its property list cannot be
     /// read or lacks what every bundle needs (`CFBundleIdentifier`).
-    public init(path: String) throws(HandlerSourceError) {
+    public init(path: String) throws(Diagnostic) {
         guard let plistPath = Self.infoPlist(in: path) else {
-            throw HandlerSourceError(file: path, message: "not an app bundle (no Contents/Info.plist or Info.plist)")
+            throw Diagnostic(.error, file: path, "not an app bundle (no Contents/Info.plist or Info.plist)")
         }
         try self.init(path: path, infoPlistPath: plistPath, plist: try Self.readPropertyList(plistPath))
     }
 
     /// Reads a property list file (binary or XML).
-    public static func readPropertyList(_ plistPath: String) throws(HandlerSourceError) -> PropertyList {
+    public static func readPropertyList(_ plistPath: String) throws(Diagnostic) -> PropertyList {
         let plist: PropertyList
         do {
             plist = try PropertyList.parse(
                 try FileContents.read(plistPath, limit: PropertyListLimits.standard.maximumBytes))
         } catch let error as FileContents.ReadError {
-            throw HandlerSourceError(file: plistPath, message: error.reason)
+            throw Diagnostic(.error, file: plistPath, error.reason)
         } catch let error as PropertyListError {
-            throw HandlerSourceError(
-                file: plistPath, position: error.position, message: "malformed property list: \(error.message)")
+            throw Diagnostic(
+                .error, file: plistPath, position: error.position, "malformed property list: \(error.message)")
         } catch {
-            throw HandlerSourceError(file: plistPath, message: "\(error)")
+            throw Diagnostic(.error, file: plistPath, "\(error)")
         }
         return plist
     }
 
     /// The bundle at `path` whose property list, read from
     /// `infoPlistPath`, is `plist`.
-    public init(path: String, infoPlistPath plistPath: String, plist: PropertyList) throws(HandlerSourceError) {
+    public init(path: String, infoPlistPath plistPath: String, plist: PropertyList) throws(Diagnostic) {
         self.path = path
         infoPlistPath = plistPath
         guard plist.dictionaryValue != nil else {
-            throw HandlerSourceError(
-                file: plistPath, position: plist.location,
-                message: "the top level is \(plist.kindPhrase), expected a dictionary")
+            throw Diagnostic(
+                .error, file: plistPath, position: plist.location,
+                "the top level is \(plist.kindPhrase), expected a dictionary")
         }
         guard let id = plist["CFBundleIdentifier"] else {
-            throw HandlerSourceError(file: plistPath, position: plist.location, message: "no CFBundleIdentifier")
+            throw Diagnostic(.error, file: plistPath, position: plist.location, "no CFBundleIdentifier")
         }
         guard let idText = id.stringValue, !idText.isEmpty,
             !idText.contains(where: { $0 == "/" || $0 == " " || $0 == ";" })
         else {
-            throw HandlerSourceError(
-                file: plistPath, position: id.location,
-                message: "CFBundleIdentifier must be a non-empty string without spaces, \"/\" or \";\"")
+            throw Diagnostic(
+                .error, file: plistPath, position: id.location,
+                "CFBundleIdentifier must be a non-empty string without spaces, \"/\" or \";\"")
         }
         identifier = idText
         let folderName = String(path.unicodeScalars.split(separator: "/").last.map(String.init) ?? path)
@@ -328,19 +328,21 @@ public struct AppBundle: Sendable {
     }
 }
 
-/// A handler source (bundle, desktop entry, list) that could not be used.
-public struct HandlerSourceError: Error, Sendable, CustomStringConvertible {
-    public var file: String
-    public var position: SourcePosition = .unknown
-    public var message: String
+/// A problem in a source, with its file and position (defined in
+/// `SystemBase`, so that every module reports problems the same way).
+public typealias Diagnostic = SystemBase.Diagnostic
 
+/// A handler source (bundle, desktop entry, list) that could not be used:
+/// now a `Diagnostic` of severity `.error`, which every module shares.
+@available(*, deprecated, renamed: "Diagnostic")
+public typealias HandlerSourceError = Diagnostic
+
+extension Diagnostic {
+    /// A handler source that could not be used (an error).
+    @available(*, deprecated, message: "use Diagnostic(.error, file:position:_:)")
     public init(file: String, position: SourcePosition = .unknown, message: String) {
-        self.file = file
-        self.position = position
-        self.message = message
+        self.init(.error, file: file, position: position, message)
     }
-
-    public var description: String { Diagnostic(.error, file: file, position: position, message).description }
 }
 
 extension AppBundle {

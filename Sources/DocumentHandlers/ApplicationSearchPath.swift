@@ -7,13 +7,8 @@ import SystemBase
 
 /// What `stat` says a path is (symbolic links followed).
 enum PathKind {
-    static func isFolder(_ path: String) -> Bool { kind(path) == S_IFDIR }
-    static func isRegularFile(_ path: String) -> Bool { kind(path) == S_IFREG }
-
-    private static func kind(_ path: String) -> mode_t? {
-        var info = stat()
-        return stat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
-    }
+    static func isFolder(_ path: String) -> Bool { (try? stat(path: path))?.isDirectory ?? false }
+    static func isRegularFile(_ path: String) -> Bool { (try? stat(path: path))?.isRegularFile ?? false }
 }
 
 /// Where handlers and associations are looked for, from the XDG Base

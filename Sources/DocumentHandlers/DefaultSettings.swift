@@ -17,20 +17,16 @@ public struct DefaultSettings: Sendable {
         public var number: Int
     }
 
-    /// A line that cannot be used.
-    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
-        public var file: String
-        public var line: Int
-        public var message: String
-        public var description: String { "\(file):\(line): \(message)" }
-    }
+    /// A line that cannot be used: now a `Diagnostic` of severity `.error`.
+    @available(*, deprecated, renamed: "Diagnostic")
+    public typealias Problem = Diagnostic
 
     /// The largest file read: far more lines than anyone sets by hand.
     public static let maximumBytes = 1 << 20
 
     public var lines: [Line] = []
     /// Every line that cannot be used; when there is one, nothing should be applied.
-    public var problems: [Problem] = []
+    public var problems: [Diagnostic] = []
 
     /// Reads the file at `path`.
     public static func read(path: String) throws(FileContents.ReadError) -> DefaultSettings {
@@ -39,7 +35,7 @@ public struct DefaultSettings: Sendable {
 
     public init(bytes: [UInt8], file: String) {
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            problems.append(Problem(file: file, line: 1, message: "the file is not UTF-8 text"))
+            problems.append(Diagnostic(.error, file: file, position: .line(1), "the file is not UTF-8 text"))
             return
         }
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -48,17 +44,16 @@ public struct DefaultSettings: Sendable {
             guard let first = fields.first, !first.hasPrefix("#") else { continue }
             guard fields.count == 2 || fields.count == 3 else {
                 problems.append(
-                    Problem(
-                        file: file, line: number,
-                        message:
-                            "expected TYPE-OR-SCHEME APP [ROLE], found \(fields.count) field\(fields.count == 1 ? "" : "s")"
+                    Diagnostic(
+                        .error, file: file, position: .line(number),
+                        "expected TYPE-OR-SCHEME APP [ROLE], found \(fields.count) field\(fields.count == 1 ? "" : "s")"
                     ))
                 continue
             }
             var role: AppBundle.Role?
             if fields.count == 3 {
                 do { role = try Self.role(fields[2]) } catch {
-                    problems.append(Problem(file: file, line: number, message: error.message))
+                    problems.append(Diagnostic(.error, file: file, position: .line(number), error.message))
                     continue
                 }
             }

@@ -46,8 +46,8 @@ extension HandlerResolver {
             if byKey[slot] == nil { order.append(slot) }
             byKey[slot, default: []].append(claim)
         }
-        var looked: [String: Result<Handler, HandlerSourceError>] = [:]
-        func handlerFor(_ id: String) -> Result<Handler, HandlerSourceError> {
+        var looked: [String: Result<Handler, Diagnostic>] = [:]
+        func handlerFor(_ id: String) -> Result<Handler, Diagnostic> {
             if let known = looked[id] { return known }
             let found = handler(id)
             looked[id] = found

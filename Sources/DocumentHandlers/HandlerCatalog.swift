@@ -77,7 +77,7 @@ public struct HandlerCatalog: Sendable {
     /// Problems in the sources; each was skipped.
     public private(set) var diagnostics: [Diagnostic] = []
     /// Paths the user named that could not be used.
-    public var problems: [HandlerSourceError] { bundleSet.problems }
+    public var problems: [Diagnostic] { bundleSet.problems }
 
     /// How deep `applications` subfolders are followed.
     static let maximumFolderDepth = 8
@@ -302,7 +302,7 @@ public struct AppBundleSet: Sendable {
     public private(set) var order: [String] = []
     public private(set) var diagnostics: [Diagnostic] = []
     /// Paths the user named that could not be used.
-    public private(set) var problems: [HandlerSourceError] = []
+    public private(set) var problems: [Diagnostic] = []
     /// Bundles of the search folders that could not be read, each as its
     /// error (also among the diagnostics); the others are used.
     public private(set) var skipped: [Diagnostic] = []
@@ -348,18 +348,18 @@ public struct AppBundleSet: Sendable {
         for path in searchPath.explicitBundlePaths {
             var info = stat()
             guard stat(path, &info) == 0 else {
-                problems.append(HandlerSourceError(file: path, message: SystemError.current.reason))
+                problems.append(Diagnostic(.error, file: path, SystemError.current.reason))
                 continue
             }
             if AppBundle.infoPlist(in: path) != nil {
                 addBundle(at: path, named: true)
-            } else if (info.st_mode & S_IFMT) == S_IFDIR {
+            } else if info.isDirectory {
                 for child in HandlerCatalog.childFolders(path) where AppBundle.infoPlist(in: child) != nil {
                     addBundle(at: child, named: false)
                 }
             } else {
                 problems.append(
-                    HandlerSourceError(file: path, message: "is neither an app bundle nor a folder of bundles"))
+                    Diagnostic(.error, file: path, "is neither an app bundle nor a folder of bundles"))
             }
         }
         for folder in searchPath.bundleFolders {

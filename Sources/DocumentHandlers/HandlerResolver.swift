@@ -178,14 +178,14 @@ public struct HandlerResolver: Sendable {
     /// The handler with this desktop file ID or bundle identifier, or why
     /// there is none. Desktop entries are checked (TryExec, Exec on PATH)
     /// only when asked for.
-    public func handler(_ id: String) -> Result<Handler, HandlerSourceError> {
+    public func handler(_ id: String) -> Result<Handler, Diagnostic> {
         if let entries = catalog.desktopEntries[id] {
             return Self.handler(id: id, entries: entries, searchPath: catalog.searchPath.programSearchPath)
         }
         if let bundle = catalog.bundles[id] {
             return .success(Handler(id: id, name: bundle.name, source: .bundle(bundle), location: bundle.path))
         }
-        return .failure(HandlerSourceError(file: id, message: "no desktop entry or app bundle has this ID"))
+        return .failure(Diagnostic(.error, file: id, "no desktop entry or app bundle has this ID"))
     }
 
     /// Every application that opens `type`, best first.
@@ -197,7 +197,7 @@ public struct HandlerResolver: Sendable {
         var offered: Set<String> = []
         var blocked: Set<String> = []
         var turnedAway: Set<String> = []
-        var looked: [String: Result<Handler, HandlerSourceError>] = [:]
+        var looked: [String: Result<Handler, Diagnostic>] = [:]
 
         func exclude(_ id: String, _ reason: String, _ claim: AssociationClaim) {
             if offered.contains(id) || !turnedAway.insert(id).inserted { return }
@@ -369,8 +369,7 @@ public struct HandlerResolver: Sendable {
     /// The desktop entry GLib would use for `id`: the most important file
     /// that can run (a lower one is used when a higher one cannot, as GLib
     /// does), refused when that file is Hidden.
-    static func handler(id: String, entries: [DesktopEntry], searchPath: String?) -> Result<Handler, HandlerSourceError>
-    {
+    static func handler(id: String, entries: [DesktopEntry], searchPath: String?) -> Result<Handler, Diagnostic> {
         var firstReason: String?
         for entry in entries {
             if let reason = entry.unusableReason(searchPath: searchPath) {
@@ -378,11 +377,11 @@ public struct HandlerResolver: Sendable {
                 continue
             }
             if entry.hidden {
-                return .failure(HandlerSourceError(file: entry.path, message: "Hidden=true in \(entry.path)"))
+                return .failure(Diagnostic(.error, file: entry.path, "Hidden=true in \(entry.path)"))
             }
             return .success(Handler(id: id, name: entry.name ?? id, source: .desktopEntry(entry), location: entry.path))
         }
-        return .failure(HandlerSourceError(file: entries.first?.path ?? id, message: firstReason ?? "no desktop entry"))
+        return .failure(Diagnostic(.error, file: entries.first?.path ?? id, firstReason ?? "no desktop entry"))
     }
 }
 

@@ -106,12 +106,10 @@ public struct HandlerSelector: Sendable, Equatable {
         let input = uti_memory_file("uti-candidates")
         guard input >= 0 else { throw Problem(message: "cannot hold the candidates: \(SystemError.current.reason)") }
         defer { close(input) }
-        var bytes = Array((lines.joined(separator: "\n") + "\n").utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(input, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw Problem(message: "cannot hold the candidates: \(SystemError.current.reason)") }
-            bytes = bytes.dropFirst(n)
+        do {
+            try writeAll(input, Array((lines.joined(separator: "\n") + "\n").utf8))
+        } catch {
+            throw Problem(message: "cannot hold the candidates: \(error.reason)")
         }
         lseek(input, 0, SEEK_SET)
         var pipeEnds: [Int32] = [-1, -1]
@@ -138,8 +136,7 @@ public struct HandlerSelector: Sendable, Equatable {
         var buffer = [UInt8](repeating: 0, count: 4096)
         var stoppedReading = false
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
+            let n = retryingInterrupts { buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) } }
             if n <= 0 { break }
             if answer.count < Self.maximumAnswer { answer += buffer[..<min(n, Self.maximumAnswer - answer.count)] }
             // The first line is the answer: a selector that goes on printing is not read for ever.
@@ -149,13 +146,11 @@ public struct HandlerSelector: Sendable, Equatable {
             }
         }
         close(pipeEnds[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { throw Problem(message: "selector \(program): \(SystemError.current.reason)") }
-        }
-        let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let ended: ChildExit
+        do { ended = try waitForChild(pid) } catch { throw Problem(message: "selector \(program): \(error.reason)") }
+        let exitStatus = ended.shellStatus
         // A selector still printing when its answer was read ends by SIGPIPE; its answer stands.
-        let answered = stoppedReading && status & 0x7F == SIGPIPE
+        let answered = stoppedReading && ended.signal == SIGPIPE
         if exitStatus != 0 && !answered { return .cancelled(status: exitStatus) }
         var first = answer.prefix { $0 != 10 }
         if first.last == 13 { first = first.dropLast() }

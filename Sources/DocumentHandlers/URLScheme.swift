@@ -1,3 +1,4 @@
+import SystemBase
 import UniformTypes
 
 /// The scheme of a URL (`https`, `mailto`, `ssh`): RFC 3986's letter
@@ -18,7 +19,7 @@ public struct URLScheme: Hashable, Sendable, CustomStringConvertible {
     /// A scheme name (without the colon); nil when it is not one.
     public init?(_ name: String) {
         guard Self.isSchemeSyntax(name.utf8[...]) else { return nil }
-        self.name = String(decoding: name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+        self.name = name.asciiLowercased
     }
 
     /// The scheme of `text` written as a URL (`https://example.org`,
@@ -36,7 +37,7 @@ public struct URLScheme: Hashable, Sendable, CustomStringConvertible {
         let prefix = Self.handlerMIMEPrefix.utf8
         let bytes = mime.utf8
         guard bytes.count > prefix.count,
-            zip(bytes, prefix).allSatisfy({ ($0 >= 65 && $0 <= 90 ? $0 + 32 : $0) == $1 })
+            zip(bytes, prefix).allSatisfy({ $0.asciiLowercased == $1 })
         else { return nil }
         self.init(String(decoding: bytes.dropFirst(prefix.count), as: UTF8.self))
     }

@@ -188,15 +188,14 @@ public enum UserDefaultsWriter {
             throw Failure(message: "\(path): cannot open the lock: \(SystemError.current.reason); nothing was written")
         }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(),
+        guard fstat(fd, &info) == 0, info.isRegularFile, info.st_uid == geteuid(),
             info.st_mode & 0o077 == 0
         else {
             close(fd)
             throw Failure(message: "\(path): the lock is not a private file of this user; nothing was written")
         }
         var waited = 0.0
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            if errno == EINTR { continue }
+        while retryingInterrupts({ flock(fd, LOCK_EX | LOCK_NB) }) != 0 {
             guard errno == EWOULDBLOCK, waited < lockWait else {
                 let reason =
                     errno == EWOULDBLOCK
@@ -263,7 +262,7 @@ public enum UserDefaultsWriter {
     /// dotfiles repository stays a link), else `path`.
     static func resolvedTarget(_ path: String) throws(Failure) -> String {
         var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return path }
+        guard lstat(path, &info) == 0, info.isSymbolicLink else { return path }
         guard let resolved = realpath(path, nil) else {
             throw Failure(message: "\(path) is a symbolic link that cannot be followed: \(SystemError.current.reason)")
         }
@@ -284,17 +283,8 @@ public enum UserDefaultsWriter {
         let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(parts.last ?? "mimeapps.list").uti-\(getpid()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { throw Failure(message: "\(temporary): \(SystemError.current.reason)") }
-        var bytes = Array(text.utf8)[...]
         var failure: String?
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 {
-                failure = SystemError.current.reason
-                break
-            }
-            bytes = bytes.dropFirst(n)
-        }
+        do { try writeAll(fd, Array(text.utf8)) } catch { failure = error.reason }
         // The file keeps its owner (root editing a user's list) and mode.
         var mine = stat()
         if failure == nil && existed && fstat(fd, &mine) == 0

@@ -83,17 +83,19 @@ final class CrossDeviceCopy: Placement {
     /// Makes the unpublished copy. Throws with `sourceGone` when another
     /// process has taken the source, with `wait` when it is not ready.
     func prepare() throws(Failure) {
-        guard case .success(let info) = source.status(of: name) else {
-            if errno == ENOENT { throw Failure(reason: "gone", sourceGone: true) }
-            throw Failure(reason: SystemError.current.description)
+        let info: stat
+        switch source.status(of: name) {
+        case .success(let status): info = status
+        case .failure(let error) where error.code == ENOENT: throw Failure(reason: "gone", sourceGone: true)
+        case .failure(let error): throw Failure(reason: error.description)
         }
         sourceStatus = info
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: try prepareFile()
-        case S_IFLNK:
+        switch info.kind {
+        case .regular: try prepareFile()
+        case .symbolicLink:
             try checkRemovable()
             prepared = .link(target: try Self.readLink(source.fd, name))
-        case S_IFDIR:
+        case .directory:
             try checkRemovable()
             let hidden = try makeHiddenName { dir, candidate in
                 candidate.bytes.withCString { mkdirat(dir, $0, 0o700) }
@@ -167,9 +169,9 @@ final class CrossDeviceCopy: Placement {
     /// written to since it was copied (or with a writer waiting for it)
     /// stays instead, and the copy is withdrawn.
     func complete(as target: FileName) -> Completion {
-        switch sourceStatus.st_mode & S_IFMT {
-        case S_IFREG: return completeFile(target)
-        case S_IFDIR: return completeFolder(target)
+        switch sourceStatus.kind {
+        case .regular: return completeFile(target)
+        case .directory: return completeFolder(target)
         default:
             guard case .success(let now) = source.status(of: name) else { return .moved }
             guard now.st_ino == sourceStatus.st_ino && now.st_dev == sourceStatus.st_dev else {
@@ -293,7 +295,7 @@ final class CrossDeviceCopy: Placement {
             openat(aside.folder.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         }
         var info = stat()
-        guard fd >= 0, fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+        guard fd >= 0, fstat(fd, &info) == 0, info.isRegularFile else {
             let problem = SystemError.current
             if fd >= 0 { close(fd) }
             giveBack()
@@ -379,10 +381,9 @@ final class CrossDeviceCopy: Placement {
         while input < end {
             let length = Int(min(end - input, 1 << 30))
             if useRange {
-                let n = uti_copy_range_at(from, &input, to, &output, length)
+                let n = retryingInterrupts { uti_copy_range_at(from, &input, to, &output, length) }
                 if n > 0 { continue }
                 if n == 0 { break }  // the file shrank: the unchanged check says so
-                if errno == EINTR { continue }
                 guard [EXDEV, ENOSYS, EOPNOTSUPP, EINVAL].contains(errno) else {
                     throw Failure(reason: "cannot copy: \(SystemError.current)")
                 }
@@ -390,20 +391,19 @@ final class CrossDeviceCopy: Placement {
                 continue
             }
             if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 1 << 16) }
-            let n = buffer.withUnsafeMutableBytes { pread(from, $0.baseAddress, min($0.count, length), input) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Failure(reason: "cannot copy: \(SystemError.current)")
+            let n = retryingInterrupts {
+                buffer.withUnsafeMutableBytes { pread(from, $0.baseAddress, min($0.count, length), input) }
             }
+            if n < 0 { throw Failure(reason: "cannot copy: \(SystemError.current)") }
             if n == 0 { break }
             var done = 0
             while done < n {
-                let written = buffer.withUnsafeBytes {
-                    pwrite(to, $0.baseAddress! + done, n - done, output + off_t(done))
+                let written = retryingInterrupts {
+                    buffer.withUnsafeBytes { pwrite(to, $0.baseAddress! + done, n - done, output + off_t(done)) }
                 }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw Failure(reason: "cannot write the copy: \(SystemError.current)")
+                if written <= 0 {
+                    throw Failure(
+                        reason: "cannot write the copy: \(written < 0 ? SystemError.current : SystemError(EIO))")
                 }
                 done += written
             }
@@ -470,9 +470,9 @@ final class CrossDeviceCopy: Placement {
             throw Failure(reason: "\(from.path) could not be emptied afterwards (\(SystemError.current)); not copied")
         }
         for entry in try from.names() {
-            guard case .success(let info) = from.status(of: entry) else { throw SystemError.current }
-            switch info.st_mode & S_IFMT {
-            case S_IFREG:
+            let info = try from.status(of: entry).get()
+            switch info.kind {
+            case .regular:
                 // Each file waits as it would alone: a folder with a file
                 // still being written is left for a later run.
                 if let wait = settle.wait(for: info, kind: .file, entry, in: from) {
@@ -490,12 +490,12 @@ final class CrossDeviceCopy: Placement {
                 defer { close(output) }
                 try Self.copyContents(from: input, to: output, info)
                 record.files.append((entry, FileIdentity(info)))
-            case S_IFLNK:
+            case .symbolicLink:
                 let target = try Self.readLink(from.fd, entry)
                 let made = target.withCString { text in entry.bytes.withCString { symlinkat(text, to.fd, $0) } }
                 guard made == 0 else { throw Failure(reason: "cannot copy the link \(entry): \(SystemError.current)") }
                 record.files.append((entry, FileIdentity(info)))
-            case S_IFDIR:
+            case .directory:
                 let made = entry.bytes.withCString { mkdirat(to.fd, $0, 0o700) }
                 guard made == 0 else { throw Failure(reason: "cannot create \(entry): \(SystemError.current)") }
                 let inner = try from.openFolder(entry, displayPath: entry.escaped)

@@ -246,7 +246,7 @@ public final class InboxProcessor {
             if error.code == ENOENT { return nil }
             throw Failure(path: inboxPath, reason: error.description)
         }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+        guard info.isDirectory else {
             // Not a folder (a file, or a link that is never followed): a document like any other.
             observe(.started(itemCount: 1))
             let report = process(
@@ -396,7 +396,7 @@ public final class InboxProcessor {
         _ name: FileName, in folder: FolderDescriptor,
         to documents: FolderDescriptor
     ) -> LinkMove {
-        guard case .success(let info) = folder.status(of: name), info.st_mode & S_IFMT == S_IFLNK,
+        guard case .success(let info) = folder.status(of: name), info.isSymbolicLink,
             let target = try? LinkTarget.read(folder.fd, name.bytes)
         else { return .asItIs }
         guard target.first != UInt8(ascii: "/") else { return .asItIs }
@@ -521,13 +521,13 @@ public final class InboxProcessor {
     }
 
     static func kind(of info: stat) -> Kind {
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: return .file
-        case S_IFDIR: return .folder
-        case S_IFLNK: return .symbolicLink
-        case S_IFIFO: return .fifo
-        case S_IFSOCK: return .socket
-        case S_IFCHR, S_IFBLK: return .device
+        switch info.kind {
+        case .regular: return .file
+        case .directory: return .folder
+        case .symbolicLink: return .symbolicLink
+        case .fifo: return .fifo
+        case .socket: return .socket
+        case .characterDevice, .blockDevice: return .device
         default: return .unknown
         }
     }

@@ -1,4 +1,5 @@
 import Synchronization
+import SystemBase
 
 #if canImport(Glibc)
     import Glibc
@@ -38,7 +39,7 @@ struct OpenFileScan: Sendable {
             }
             for fd in descriptors {
                 var info = stat()
-                guard stat(fdPath + "/" + fd.escaped, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+                guard stat(fdPath + "/" + fd.escaped, &info) == 0, info.isRegularFile,
                     let flags = openFlags("\(procRoot)/\(pid.escaped)/fdinfo/\(fd.escaped)"),
                     flags & O_ACCMODE != O_RDONLY
                 else { continue }

@@ -353,7 +353,7 @@ final class SetAside {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         let limit = 64 * (FileName.maximumLength + 24)
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), info.st_nlink == 1,
+        guard fstat(fd, &info) == 0, info.isRegularFile, info.st_uid == geteuid(), info.st_nlink == 1,
             info.st_mode & 0o022 == 0, info.st_size <= limit
         else { return nil }
         var buffer = [UInt8](repeating: 0, count: limit + 1)
@@ -386,16 +386,16 @@ final class SetAside {
         guard case .success(let item) = folder.status(of: itemName),
             case .success(let copied) = documents.status(of: copy.name), fstat(documents.fd, &documentsInfo) == 0,
             UInt64(copied.st_ino) == copy.inode, copied.st_dev == documentsInfo.st_dev,
-            item.st_mode & S_IFMT == copied.st_mode & S_IFMT
+            item.kind == copied.kind
         else { return false }
-        switch item.st_mode & S_IFMT {
-        case S_IFDIR:
+        switch item.kind {
+        case .directory:
             guard let inner = try? folder.openFolder(itemName, displayPath: itemName.escaped),
                 let innerCopy = try? documents.openFolder(copy.name, displayPath: copy.name.escaped)
             else { return true }
             removeCopied(from: inner, matching: innerCopy, depth: 0)
             _ = itemName.bytes.withCString { unlinkat(folder.fd, $0, AT_REMOVEDIR) }
-        case S_IFLNK, S_IFREG:
+        case .symbolicLink, .regular:
             if sameContents(item, copied) { _ = itemName.bytes.withCString { unlinkat(folder.fd, $0, 0) } }
         default: break
         }
@@ -404,7 +404,7 @@ final class SetAside {
 
     /// Links are made anew (their times are not kept): any two match.
     private static func sameContents(_ a: stat, _ b: stat) -> Bool {
-        a.st_mode & S_IFMT == S_IFLNK
+        a.isSymbolicLink
             || (a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec
                 && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec)
     }
@@ -414,9 +414,9 @@ final class SetAside {
         guard depth < CrossDeviceCopy.maximumDepth else { return }
         for name in (try? folder.names()) ?? [] {
             guard case .success(let info) = folder.status(of: name), case .success(let copied) = copy.status(of: name),
-                info.st_mode & S_IFMT == copied.st_mode & S_IFMT
+                info.kind == copied.kind
             else { continue }
-            if info.st_mode & S_IFMT == S_IFDIR {
+            if info.isDirectory {
                 guard let inner = try? folder.openFolder(name, displayPath: name.escaped),
                     let innerCopy = try? copy.openFolder(name, displayPath: name.escaped)
                 else { continue }

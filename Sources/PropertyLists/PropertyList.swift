@@ -1,3 +1,5 @@
+import SystemBase
+
 /// A property list value, as Apple's XML and binary formats carry it.
 ///
 /// Every value remembers where it stood in its source: the line of an XML
@@ -79,26 +81,9 @@ public struct PropertyList: Sendable, Equatable {
     }
 }
 
-/// Where something stands in a source file: a line (XML, text) or a byte
-/// offset (binary property lists).
-public enum SourcePosition: Sendable, Hashable, CustomStringConvertible {
-    case unknown
-    case line(Int)
-    case offset(Int)
-
-    public var line: Int? {
-        if case .line(let n) = self { return n }
-        return nil
-    }
-
-    public var description: String {
-        switch self {
-        case .unknown: ""
-        case .line(let n): "\(n)"
-        case .offset(let n): "offset \(n)"
-        }
-    }
-}
+/// Where something stands in a source file (defined in `SystemBase`, which
+/// every module's diagnostics share).
+public typealias SourcePosition = SystemBase.SourcePosition
 
 /// A property list that could not be read, and where.
 public struct PropertyListError: Error, Sendable, Equatable, CustomStringConvertible {

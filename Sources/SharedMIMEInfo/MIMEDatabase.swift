@@ -1,4 +1,5 @@
 import CompiledData
+import SystemBase
 
 #if canImport(Glibc)
     import Glibc
@@ -16,7 +17,7 @@ public final class MIMEDatabase: Sendable {
     /// first use when the database comes from a compiled registry.
     struct Contents: Sendable {
         var layers: [MIMELayer]
-        var diagnostics: [MIMEDiagnostic]
+        var diagnostics: [Diagnostic]
         var magicLists: [[MagicRule]] = []
         var treeMagic: [TreeMagicRule] = []
         var aliasMap: [String: String] = [:]
@@ -25,7 +26,7 @@ public final class MIMEDatabase: Sendable {
         var types: [String] = []
         var sniffLength = 4096
 
-        init(layers: [MIMELayer], diagnostics: [MIMEDiagnostic]) {
+        init(layers: [MIMELayer], diagnostics: [Diagnostic]) {
             self.layers = layers
             self.diagnostics = diagnostics
             var magicDeleted: Set<String> = []
@@ -71,7 +72,7 @@ public final class MIMEDatabase: Sendable {
     /// Highest precedence first (`$XDG_DATA_HOME/mime` before the system).
     public var layers: [MIMELayer] { contents.value.layers }
     /// Problems found while reading; unreadable sources are left out.
-    public var diagnostics: [MIMEDiagnostic] { contents.value.diagnostics }
+    public var diagnostics: [Diagnostic] { contents.value.diagnostics }
     /// Every type, canonical names, in order of first appearance.
     public var types: [String] { contents.value.types }
     /// How many leading bytes content sniffing reads (GIO caps it at 4096).
@@ -82,7 +83,7 @@ public final class MIMEDatabase: Sendable {
     private var parentMap: [String: [String]] { contents.value.parentMap }
     private var declaredIn: [String: Int] { contents.value.declaredIn }
 
-    public init(layers: [MIMELayer], diagnostics: [MIMEDiagnostic] = []) {
+    public init(layers: [MIMELayer], diagnostics: [Diagnostic] = []) {
         nameIndex = MIMENameIndex(layers: layers)
         isEmpty = layers.isEmpty
         contents = LazyValue(Contents(layers: layers, diagnostics: diagnostics))
@@ -102,8 +103,8 @@ public final class MIMEDatabase: Sendable {
                 return Contents(
                     layers: [],
                     diagnostics: [
-                        MIMEDiagnostic(
-                            .error, MIMESourcePosition(file: "compiled registry"),
+                        Diagnostic(
+                            .error, file: "compiled registry",
                             "MIME layers cannot be decoded: \(error)")
                     ])
             }
@@ -133,7 +134,7 @@ public final class MIMEDatabase: Sendable {
     /// The database of the `mime` folders the environment names.
     public static func load(_ searchPath: MIMESearchPath = .environment()) -> MIMEDatabase {
         var layers: [MIMELayer] = []
-        var diagnostics: [MIMEDiagnostic] = []
+        var diagnostics: [Diagnostic] = []
         for directory in searchPath.directories {
             if let layer = MIMELayerLoader.load(directory: directory, diagnostics: &diagnostics) {
                 layers.append(layer)
@@ -241,7 +242,7 @@ public final class MIMEDatabase: Sendable {
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: original.count) { lower in
                 for i in 0..<original.count {
                     let b = original[i]
-                    lower[i] = b >= 65 && b <= 90 ? b + 32 : b
+                    lower[i] = b.asciiLowercased
                 }
                 return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: MIMENameIndex.capacity) { out in
                     let n = nameIndex.matches(original, lower: UnsafeBufferPointer(lower), into: out.baseAddress!)

@@ -1,3 +1,5 @@
+import SystemBase
+
 /// What one `mime` directory of the XDG data directories contributes:
 /// its types, aliases, parents, globs and content rules.
 public struct MIMELayer: Sendable {
@@ -75,33 +77,28 @@ public struct MIMESourcePosition: Sendable, Equatable, CustomStringConvertible {
     public var description: String { line > 0 ? "\(file):\(line)" : file }
 }
 
-/// A problem in a shared-mime-info or mime.types source.
-public struct MIMEDiagnostic: Sendable, Equatable, CustomStringConvertible {
-    public enum Severity: String, Sendable { case note, warning, error }
-    public var severity: Severity
-    public var position: MIMESourcePosition
-    public var message: String
+/// A problem in a source, with its file and position (defined in
+/// `SystemBase`, so that every module reports problems the same way).
+public typealias Diagnostic = SystemBase.Diagnostic
+/// Where something stands in a source file.
+public typealias SourcePosition = SystemBase.SourcePosition
 
+/// A problem in a shared-mime-info or mime.types source: now `Diagnostic`,
+/// which every module shares.
+@available(*, deprecated, renamed: "Diagnostic")
+public typealias MIMEDiagnostic = Diagnostic
+
+extension Diagnostic {
+    /// A problem at a shared-mime-info position (line 0: unknown).
+    @available(*, deprecated, message: "use init(_:file:position:_:)")
     public init(_ severity: Severity, _ position: MIMESourcePosition, _ message: String) {
-        self.severity = severity
-        self.position = position
-        self.message = message
+        self.init(severity, file: position.file, position: SourcePosition(line: position.line), message)
     }
-
-    public var description: String { "\(position): \(severity.rawValue): \(message)" }
 }
 
 /// MIME type names compare case-insensitively; keys are lower-cased ASCII.
 @inline(__always)
-func mimeKey(_ type: String) -> String {
-    var bytes = Array(type.utf8)
-    var changed = false
-    for i in bytes.indices where bytes[i] >= 65 && bytes[i] <= 90 {
-        bytes[i] += 32
-        changed = true
-    }
-    return changed ? String(decoding: bytes, as: UTF8.self) : type
-}
+func mimeKey(_ type: String) -> String { type.asciiLowercased }
 
 /// True for `media/subtype` with both parts non-empty and no spaces.
 func isWellFormedMIMEType(_ type: String) -> Bool {

@@ -3,7 +3,7 @@ import CompiledData
 /// Layers and their diagnostics as bytes, so that a compiled registry can
 /// carry the whole database and give it back without reading its sources.
 enum MIMELayerCoding {
-    static func encode(_ layers: [MIMELayer], _ diagnostics: [MIMEDiagnostic]) -> [UInt8] {
+    static func encode(_ layers: [MIMELayer], _ diagnostics: [Diagnostic]) -> [UInt8] {
         var w = ByteWriter()
         w.int(layers.count)
         for layer in layers {
@@ -43,8 +43,9 @@ enum MIMELayerCoding {
         w.int(diagnostics.count)
         for d in diagnostics {
             w.string(d.severity.rawValue)
-            w.string(d.position.file)
-            w.int(d.position.line)
+            w.string(d.file)
+            // Lines only: the MIME sources are text, or binary files named without a position (0).
+            w.int(d.position.line ?? 0)
             w.string(d.message)
         }
         return w.bytes
@@ -75,7 +76,7 @@ enum MIMELayerCoding {
         }
     }
 
-    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(ImageError) -> ([MIMELayer], [MIMEDiagnostic]) {
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(ImageError) -> ([MIMELayer], [Diagnostic]) {
         var r = ByteReader(bytes)
         var layers: [MIMELayer] = []
         for _ in 0..<(try r.count()) {
@@ -113,11 +114,11 @@ enum MIMELayerCoding {
             }
             layers.append(layer)
         }
-        var diagnostics: [MIMEDiagnostic] = []
+        var diagnostics: [Diagnostic] = []
         for _ in 0..<(try r.count()) {
-            let severity = MIMEDiagnostic.Severity(rawValue: try r.string()) ?? .error
-            let position = MIMESourcePosition(file: try r.string(), line: try r.int())
-            diagnostics.append(MIMEDiagnostic(severity, position, try r.string()))
+            let severity = Diagnostic.Severity(rawValue: try r.string()) ?? .error
+            let file = try r.string(), line = try r.int()
+            diagnostics.append(Diagnostic(severity, file: file, position: SourcePosition(line: line), try r.string()))
         }
         guard r.isAtEnd else { throw ImageError("trailing bytes after the MIME layers") }
         return (layers, diagnostics)

@@ -23,8 +23,8 @@ public struct MIMESearchPath: Sendable, Equatable {
 /// Reads one `mime` folder: its `mime.cache` when that is at least as new as
 /// every package file, otherwise `packages/*.xml` (`Override.xml` last).
 public enum MIMELayerLoader {
-    public static func load(directory: String, diagnostics: inout [MIMEDiagnostic]) -> MIMELayer? {
-        guard let dirInfo = status(directory), dirInfo.kind == S_IFDIR else { return nil }
+    public static func load(directory: String, diagnostics: inout [Diagnostic]) -> MIMELayer? {
+        guard let dirInfo = status(directory), dirInfo.kind == .directory else { return nil }
         let cachePath = directory + "/mime.cache"
         let packagesPath = directory + "/packages"
         let packageFiles = Self.packageFiles(in: packagesPath)
@@ -32,7 +32,7 @@ public enum MIMELayerLoader {
         var newestPackage = packageFiles.compactMap { status($0)?.modified }.max() ?? 0
         if let packagesInfo = status(packagesPath) { newestPackage = max(newestPackage, packagesInfo.modified) }
 
-        if let cacheInfo, cacheInfo.kind == S_IFREG {
+        if let cacheInfo, cacheInfo.kind == .regular {
             if packageFiles.isEmpty || cacheInfo.modified >= newestPackage {
                 var layer = MIMELayer(directory: directory, format: .cache)
                 do {
@@ -41,15 +41,15 @@ public enum MIMELayerLoader {
                     return layer
                 } catch {
                     diagnostics.append(
-                        MIMEDiagnostic(
-                            .error, MIMESourcePosition(file: cachePath),
+                        Diagnostic(
+                            .error, file: cachePath,
                             "\(error.offset.map { "at offset \($0): " } ?? "")\(error.reason)\(packageFiles.isEmpty ? "" : "; reading \(packagesPath) instead")"
                         ))
                 }
             } else {
                 diagnostics.append(
-                    MIMEDiagnostic(
-                        .note, MIMESourcePosition(file: cachePath),
+                    Diagnostic(
+                        .note, file: cachePath,
                         "older than the package files; reading \(packagesPath) instead (run update-mime-database \(directory))"
                     ))
             }
@@ -73,7 +73,7 @@ public enum MIMELayerLoader {
 
     /// `types` lists every type (the cache only names those with globs,
     /// magic, parents, aliases or icons); `treemagic` is not in the cache.
-    static func completeFromTextFiles(_ layer: inout MIMELayer, diagnostics: inout [MIMEDiagnostic]) {
+    static func completeFromTextFiles(_ layer: inout MIMELayer, diagnostics: inout [Diagnostic]) {
         if let bytes = readTextFile(layer.directory + "/types", diagnostics: &diagnostics) {
             var known = Set(layer.types.map(mimeKey))
             for type in MIMETextFiles.types(bytes) where known.insert(mimeKey(type)).inserted {
@@ -92,13 +92,13 @@ public enum MIMELayerLoader {
 
     /// The bytes of an optional text file of the layer: nil and silent when
     /// it does not exist, nil with an error when it cannot be read.
-    private static func readTextFile(_ path: String, diagnostics: inout [MIMEDiagnostic]) -> [UInt8]? {
+    private static func readTextFile(_ path: String, diagnostics: inout [Diagnostic]) -> [UInt8]? {
         guard FileStatus.exists(path) else { return nil }
         do {
             return try FileContents.read(path, limit: textFileLimit)
         } catch {
             diagnostics.append(
-                MIMEDiagnostic(.error, MIMESourcePosition(file: path), "\(error.reason); the file is skipped"))
+                Diagnostic(.error, file: path, "\(error.reason); the file is skipped"))
             return nil
         }
     }
@@ -110,7 +110,7 @@ public enum MIMELayerLoader {
         let path = directory + "/" + type + ".xml"
         guard let bytes = try? FileContents.read(path, limit: 4 << 20) else { return nil }
         var layer = MIMELayer(directory: directory, format: .packages)
-        var ignored: [MIMEDiagnostic] = []
+        var ignored: [Diagnostic] = []
         MIMEPackageReader.read(bytes: bytes, path: path, into: &layer, diagnostics: &ignored)
         return layer.comments[mimeKey(type)]
     }
@@ -129,7 +129,7 @@ public enum MIMELayerLoader {
     }
 
     struct Status {
-        var kind: mode_t
+        var kind: FileKind
         var modified: Int
     }
 
@@ -137,6 +137,6 @@ public enum MIMELayerLoader {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Status(
-            kind: info.st_mode & S_IFMT, modified: Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec))
+            kind: info.kind, modified: Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec))
     }
 }

@@ -13,30 +13,31 @@ public enum MIMEPackageReader {
 
     /// Reads one package file into `layer`, in order: a `glob-deleteall` or
     /// `magic-deleteall` drops what earlier files of the layer gave that type.
-    public static func read(path: String, into layer: inout MIMELayer, diagnostics: inout [MIMEDiagnostic]) {
+    public static func read(path: String, into layer: inout MIMELayer, diagnostics: inout [Diagnostic]) {
         let bytes: [UInt8]
         do {
             bytes = try FileContents.read(path, limit: sizeLimit)
         } catch {
-            diagnostics.append(MIMEDiagnostic(.error, MIMESourcePosition(file: path), error.reason))
+            diagnostics.append(Diagnostic(.error, file: path, error.reason))
             return
         }
         read(bytes: bytes, path: path, into: &layer, diagnostics: &diagnostics)
     }
 
     public static func read(
-        bytes: [UInt8], path: String, into layer: inout MIMELayer, diagnostics: inout [MIMEDiagnostic]
+        bytes: [UInt8], path: String, into layer: inout MIMELayer, diagnostics: inout [Diagnostic]
     ) {
         let tree: XMLElementTree
         do {
             tree = try XMLElementTree(bytes: bytes)
         } catch {
-            diagnostics.append(MIMEDiagnostic(.error, MIMESourcePosition(file: path, line: error.line), error.message))
+            diagnostics.append(
+                Diagnostic(.error, file: path, position: SourcePosition(line: error.line), error.message))
             return
         }
         guard let root = tree.root else { return }
-        func report(_ severity: MIMEDiagnostic.Severity, _ line: Int, _ message: String) {
-            diagnostics.append(MIMEDiagnostic(severity, MIMESourcePosition(file: path, line: line), message))
+        func report(_ severity: Diagnostic.Severity, _ line: Int, _ message: String) {
+            diagnostics.append(Diagnostic(severity, file: path, position: SourcePosition(line: line), message))
         }
         let elements: [XMLElementTree.Element]
         switch root.name {
@@ -68,7 +69,7 @@ public enum MIMEPackageReader {
 
     private static func readType(
         _ element: XMLElementTree.Element, type: String, key: String, into layer: inout MIMELayer,
-        report: (MIMEDiagnostic.Severity, Int, String) -> Void
+        report: (Diagnostic.Severity, Int, String) -> Void
     ) {
         for child in element.children {
             switch child.name {

@@ -13,11 +13,11 @@ enum MIMETextFiles {
 
     /// `MIME-TreeMagic\0\n`, then sections `[priority:type]` of lines
     /// `[depth]>"path"=kind[,flag…][,mime/type]`.
-    static func treeMagic(_ bytes: [UInt8], path: String, diagnostics: inout [MIMEDiagnostic]) -> [TreeMagicRule] {
+    static func treeMagic(_ bytes: [UInt8], path: String, diagnostics: inout [Diagnostic]) -> [TreeMagicRule] {
         let header = Array("MIME-TreeMagic\0\n".utf8)
         guard bytes.starts(with: header) else {
             diagnostics.append(
-                MIMEDiagnostic(.error, MIMESourcePosition(file: path, line: 1), "not a MIME-TreeMagic file"))
+                Diagnostic(.error, file: path, position: SourcePosition(line: 1), "not a MIME-TreeMagic file"))
             return []
         }
         var rules: [TreeMagicRule] = []
@@ -43,7 +43,7 @@ enum MIMETextFiles {
             let text = String(decoding: line, as: UTF8.self)
             if text.isEmpty { continue }
             func bad(_ why: String) {
-                diagnostics.append(MIMEDiagnostic(.error, MIMESourcePosition(file: path, line: lineNumber), why))
+                diagnostics.append(Diagnostic(.error, file: path, position: SourcePosition(line: lineNumber), why))
             }
             if text.hasPrefix("[") {
                 finishRule()

@@ -23,18 +23,17 @@ extension MIMEDatabase {
         guard let path = Self.resolve(match.path, under: root, matchCase: match.matchCase) else { return false }
         var info = stat()
         guard lstat(path, &info) == 0 else { return false }
-        let kind = info.st_mode & S_IFMT
         var effective = info
-        if kind == S_IFLNK, stat(path, &effective) != 0 { effective = info }
+        if info.isSymbolicLink, stat(path, &effective) != 0 { effective = info }
         switch match.kind {
-        case .file: if (effective.st_mode & S_IFMT) != S_IFREG { return false }
-        case .directory: if (effective.st_mode & S_IFMT) != S_IFDIR { return false }
-        case .link: if kind != S_IFLNK { return false }
+        case .file: if !effective.isRegularFile { return false }
+        case .directory: if !effective.isDirectory { return false }
+        case .link: if !info.isSymbolicLink { return false }
         case .any: break
         }
         if match.executable && access(path, X_OK) != 0 { return false }
         if match.nonEmpty {
-            if (effective.st_mode & S_IFMT) == S_IFDIR {
+            if effective.isDirectory {
                 guard Self.hasEntries(path) else { return false }
             } else if effective.st_size == 0 {
                 return false

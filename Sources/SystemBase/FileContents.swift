@@ -18,14 +18,14 @@ public enum FileContents {
     public static func read(_ path: String, limit: Int) throws(ReadError) -> [UInt8] {
         var info = stat()
         guard stat(path, &info) == 0 else { throw ReadError(path: path, reason: SystemError.current.reason) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
+        guard info.isRegularFile else {
             throw ReadError(
-                path: path, reason: (info.st_mode & S_IFMT) == S_IFDIR ? "is a directory" : "is not a regular file")
+                path: path, reason: info.isDirectory ? "is a directory" : "is not a regular file")
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw ReadError(path: path, reason: SystemError.current.reason) }
         defer { close(fd) }
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+        guard fstat(fd, &info) == 0, info.isRegularFile else {
             throw ReadError(path: path, reason: "is not a regular file")
         }
         if Int(info.st_size) > limit {
@@ -35,11 +35,8 @@ public enum FileContents {
         result.reserveCapacity(Int(info.st_size))
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ReadError(path: path, reason: SystemError.current.reason)
-            }
+            let n = retryingInterrupts { buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
+            if n < 0 { throw ReadError(path: path, reason: SystemError.current.reason) }
             if n == 0 { break }
             result.append(contentsOf: buffer[0..<n])
             if result.count > limit {

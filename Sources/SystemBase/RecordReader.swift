@@ -140,12 +140,11 @@ public struct RecordReader {
             start = 0
         }
         if end == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + end, $0.count - end) }
+        let n = retryingInterrupts { buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + end, $0.count - end) } }
         if n > 0 {
             end += n
             return
         }
-        if n < 0 && errno == EINTR { return }
         if n < 0 { error = errno }
         finished = true
     }

@@ -1,3 +1,5 @@
+import SystemBase
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -59,7 +61,7 @@ struct ChecksumRecord {
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var own = stat()
-        guard fstat(fd, &own) == 0, (own.st_mode & S_IFMT) == S_IFREG, RegistryCache.fileProblem(own) == nil,
+        guard fstat(fd, &own) == 0, own.isRegularFile, RegistryCache.fileProblem(own) == nil,
             Int(own.st_size) == Self.size
         else { return false }
         var stored = [UInt8](repeating: 0, count: Self.size + 1)

@@ -56,7 +56,7 @@ public struct DeclarationSearchPath: Sendable {
             var info = stat()
             if stat(path, &info) != 0 {
                 missing.append(Missing(path: path, reason: SystemError.current.reason))
-            } else if (info.st_mode & S_IFMT) == S_IFDIR {
+            } else if info.isDirectory {
                 files.append(contentsOf: Self.plistFiles(in: path))
             } else {
                 files.append(path)
@@ -77,7 +77,7 @@ public struct DeclarationSearchPath: Sendable {
 
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        return stat(path, &info) == 0 && info.isDirectory
     }
 
     /// The `*.plist` entries of `folder`, sorted by their bytes.

@@ -182,7 +182,7 @@ public struct FileTyping: Sendable {
             claimed.isDeclared, claimed != decided,
             !decided.conforms(to: claimed), !claimed.conforms(to: decided)
         else { return nil }
-        let lowered = String(decoding: name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+        let lowered = name.asciiLowercased
         if let db = registry.mimeDatabase, lowered != name,
             db.bestNameMatch(lowered).map({ $0 >> 32 }) != db.bestNameMatch(name).map({ $0 >> 32 })
         {
@@ -241,13 +241,13 @@ public struct FileTyping: Sendable {
             }
             throw Failure(path: path, reason: SystemError.current.reason)
         }
-        switch info.st_mode & S_IFMT {
-        case S_IFDIR: return directory(path, name: name, options: options)
-        case S_IFLNK: return kind("public.symlink", mime: "inode/symlink", name: name)
-        case S_IFIFO: return kind("public.named-pipe", mime: "inode/fifo", name: name)
-        case S_IFSOCK: return kind("public.socket", mime: "inode/socket", name: name)
-        case S_IFCHR: return kind("public.character-special", mime: "inode/chardevice", name: name)
-        case S_IFBLK: return kind("public.block-special", mime: "inode/blockdevice", name: name)
+        switch info.kind {
+        case .directory: return directory(path, name: name, options: options)
+        case .symbolicLink: return kind("public.symlink", mime: "inode/symlink", name: name)
+        case .fifo: return kind("public.named-pipe", mime: "inode/fifo", name: name)
+        case .socket: return kind("public.socket", mime: "inode/socket", name: name)
+        case .characterDevice: return kind("public.character-special", mime: "inode/chardevice", name: name)
+        case .blockDevice: return kind("public.block-special", mime: "inode/blockdevice", name: name)
         default: break
         }
         let byName = guess(name: name, data: nil)
@@ -485,7 +485,7 @@ public struct FileTyping: Sendable {
         guard fd >= 0 else { throw Failure(path: path, reason: "cannot read: \(SystemError.current.reason)") }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+        guard fstat(fd, &info) == 0, info.isRegularFile else {
             throw Failure(path: path, reason: "is no longer a regular file")
         }
         return try readPrefix(of: fd, count: count, label: String(decoding: path, as: UTF8.self))
@@ -497,11 +497,10 @@ public struct FileTyping: Sendable {
         var buffer = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Failure(path: label, reason: "cannot read: \(SystemError.current.reason)")
+            let n = retryingInterrupts {
+                buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
             }
+            if n < 0 { throw Failure(path: label, reason: "cannot read: \(SystemError.current.reason)") }
             if n == 0 { break }
             filled += n
         }

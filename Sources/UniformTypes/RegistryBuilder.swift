@@ -51,14 +51,7 @@ public struct RegistryBuilder {
     public mutating func add(_ database: MIMEDatabase) {
         if !database.isEmpty { mimeDatabase = database }
         add(SystemTypeRecord.records(from: database))
-        for d in database.diagnostics {
-            let severity: Diagnostic.Severity =
-                d.severity == .error ? .error : d.severity == .warning ? .warning : .note
-            diagnostics.append(
-                Diagnostic(
-                    severity, file: d.position.file,
-                    position: d.position.line > 0 ? .line(d.position.line) : .unknown, d.message))
-        }
+        diagnostics += database.diagnostics
     }
 
     /// Declaration files and app bundles found in the search folders that

@@ -187,7 +187,7 @@ public struct RegistryCache: Sendable {
     static func folderProblem(_ directory: String) -> String? {
         var info = stat()
         guard stat(directory, &info) == 0 else { return nil }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { return nil }  // reported when saving
+        guard info.isDirectory else { return nil }  // reported when saving
         if info.st_uid != geteuid() { return "\(directory) belongs to user \(info.st_uid), not \(geteuid())" }
         if info.st_mode & 0o022 != 0 { return "\(directory) is writable by other users" }
         return nil
@@ -222,7 +222,7 @@ public struct RegistryCache: Sendable {
             guard let name = String(validating: raw, as: UTF8.self), name.hasPrefix("registry-") else { continue }
             let path = directory + "/" + name
             var info = stat()
-            guard path != current, lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+            guard path != current, lstat(path, &info) == 0, info.isRegularFile,
                 info.st_uid == geteuid()
             else { continue }
             if name.hasSuffix(Self.imageSuffix) {
@@ -270,18 +270,7 @@ public struct RegistryCache: Sendable {
         flush: Bool = true
     ) throws(ImageError) {
         var failure: String?
-        bytes.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let n = write(temporary.fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 {
-                    failure = SystemError.current.reason
-                    return
-                }
-                done += n
-            }
-        }
+        do { try writeAll(temporary.fd, bytes) } catch { failure = error.reason }
         // Read-only: a process of the user must change the mode (and so the
         // change time the checksum record holds) before it can write it.
         if failure == nil && fchmod(temporary.fd, 0o444) != 0 { failure = SystemError.current.reason }
@@ -297,7 +286,7 @@ public struct RegistryCache: Sendable {
     private func makeDirectory(_ path: String) throws(ImageError) {
         var info = stat()
         if stat(path, &info) == 0 {
-            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw ImageError("\(path) is not a folder") }
+            guard info.isDirectory else { throw ImageError("\(path) is not a folder") }
             return
         }
         let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""

@@ -1,3 +1,5 @@
+import SystemBase
+
 /// Near misses: how far apart two words are, and which declared identifiers
 /// a mistyped one probably meant.
 public enum Spelling {
@@ -11,8 +13,8 @@ public enum Spelling {
         let ascii: Int?? = a.withUTF8 { x in
             b.withUTF8 { y in
                 guard x.allSatisfy({ $0 < 128 }), y.allSatisfy({ $0 < 128 }) else { return Int??.none }
-                @inline(__always) func lower(_ c: UInt8) -> UInt8 { c >= 65 && c <= 90 ? c + 32 : c }
-                return .some(banded(x.count, y.count, limit: limit) { lower(x[$0]) == lower(y[$1]) })
+                return .some(
+                    banded(x.count, y.count, limit: limit) { x[$0].asciiLowercased == y[$1].asciiLowercased })
             }
         }
         if let ascii { return ascii }

@@ -98,7 +98,7 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
             if byte >= 65 && byte <= 90 { needsChange = true }
         }
         if !needsChange { return utf8.count == tag.utf8.count ? tag : String(Substring(utf8)) }
-        return String(decoding: utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+        return String(Substring(utf8)).asciiLowercased
     }
 }
 

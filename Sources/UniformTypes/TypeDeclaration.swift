@@ -1,4 +1,5 @@
 import PropertyLists
+import SystemBase
 
 /// One type declaration as a source states it, with where it came from.
 public struct TypeDeclaration: Sendable, Equatable {
@@ -101,38 +102,8 @@ public struct DeclarationOrigin: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A problem found in a declaration source.
-public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
-    /// A note tells what happened (an override); a warning points at a
-    /// likely mistake; an error is a declaration that is wrong.
-    public enum Severity: String, Sendable, Comparable {
-        case note, warning, error
-        private var rank: Int { self == .note ? 0 : self == .warning ? 1 : 2 }
-        public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
-    }
-
-    public var severity: Severity
-    public var file: String
-    public var position: SourcePosition
-    public var message: String
-
-    public init(_ severity: Severity, file: String, position: SourcePosition = .unknown, _ message: String) {
-        self.severity = severity
-        self.file = file
-        self.position = position
-        self.message = message
-    }
-
-    /// `file:line: severity: message`, the form compilers use.
-    public var description: String {
-        let place = DeclarationOrigin(source: .user, file: file, position: position).description
-        return "\(place): \(severity.rawValue): \(message)"
-    }
-}
-
-extension Diagnostic {
-    /// This error with what it made the reader leave out (`file`, `bundle`).
-    public func skipping(_ what: String) -> Diagnostic {
-        Diagnostic(severity, file: file, position: position, message + "; the \(what) is skipped")
-    }
-}
+/// A problem found in a source, with its file and position (defined in
+/// `SystemBase`, so that every module reports problems the same way).
+public typealias Diagnostic = SystemBase.Diagnostic
+/// Where something stands in a source file.
+public typealias SourcePosition = SystemBase.SourcePosition

@@ -1,6 +1,7 @@
 import CompiledData
 import PropertyLists
 import SharedMIMEInfo
+import SystemBase
 
 /// An immutable set of merged type declarations with the indexes that answer
 /// tag, identifier and conformance queries. Build one with `RegistryBuilder`,
@@ -254,7 +255,7 @@ public final class TypeRegistry: Sendable {
         let fast: Int32?? = identifier.withUTF8 { bytes in
             guard bytes.count <= 256, !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { lower in
-                for i in 0..<bytes.count { lower[i] = bytes[i] >= 65 && bytes[i] <= 90 ? bytes[i] + 32 : bytes[i] }
+                for i in 0..<bytes.count { lower[i] = bytes[i].asciiLowercased }
                 return .some(image.lookup(table: identifierTable, key: UnsafeBufferPointer(lower)).map { Int32($0) })
             }
         }
@@ -482,7 +483,7 @@ public final class TypeRegistry: Sendable {
             if bytes.isEmpty { return .some(nil) }
             guard let table else { return .some((0, 0)) }
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { lower in
-                for (i, b) in bytes.enumerated() { lower[i] = b >= 65 && b <= 90 ? b + 32 : b }
+                for (i, b) in bytes.enumerated() { lower[i] = b.asciiLowercased }
                 let (n, start, _) = claimantList(key: UnsafeBufferPointer(lower), table: table)
                 return .some((n, start))
             }

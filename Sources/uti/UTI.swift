@@ -1,4 +1,5 @@
 import ArgumentParser
+import SystemBase
 
 #if canImport(Glibc)
     import Glibc
@@ -144,13 +145,7 @@ enum Console {
             withheld = true
             return
         }
-        var done = 0
-        while done < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            done += n
-        }
+        try? writeAll(fd, UnsafeRawBufferPointer(bytes))
     }
 
     /// Reports a failure and returns the exit code to throw.

@@ -188,13 +188,13 @@ import UniformTypes
             ])
         #expect(
             settings.problems.map(\.description) == [
-                "s.txt:6: expected TYPE-OR-SCHEME APP [ROLE], found 1 field",
-                "s.txt:7: expected TYPE-OR-SCHEME APP [ROLE], found 4 fields",
-                "s.txt:8: role \"owner\": use viewer, editor, shell or all",
+                "s.txt:6: error: expected TYPE-OR-SCHEME APP [ROLE], found 1 field",
+                "s.txt:7: error: expected TYPE-OR-SCHEME APP [ROLE], found 4 fields",
+                "s.txt:8: error: role \"owner\": use viewer, editor, shell or all",
             ])
         #expect(
             DefaultSettings(bytes: [0x6d, 0x64, 0x20, 0xff], file: "s").problems.map(\.description) == [
-                "s:1: the file is not UTF-8 text"
+                "s:1: error: the file is not UTF-8 text"
             ])
     }
 

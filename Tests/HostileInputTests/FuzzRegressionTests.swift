@@ -63,7 +63,7 @@ import Testing
         builder.add(
             DeclarationReader(try PropertyList.parse(Array(declarations.utf8)), file: "sample.plist", source: .user))
         var layer = MIMELayer(directory: "/sample/mime", format: .packages)
-        var diagnostics: [MIMEDiagnostic] = []
+        var diagnostics: [Diagnostic] = []
         MIMEPackageReader.read(
             bytes: Array(package.utf8), path: "/sample/mime/packages/sample.xml", into: &layer,
             diagnostics: &diagnostics)

@@ -125,7 +125,7 @@ import Testing
     private func readPackage(_ name: String) throws -> (MIMELayer, [String]) {
         try outside.check(name) { bytes in
             var layer = MIMELayer(directory: "/hostile/mime", format: .packages)
-            var diagnostics: [MIMEDiagnostic] = []
+            var diagnostics: [Diagnostic] = []
             MIMEPackageReader.read(bytes: bytes, path: "/hostile/" + name, into: &layer, diagnostics: &diagnostics)
             return (layer, diagnostics.map(\.description))
         }

@@ -66,7 +66,7 @@ import Testing
         try Data(package.utf8).write(to: URL(fileURLWithPath: folder + "/mime/packages/small.xml"))
         #expect(MIMECacheReader.sizeLimit == 64 << 20)
         let cache = try sparseFile("mime/mime.cache", size: MIMECacheReader.sizeLimit + 1)
-        var diagnostics: [MIMEDiagnostic] = []
+        var diagnostics: [Diagnostic] = []
         let layer = try #require(MIMELayerLoader.load(directory: folder + "/mime", diagnostics: &diagnostics))
         #expect(layer.types == ["text/x-small"])
         #expect(
@@ -83,7 +83,7 @@ import Testing
         let treemagic = try sparseFile("mime/treemagic", size: MIMELayerLoader.textFileLimit + 1)
         var layer = MIMELayer(directory: folder + "/mime", format: .cache)
         layer.types = ["text/x-small"]
-        var diagnostics: [MIMEDiagnostic] = []
+        var diagnostics: [Diagnostic] = []
         MIMELayerLoader.completeFromTextFiles(&layer, diagnostics: &diagnostics)
         #expect(layer.types == ["text/x-small"])
         #expect(layer.treeMagic.isEmpty)
@@ -98,7 +98,7 @@ import Testing
         #expect(MIMEPackageReader.sizeLimit == 32 << 20)
         let path = try sparseFile("mime/packages/big.xml", size: MIMEPackageReader.sizeLimit + 1)
         var layer = MIMELayer(directory: folder + "/mime", format: .packages)
-        var diagnostics: [MIMEDiagnostic] = []
+        var diagnostics: [Diagnostic] = []
         MIMEPackageReader.read(path: path, into: &layer, diagnostics: &diagnostics)
         #expect(
             diagnostics.map(\.description) == ["\(path): error: is \((32 << 20) + 1) bytes; the limit is \(32 << 20)"])

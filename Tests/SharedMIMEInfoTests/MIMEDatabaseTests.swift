@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func reportsBadRulesWithTheirLinesAndKeepsTheRest() throws {
-        var diagnostics: [MIMEDiagnostic] = []
+        var diagnostics: [Diagnostic] = []
         let layer = try #require(
             MIMELayerLoader.load(directory: Fixtures.path("broken/mime"), diagnostics: &diagnostics))
         let messages = diagnostics.map(\.description)
@@ -82,7 +82,7 @@ import Testing
             try package.write(toFile: dir + "/mime/packages/newer.xml", atomically: false, encoding: .utf8)
             try FileManager.default.setAttributes(
                 [.modificationDate: Date(timeIntervalSince1970: 1000)], ofItemAtPath: dir + "/mime/mime.cache")
-            var diagnostics: [MIMEDiagnostic] = []
+            var diagnostics: [Diagnostic] = []
             let layer = try #require(MIMELayerLoader.load(directory: dir + "/mime", diagnostics: &diagnostics))
             #expect(layer.format == .packages)
             #expect(layer.types == ["application/x-newer"])

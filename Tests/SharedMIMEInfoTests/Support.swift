@@ -9,14 +9,14 @@ enum Fixtures {
 
     /// The fixture package read from its XML.
     static let fromXML: MIMEDatabase = {
-        var diagnostics: [MIMEDiagnostic] = []
+        var diagnostics: [Diagnostic] = []
         let layer = MIMELayerLoader.load(directory: path("system/mime"), diagnostics: &diagnostics)!
         return MIMEDatabase(layers: [layer], diagnostics: diagnostics)
     }()
 
     /// The same package compiled by update-mime-database.
     static let fromCache: MIMEDatabase = {
-        var diagnostics: [MIMEDiagnostic] = []
+        var diagnostics: [Diagnostic] = []
         let layer = MIMELayerLoader.load(directory: path("compiled/mime"), diagnostics: &diagnostics)!
         return MIMEDatabase(layers: [layer], diagnostics: diagnostics)
     }()

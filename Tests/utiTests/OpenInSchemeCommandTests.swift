@@ -197,9 +197,9 @@ import Testing
         let settings = tree.root + "/bad.settings"
         #expect(
             bad.stderr == """
-                uti: \(settings):6: role "owner": use viewer, editor, shell or all
-                uti: \(settings):4: nobody.desktop: no desktop entry or app bundle has this ID
-                uti: \(settings):5: public.html sets text/html again (\(settings):2 set it)
+                uti: \(settings):6: error: role "owner": use viewer, editor, shell or all
+                uti: \(settings):4: error: nobody.desktop: no desktop entry or app bundle has this ID
+                uti: \(settings):5: error: public.html sets text/html again (\(settings):2 set it)
                 uti: \(settings): nothing was written
 
                 """)

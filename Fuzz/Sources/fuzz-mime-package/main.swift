@@ -6,7 +6,7 @@ import SharedMIMEInfo
 // globs and magic it declared.
 fuzz { input in
     var layer = MIMELayer(directory: "/fuzz/mime", format: .packages)
-    var diagnostics: [MIMEDiagnostic] = []
+    var diagnostics: [Diagnostic] = []
     MIMEPackageReader.read(
         bytes: Array(input), path: "/fuzz/mime/packages/fuzz.xml", into: &layer, diagnostics: &diagnostics)
     exercise(MIMEDatabase(layers: [layer], diagnostics: diagnostics), content: input)

@@ -15,6 +15,6 @@ fuzz { input in
     builder.add(records)
     exercise(builder.build())
     _ = MIMETextFiles.types(bytes)
-    var diagnostics: [MIMEDiagnostic] = []
+    var diagnostics: [Diagnostic] = []
     _ = MIMETextFiles.treeMagic(bytes, path: "/fuzz/mime/treemagic", diagnostics: &diagnostics)
 }

@@ -25,7 +25,7 @@ func writeSeeds(to folder: String, root: String) {
         builders.append(builder)
     }
     for folder in mimeFolders {
-        var diagnostics: [MIMEDiagnostic] = []
+        var diagnostics: [Diagnostic] = []
         guard let layer = MIMELayerLoader.load(directory: folder, diagnostics: &diagnostics) else { continue }
         var builder = RegistryBuilder()
         builder.add(DeclarationReader.read(path: fixtures + "/cookbook-Info.plist", source: .user))

@@ -429,12 +429,7 @@ enum ProcessLauncher {
         guard error == 0 else {
             throw Console.fail("\(argv[0]): cannot start: \(SystemError(error).reason)")
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { throw Console.fail("\(argv[0]): \(SystemError.current.reason)") }
-        }
-        if status & 0x7F == 0 { return (status >> 8) & 0xFF }
-        return 128 + (status & 0x7F)
+        do { return try waitForChild(pid).shellStatus } catch { throw Console.fail("\(argv[0]): \(error.reason)") }
     }
 }
 

@@ -279,7 +279,8 @@ struct SetDefault: ParsableCommand {
         var written: [String: String] = [:]
         let claimedSchemes = resolver.catalog.claimedSchemes
         for request in requests {
-            let prefix = request.place.isEmpty ? "" : request.place + ": "
+            // A line of a --file list is named as every source problem is.
+            let prefix = request.place.isEmpty ? "" : request.place + ": error: "
             func refuse(_ message: String) {
                 Console.error("uti: \(prefix)\(message)")
                 result.append(nil)
