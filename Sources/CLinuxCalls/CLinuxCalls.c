@@ -33,20 +33,56 @@ int uti_link_open_file(int fd, int to_dir, const char *to) {
 }
 
 /* A lease that a writer breaks sends SIGIO, whose default action ends the
-   process: it is ignored from the first lease on, for the life of the
-   process (a handler the program installed itself is kept). */
-static void ignore_lease_breaks(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, uti_ignore_lease_breaks);
+   process. While a lease may be held, SIGIO is ignored when its action is
+   the default (a handler or an ignore the program set itself is kept):
+   for the life of the process (uti_ignore_lease_breaks), or between
+   uti_lease_scope_begin and the matching uti_lease_scope_end, after which
+   the default comes back. A signal generated while it was ignored is
+   discarded, so none is left pending for the default action. */
+static pthread_mutex_t lease_lock = PTHREAD_MUTEX_INITIALIZER;
+static int lease_scopes;          /* scopes open now */
+static int lease_scope_ignored;   /* the first scope set SIG_IGN */
+static int lease_ignored_for_life;
+
+static int ignore_if_default(void) {
+    struct sigaction current;
+    if (sigaction(SIGIO, NULL, &current) != 0 || (current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL)
+        return 0;
+    signal(SIGIO, SIG_IGN);
+    return 1;
 }
 
 void uti_ignore_lease_breaks(void) {
-    struct sigaction current;
-    if (sigaction(SIGIO, NULL, &current) == 0 && current.sa_handler == SIG_DFL) signal(SIGIO, SIG_IGN);
+    pthread_mutex_lock(&lease_lock);
+    if (!lease_ignored_for_life) {
+        lease_ignored_for_life = 1;
+        if (lease_scopes == 0) ignore_if_default();
+    }
+    pthread_mutex_unlock(&lease_lock);
+}
+
+void uti_lease_scope_begin(void) {
+    pthread_mutex_lock(&lease_lock);
+    if (lease_scopes++ == 0 && !lease_ignored_for_life) lease_scope_ignored = ignore_if_default();
+    pthread_mutex_unlock(&lease_lock);
+}
+
+void uti_lease_scope_end(void) {
+    pthread_mutex_lock(&lease_lock);
+    if (lease_scopes > 0 && --lease_scopes == 0) {
+        if (lease_scope_ignored && !lease_ignored_for_life) {
+            struct sigaction current;
+            /* Only the ignore set here is undone: a disposition the program set meanwhile stays. */
+            if (sigaction(SIGIO, NULL, &current) == 0 && !(current.sa_flags & SA_SIGINFO)
+                && current.sa_handler == SIG_IGN)
+                signal(SIGIO, SIG_DFL);
+        }
+        lease_scope_ignored = 0;
+    }
+    pthread_mutex_unlock(&lease_lock);
 }
 
 int uti_has_writer(int fd) {
-    ignore_lease_breaks();
     /* The lease is released when the caller closes `fd`. */
     if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0) return 0;
     return errno == EAGAIN ? 1 : -1;

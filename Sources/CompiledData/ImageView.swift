@@ -50,6 +50,8 @@ final class ImageStorage: @unchecked Sendable {
     init?(mapping fd: Int32, count: Int) {
         let leased = dup(fd)
         guard leased >= 0 else { return nil }
+        // The lease lasts as long as the mapping, so its break signal is ignored for the process's life.
+        uti_ignore_lease_breaks()
         guard uti_has_writer(leased) == 0, let memory = uti_map_guarded(leased, count) else {
             close(leased)
             return nil
@@ -175,9 +177,12 @@ public struct ImageView: @unchecked Sendable {
         /// gone (or the kernel's lease-break-time, 45 s by default, passes;
         /// then `isIntact` turns false, as it does when the file is cut
         /// short anyway). Where no lease can be had, the file is read and
-        /// checked whole as with `copy`. The lease-break signal, SIGIO, is
-        /// ignored from then on unless the process handles it. For
-        /// short-lived readers that check `isIntact` before they use an answer.
+        /// checked whole as with `copy`. For short-lived readers that check
+        /// `isIntact` before they use an answer, since it changes the whole
+        /// process: the lease-break signal, SIGIO, is ignored from then on
+        /// (unless the process set an action for it), and a SIGBUS handler
+        /// is installed that turns a mapped page cut short into zeros
+        /// (passing any other SIGBUS to the action set before).
         case map
     }
 

@@ -1,3 +1,4 @@
+import CLinuxCalls
 import SystemBase
 
 #if canImport(Glibc)
@@ -138,7 +139,16 @@ public final class InboxProcessor {
     }
 
     /// One pass over the Inbox. `observe` hears of each item as it is done.
+    ///
+    /// A move across file systems takes read leases to see writers, and a
+    /// writer that breaks one sends SIGIO, whose default action ends the
+    /// process. So while any run is in progress SIGIO is ignored, when its
+    /// action was the default; the default comes back when the last run
+    /// ends. A process started meanwhile inherits the ignored SIGIO.
     public func run(_ observe: (Event) -> Void) throws(Failure) -> Summary {
+        // Leases taken to find writers are all released by the end of the pass.
+        uti_lease_scope_begin()
+        defer { uti_lease_scope_end() }
         reserved = []
         movedThisPass = [:]
         // Counters are remembered within a pass only: between the passes of

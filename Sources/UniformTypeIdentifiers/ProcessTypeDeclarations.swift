@@ -25,8 +25,13 @@ import UniformTypes
 /// first type is looked up; the registry does not change afterwards.
 ///
 /// A source that cannot be read does not stop a lookup: it is left out,
-/// listed in `problems` and reported once on standard error. Call
-/// `activate()` at start-up to have such a problem thrown instead.
+/// listed in `problems` and `warnings`, and passed to the warning handler
+/// (none unless the program sets one with `setWarningHandler(_:)`; this
+/// library writes nothing to standard error by itself). Call `activate()`
+/// at start-up to have such a problem thrown instead.
+///
+/// The registry is built once per process, however many threads ask for
+/// it first: the others wait for that build.
 public enum ProcessTypeDeclarations {
     /// A declaration source that could not be used, or declarations added
     /// after the registry was built.
@@ -38,12 +43,37 @@ public enum ProcessTypeDeclarations {
 
     private struct State {
         var added: [DeclarationReader] = []
+        /// Set when a build has taken `added`: later additions are refused.
+        var building = false
         var registry: TypeRegistry?
         var problems: [String] = []
         var warned: Set<String> = []
+        var warnings: [String] = []
+        var handler: (@Sendable (String) -> Void)?
     }
 
     private static let state = Mutex(State())
+    /// Held by the one thread that builds the registry.
+    private static let building = Mutex(())
+    /// How many registries this process built (one, once any is).
+    static let buildCount = Atomic(0)
+
+    /// Sets what receives each warning about the program's declarations (a
+    /// source left out; a type the program exports or imports that no
+    /// source declares), or nil for none, the default. Warnings given before
+    /// it is set are in `warnings`.
+    public static func setWarningHandler(_ handler: (@Sendable (String) -> Void)?) {
+        state.withLock { $0.handler = handler }
+    }
+
+    /// A warning handler that writes each warning as a line on standard
+    /// error, where a Mac program's console messages would go.
+    public static let standardErrorWarnings: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Every warning given so far, in order.
+    public static var warnings: [String] { state.withLock { $0.warnings } }
 
     /// The places the program's `Info.plist` is looked for, given the
     /// executable's path; the first that exists is read:
@@ -101,7 +131,7 @@ public enum ProcessTypeDeclarations {
     private static func add(_ reader: DeclarationReader, name: String) throws(Failure) {
         if let error = reader.fileError { throw Failure(problems: [error.description]) }
         let built = state.withLock { state in
-            if state.registry != nil { return true }
+            if state.registry != nil || state.building { return true }
             state.added.append(reader)
             return false
         }
@@ -128,18 +158,21 @@ public enum ProcessTypeDeclarations {
     /// The registry every `UTType` answers from, built on first use.
     public static var registry: TypeRegistry {
         if let registry = state.withLock({ $0.registry }) { return registry }
-        let added = state.withLock { $0.added }
-        let (registry, problems) = build(added: added, infoPlist: infoPlistURL)
-        let (winner, fresh) = state.withLock { state -> (TypeRegistry, Bool) in
-            if let existing = state.registry { return (existing, false) }
-            state.registry = registry
-            state.problems = problems
-            return (registry, true)
-        }
-        if fresh {
+        return building.withLock { _ in
+            if let registry = state.withLock({ $0.registry }) { return registry }
+            let added = state.withLock { state in
+                state.building = true
+                return state.added
+            }
+            buildCount.add(1, ordering: .relaxed)
+            let (registry, problems) = build(added: added, infoPlist: infoPlistURL)
+            state.withLock { state in
+                state.registry = registry
+                state.problems = problems
+            }
             for problem in problems { report("uti: \(problem); left out") }
+            return registry
         }
-        return winner
     }
 
     /// The registry of the sources listed above, with the problems of those
@@ -186,6 +219,10 @@ public enum ProcessTypeDeclarations {
     }
 
     private static func report(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        let handler = state.withLock { state in
+            state.warnings.append(line)
+            return state.handler
+        }
+        handler?(line)
     }
 }

@@ -220,18 +220,29 @@ public struct DeclarationReader: Sendable {
     }
 }
 
-/// The syntax of type identifiers: reverse-DNS labels of ASCII letters,
-/// digits and hyphens, separated by single dots.
+/// The syntax of type identifiers: reverse-DNS labels separated by single
+/// dots, of the characters Apple allows: the ASCII letters, digits and
+/// hyphen, and every Unicode character above U+007F (`com.example.café`),
+/// except control and format characters (C1 controls, bidirectional
+/// overrides, zero-width characters), which would make an identifier look
+/// like another one when printed.
 public enum IdentifierSyntax {
     /// Why `identifier` is not a valid type identifier to declare, or nil.
     public static func problem(with identifier: String) -> String? {
         if identifier.isEmpty { return "it is empty" }
         if identifier.utf8.count > 255 { return "it is longer than 255 bytes" }
-        for byte in identifier.utf8 {
-            let ok =
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            if !ok { return "only ASCII letters, digits, \"-\" and \".\" are allowed" }
+        for scalar in identifier.unicodeScalars {
+            switch scalar.value {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E: continue
+            case 0..<0x80: return "only ASCII letters and digits, \"-\", \".\" and characters above U+007F are allowed"
+            default:
+                let category = scalar.properties.generalCategory
+                if category == .control || category == .format {
+                    let code = String(scalar.value, radix: 16, uppercase: true)
+                    return
+                        "control and format characters are not allowed (U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code))"
+                }
+            }
         }
         if identifier.hasPrefix(".") || identifier.hasSuffix(".") || identifier.contains("..") {
             return "empty label between dots"

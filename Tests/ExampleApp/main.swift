@@ -8,6 +8,11 @@ extension UTType {
     static let exampleNotes = UTType(exportedAs: "com.example.notes")
 }
 
+// Warnings about the program's declarations go to standard error, as a
+// Mac program's console messages would, unless --quiet is given.
+if !CommandLine.arguments.contains("--quiet") {
+    ProcessTypeDeclarations.setWarningHandler(ProcessTypeDeclarations.standardErrorWarnings)
+}
 if CommandLine.arguments.contains("--activate") {
     do {
         try ProcessTypeDeclarations.activate()
@@ -24,4 +29,5 @@ print("mime: \(notes.preferredMIMEType ?? "none")")
 print("description: \(notes.localizedDescription ?? "none")")
 print("conforms to text: \(notes.conforms(to: .plainText))")
 print("by extension: \(UTType(filenameExtension: "exnotes")?.identifier ?? "none")")
+print("warnings: \(ProcessTypeDeclarations.warnings.count)")
 print("info plist: \(ProcessTypeDeclarations.infoPlistURL?.path ?? "none")")

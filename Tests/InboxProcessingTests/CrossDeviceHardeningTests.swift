@@ -548,3 +548,37 @@ import Testing
         #expect(tree.exists(tree.documents + "/" + stale))
     }
 }
+
+/// The library changes no process-wide signal action for longer than a
+/// run: SIGIO, ignored while leases are held, has its default back after.
+/// Each check runs in a process of its own, where no other test's run can
+/// hold a lease meanwhile.
+@Suite struct LeaseSignalScopeTests {
+    /// SIGIO's action as a word: 0 is SIG_DFL, 1 SIG_IGN, else a handler.
+    static func sigioAction() -> Int {
+        var current = sigaction()
+        sigaction(SIGIO, nil, &current)
+        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self)
+    }
+
+    /// A cross-device run, which takes leases to find writers, then exits
+    /// 0 when SIGIO's action is `expected` again.
+    static func runThenCheck(hostAction: Int) throws -> Never {
+        signal(SIGIO, hostAction == 1 ? SIG_IGN : SIG_DFL)
+        let tree = Tree()
+        let remote = Tree(base: "/dev/shm")
+        remote.write(remote.inbox, "a.txt", "a")
+        let (_, summary) = try run(processor(tree) { $0.inbox = remote.inbox })
+        exit(summary.moved == 1 && sigioAction() == hostAction ? 0 : 1)
+    }
+
+    @Test(.enabled(if: CrossDeviceHardeningTests.otherFileSystem, "needs /dev/shm on another file system"))
+    func sigioHasItsDefaultActionAgainAfterARun() async {
+        await #expect(processExitsWith: .success) { try LeaseSignalScopeTests.runThenCheck(hostAction: 0) }
+    }
+
+    @Test(.enabled(if: CrossDeviceHardeningTests.otherFileSystem, "needs /dev/shm on another file system"))
+    func anActionTheHostSetIsKept() async {
+        await #expect(processExitsWith: .success) { try LeaseSignalScopeTests.runThenCheck(hostAction: 1) }
+    }
+}

@@ -74,6 +74,10 @@ import UniformTypeIdentifiers
         #expect(result.status == 0)
         #expect(result.stdout.contains("declared: false\n"))
         #expect(result.stderr.contains("\"com.example.notes\" was expected to be declared and exported"))
+        // Without a handler the library writes nothing; the warning is still kept.
+        let quiet = try run(program: "bin/notes", plistPath: nil, arguments: ["--quiet"])
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty)
+        #expect(quiet.stdout.contains("warnings: 1\n"))
     }
 
     @Test func UTI_DECLARATIONSServesAProgramWithoutAnInfoPlist() throws {

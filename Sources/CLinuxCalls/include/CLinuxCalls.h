@@ -25,17 +25,28 @@ int uti_link_open_file(int fd, int to_dir, const char *to);
 /// file system has no leases). `fd` must be open read-only; a lease taken
 /// is held until `fd` is closed: while it is, an open for writing by any
 /// process waits (until the lease is given up or the kernel's
-/// lease-break-time passes), and `uti_lease_held` turns 0. SIGIO (the
-/// lease-break signal) is ignored from the first call on, unless a handler
-/// is set.
+/// lease-break-time passes), and `uti_lease_held` turns 0. The lease-break
+/// signal, SIGIO, ends a process whose action for it is the default: call
+/// it only inside `uti_lease_scope_begin`/`_end`, or after
+/// `uti_ignore_lease_breaks`.
 int uti_has_writer(int fd);
 
 /// 1 while the read lease `uti_has_writer` took on `fd` is held and no
 /// process has asked to write the file since; 0 otherwise.
 int uti_lease_held(int fd);
 
-/// Sets SIGIO to be ignored when its action is the default (which ends the process).
+/// Sets SIGIO to be ignored for the rest of the process when its action is
+/// the default (which ends the process): for leases held as long as the
+/// process lives (mapped compiled registries).
 void uti_ignore_lease_breaks(void);
+
+/// Opens a scope in which leases may be taken: SIGIO is ignored when its
+/// action is the default, until every scope opened is closed by
+/// `uti_lease_scope_end` (from any thread); then the default comes back
+/// (unless the program set another action meanwhile). Leases taken in a
+/// scope must be released (their descriptors closed) before it ends.
+void uti_lease_scope_begin(void);
+void uti_lease_scope_end(void);
 
 /// The GNU build ID of the running executable, copied into `out` (at most
 /// `capacity` bytes); returns its length, or 0 when the executable has none.
