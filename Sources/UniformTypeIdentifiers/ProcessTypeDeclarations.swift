@@ -8,8 +8,9 @@ import UniformTypes
 /// answers from.
 ///
 /// On a Mac, `UTType(exportedAs:)` finds a program's own types in its
-/// bundle's `Info.plist`. Here the registry is built on first use from,
-/// lowest precedence first:
+/// bundle's `Info.plist`. Here the registry is `ProcessRegistry.registry`
+/// of the `UniformTypes` module (also `TypeRegistry.default`, so both
+/// modules answer alike), built on first use from, lowest precedence first:
 ///
 /// 1. the system's MIME data (shared-mime-info, `mime.types`) and the
 ///    bundled declarations;
@@ -22,7 +23,9 @@ import UniformTypes
 ///
 /// `UTExportedTypeDeclarations` and `UTImportedTypeDeclarations` are read
 /// from each, in XML or binary form. Declarations must be added before the
-/// first type is looked up; the registry does not change afterwards.
+/// first type is looked up; the registry does not change afterwards. When
+/// none was added in code, the registry is read from the compiled cache the
+/// `uti` tool keeps (rebuilt when a source changed).
 ///
 /// A source that cannot be read does not stop a lookup: it is left out,
 /// listed in `problems` and `warnings`, and passed to the warning handler
@@ -41,29 +44,15 @@ public enum ProcessTypeDeclarations {
         public var description: String { problems.joined(separator: "\n") }
     }
 
-    private struct State {
-        var added: [DeclarationReader] = []
-        /// Set when a build has taken `added`: later additions are refused.
-        var building = false
-        var registry: TypeRegistry?
-        var problems: [String] = []
-        var warned: Set<String> = []
-        var warnings: [String] = []
-        var handler: (@Sendable (String) -> Void)?
-    }
-
-    private static let state = Mutex(State())
-    /// Held by the one thread that builds the registry.
-    private static let building = Mutex(())
     /// How many registries this process built (one, once any is).
-    static let buildCount = Atomic(0)
+    static var builds: Int { ProcessRegistry.buildCount.load(ordering: .relaxed) }
 
     /// Sets what receives each warning about the program's declarations (a
     /// source left out; a type the program exports or imports that no
     /// source declares), or nil for none, the default. Warnings given before
     /// it is set are in `warnings`.
     public static func setWarningHandler(_ handler: (@Sendable (String) -> Void)?) {
-        state.withLock { $0.handler = handler }
+        ProcessRegistry.setWarningHandler(handler)
     }
 
     /// A warning handler that writes each warning as a line on standard
@@ -73,7 +62,7 @@ public enum ProcessTypeDeclarations {
     }
 
     /// Every warning given so far, in order.
-    public static var warnings: [String] { state.withLock { $0.warnings } }
+    public static var warnings: [String] { ProcessRegistry.warnings }
 
     /// The places the program's `Info.plist` is looked for, given the
     /// executable's path; the first that exists is read:
@@ -82,29 +71,16 @@ public enum ProcessTypeDeclarations {
     /// `DIR/../share/NAME/Info.plist` (an installed program, such as
     /// `/usr/bin/NAME` with `/usr/share/NAME/Info.plist`).
     public static func infoPlistCandidates(executable: URL) -> [URL] {
-        let directory = executable.deletingLastPathComponent()
-        let name = executable.lastPathComponent
-        return [
-            directory.appendingPathComponent("Info.plist"),
-            directory.deletingLastPathComponent().appendingPathComponent("Info.plist"),
-            directory.deletingLastPathComponent().appendingPathComponent("share")
-                .appendingPathComponent(name).appendingPathComponent("Info.plist"),
-        ].map(\.standardizedFileURL)
+        ProcessRegistry.infoPlistCandidates(executable: executable.standardizedFileURL.path).map {
+            URL(fileURLWithPath: $0)
+        }
     }
 
     /// The running program's executable, symbolic links resolved.
-    public static var executableURL: URL? {
-        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
-            return nil
-        }
-        return URL(fileURLWithPath: path)
-    }
+    public static var executableURL: URL? { ProcessRegistry.executablePath.map { URL(fileURLWithPath: $0) } }
 
     /// The `Info.plist` read for the running program, if any.
-    public static var infoPlistURL: URL? {
-        guard let executable = executableURL else { return nil }
-        return infoPlistCandidates(executable: executable).first { FileManager.default.fileExists(atPath: $0.path) }
-    }
+    public static var infoPlistURL: URL? { ProcessRegistry.infoPlistPath.map { URL(fileURLWithPath: $0) } }
 
     /// Adds the declarations of a property list file (an `Info.plist` or a
     /// declarations file, XML or binary). Throws when the file cannot be
@@ -129,78 +105,22 @@ public enum ProcessTypeDeclarations {
     }
 
     private static func add(_ reader: DeclarationReader, name: String) throws(Failure) {
-        if let error = reader.fileError { throw Failure(problems: [error.description]) }
-        let built = state.withLock { state in
-            if state.registry != nil || state.building { return true }
-            state.added.append(reader)
-            return false
-        }
-        if built {
-            throw Failure(problems: ["\(name): declarations must be added before the first type is looked up"])
-        }
+        do { try ProcessRegistry.add(reader, name: name) } catch { throw Failure(problems: error.problems) }
     }
 
     /// Builds the registry now and throws when a source could not be used
     /// (an unreadable `Info.plist`, a file `UTI_DECLARATIONS` names that is
     /// missing or malformed). The registry is kept either way.
     public static func activate() throws(Failure) {
-        _ = registry
         let problems = self.problems
         if !problems.isEmpty { throw Failure(problems: problems) }
     }
 
     /// The sources that could not be used when the registry was built.
-    public static var problems: [String] {
-        _ = registry
-        return state.withLock { $0.problems }
-    }
+    public static var problems: [String] { ProcessRegistry.problems }
 
     /// The registry every `UTType` answers from, built on first use.
-    public static var registry: TypeRegistry {
-        if let registry = state.withLock({ $0.registry }) { return registry }
-        return building.withLock { _ in
-            if let registry = state.withLock({ $0.registry }) { return registry }
-            let added = state.withLock { state in
-                state.building = true
-                return state.added
-            }
-            buildCount.add(1, ordering: .relaxed)
-            let (registry, problems) = build(added: added, infoPlist: infoPlistURL)
-            state.withLock { state in
-                state.registry = registry
-                state.problems = problems
-            }
-            for problem in problems { report("uti: \(problem); left out") }
-            return registry
-        }
-    }
-
-    /// The registry of the sources listed above, with the problems of those
-    /// that could not be used.
-    static func build(
-        added: [DeclarationReader], infoPlist: URL?,
-        environment: [String: String] = ProcessEnvironment.current
-    ) -> (TypeRegistry, [String]) {
-        var builder = RegistryBuilder.bundled()
-        RegistryLoader.addSystemSources(to: &builder, environment: environment)
-        var problems: [String] = []
-        let search = DeclarationSearchPath.environment(environment)
-        for file in search.folderFiles() {
-            builder.add(found: DeclarationReader.read(path: file, source: .user))
-        }
-        let (named, missing) = search.namedFiles()
-        problems += missing.map { "\(EnvironmentVariable.declarations.name): \($0)" }
-        for file in named {
-            let reader = DeclarationReader.read(path: file, source: .user)
-            if let error = reader.fileError { problems.append(error.description) } else { builder.add(reader) }
-        }
-        if let infoPlist {
-            let reader = DeclarationReader.read(path: infoPlist.path, source: .application)
-            if let error = reader.fileError { problems.append(error.description) } else { builder.add(reader) }
-        }
-        for reader in added { builder.add(reader) }
-        return (builder.build(), problems)
-    }
+    public static var registry: TypeRegistry { ProcessRegistry.registry }
 
     /// The language descriptions are given in: `LC_ALL`, `LC_MESSAGES` or
     /// `LANG`, the first that is set (nil for `C` and `POSIX`).
@@ -208,21 +128,9 @@ public enum ProcessTypeDeclarations {
         EnvironmentVariable.locale(in: ProcessEnvironment.current)
     }
 
-    /// Writes the warning for a type the program names but no source
+    /// Gives the warning for a type the program names but no source
     /// declares, once per identifier.
     static func warnUndeclared(_ identifier: String, role: String) {
-        let first = state.withLock { $0.warned.insert(identifier.lowercased()).inserted }
-        guard first else { return }
-        report(
-            "uti: type \"\(identifier)\" was expected to be declared and \(role) (Info.plist beside the program, "
-                + "UTI_DECLARATIONS, or ProcessTypeDeclarations.add), but no source declares it")
-    }
-
-    private static func report(_ line: String) {
-        let handler = state.withLock { state in
-            state.warnings.append(line)
-            return state.handler
-        }
-        handler?(line)
+        ProcessRegistry.warnUndeclared(identifier, role: role)
     }
 }

@@ -14,10 +14,12 @@ import UniformTypes
 /// Two types are equal when their identifiers are, compared
 /// case-insensitively.
 public struct UTType: Sendable {
-    /// The registry's value this type wraps.
-    let base: UniformTypes.UTType
+    /// The same type as the `UniformTypes` module gives it, for its APIs
+    /// (`FileTyping`, `TypeRegistry`): both modules answer from one registry.
+    public let base: UniformTypes.UTType
 
-    init(_ base: UniformTypes.UTType) { self.base = base }
+    /// The type a `UniformTypes` API gave (`FileTyping`, `TypeRegistry`).
+    public init(_ base: UniformTypes.UTType) { self.base = base }
 
     static var registry: TypeRegistry { ProcessTypeDeclarations.registry }
 
@@ -124,11 +126,18 @@ public struct UTType: Sendable {
 
     // MARK: Obtaining tags
 
-    /// The first filename extension the type declares.
-    public var preferredFilenameExtension: String? { ownTags(.filenameExtension).first }
+    /// The first filename extension the type declares; when it declares
+    /// none, the first the system's MIME data gives it (where a Mac would
+    /// answer nil). The same answer as `UniformTypes.UTType`'s.
+    public var preferredFilenameExtension: String? {
+        ownTags(.filenameExtension).first ?? base.preferredFilenameExtension
+    }
 
-    /// The first MIME type the type declares.
-    public var preferredMIMEType: String? { ownTags(.mimeType).first }
+    /// The first MIME type the type declares; when it declares none, the
+    /// first the system's MIME data gives it (`public.mpeg-2-transport-stream`:
+    /// `video/mp2t`, where a Mac answers nil). The same answer as
+    /// `UniformTypes.UTType`'s.
+    public var preferredMIMEType: String? { ownTags(.mimeType).first ?? base.preferredMIMEType }
 
     /// The type's tags by class, each list in declared order: those its
     /// declaration gives. Tags the system's MIME data adds to a declared

@@ -63,10 +63,13 @@ public enum RegistryLoader {
     }
 
     /// What `load` reads, for `RegistryCache`: the same sources, named so
-    /// that a compiled registry can be checked against them.
+    /// that a compiled registry can be checked against them, and last a
+    /// program's own `Info.plist` (`programInfoPlist`, as `ProcessRegistry`
+    /// reads it), which must be readable.
     public static func cacheSources(
         extraPaths: [String] = [], includeSystem: Bool = true,
         applications: ApplicationSources = ApplicationSources(),
+        programInfoPlist: String? = nil,
         environment: [String: String] = ProcessEnvironment.current
     ) -> RegistryCache.Sources {
         var search = DeclarationSearchPath.environment(environment)
@@ -77,9 +80,11 @@ public enum RegistryLoader {
         roots += mimeFolders + ["mime.types"] + mimeTypes
         roots += ["declarations"] + search.optionalFolders + ["named"] + search.explicitPaths
         roots += ["apps"] + applications.roots
+        if let programInfoPlist { roots += ["program", programInfoPlist] }
         let stamps = {
             mimeFolders.flatMap(MIMELayerLoader.sourcePaths) + mimeTypes
                 + search.optionalFolders + search.explicitPaths + search.files() + applications.stampPaths()
+                + (programInfoPlist.map { [$0] } ?? [])
         }
         return RegistryCache.Sources(roots: roots, stampPaths: stamps) { () throws(Failure) -> RegistryBuilder in
             let (declarations, problems, skipped) = applications.read()
@@ -95,6 +100,11 @@ public enum RegistryLoader {
             switch built {
             case .success(var builder) where problems.isEmpty:
                 builder.skippedSources += skipped
+                if let programInfoPlist {
+                    let reader = DeclarationReader.read(path: programInfoPlist, source: .application)
+                    if let error = reader.fileError { throw Failure(problems: [error.description]) }
+                    builder.add(reader)
+                }
                 return builder
             case .success: throw Failure(problems: problems)
             case .failure(let error): throw Failure(problems: problems + error.problems)

@@ -337,17 +337,12 @@ public final class TypeRegistry: Sendable {
     /// Bundled declarations only.
     public static let bundled: TypeRegistry = RegistryBuilder.bundled().build()
 
-    /// The system's MIME types, the bundled declarations, and those of
-    /// `UTI_DECLARATIONS` and the XDG `uti/types` folders. Files that cannot
-    /// be read are left out and reported in `skippedSources` and `diagnostics`.
-    public static let `default`: TypeRegistry = {
-        var builder = RegistryBuilder.bundled()
-        RegistryLoader.addSystemSources(to: &builder)
-        for path in DeclarationSearchPath.environment().files() {
-            builder.add(found: DeclarationReader.read(path: path, source: .user))
-        }
-        return builder.build()
-    }()
+    /// The registry of this process (`ProcessRegistry.registry`): the
+    /// system's MIME types, the bundled declarations, those of the XDG
+    /// `uti/types` folders and `UTI_DECLARATIONS`, the program's
+    /// `Info.plist`, and what was added in code; from the compiled cache
+    /// when it is current. Files that cannot be read are left out.
+    public static var `default`: TypeRegistry { ProcessRegistry.registry }
 
     // MARK: Queries
 

@@ -21,7 +21,7 @@ import Testing
             Thread.sleep(forTimeInterval: 0.2)
             for _ in 0..<32 { start.signal() }
             for _ in 0..<32 { done.wait() }
-            let builds = ProcessTypeDeclarations.buildCount.load(ordering: .relaxed)
+            let builds = ProcessTypeDeclarations.builds
             exit(builds == 1 && UTType(filenameExtension: "jpg")?.identifier == "public.jpeg" ? 0 : 1)
         }
     }
@@ -34,7 +34,9 @@ import Testing
                 try ProcessTypeDeclarations.add(propertyList: Data(late.utf8), name: "late.plist")
                 exit(1)
             } catch let error as ProcessTypeDeclarations.Failure {
-                exit(error.problems == ["late.plist: declarations must be added before the first type is looked up"] ? 0 : 2)
+                exit(
+                    error.problems == ["late.plist: declarations must be added before the first type is looked up"]
+                        ? 0 : 2)
             } catch {
                 exit(3)
             }

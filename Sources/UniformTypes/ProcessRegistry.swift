@@ -1,0 +1,206 @@
+import PropertyLists
+import Synchronization
+import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The registry of the running process: the one `TypeRegistry.default`,
+/// this module's `UTType` initializers and Apple's API in
+/// `UniformTypeIdentifiers` (through `ProcessTypeDeclarations`) all answer
+/// from, so that every door gives the same answer.
+///
+/// It is built on first use from, lowest precedence first:
+///
+/// 1. the system's MIME data (shared-mime-info, `mime.types`) and the
+///    bundled declarations;
+/// 2. declaration files in the XDG `uti/types` folders, then the files and
+///    folders `UTI_DECLARATIONS` names (`:`-separated);
+/// 3. the program's `Info.plist`: the first of `infoPlistCandidates` that
+///    exists, beside or near the executable;
+/// 4. the declarations given to `add(_:name:)`, in the order given.
+///
+/// When nothing was added in code, the registry comes from the compiled
+/// cache the `uti` tool also keeps (`RegistryCache.environment`, read into
+/// memory of its own), so a first lookup reads one checked file instead of
+/// parsing every source; the cache file is rebuilt when a source changed.
+/// It is built once per process: threads that ask while it is being built
+/// wait for that build.
+///
+/// A source that cannot be read does not stop a lookup: it is left out and
+/// listed in `problems`. Warnings (a source left out; a type the program
+/// names that no source declares) are kept in `warnings` and passed to the
+/// handler set with `setWarningHandler(_:)`; none is written anywhere
+/// unless the program sets one.
+public enum ProcessRegistry {
+    private struct State {
+        var added: [DeclarationReader] = []
+        /// Set when a build has taken `added`: later additions are refused.
+        var building = false
+        var registry: TypeRegistry?
+        var problems: [String] = []
+        var warned: Set<String> = []
+        var warnings: [String] = []
+        var handler: (@Sendable (String) -> Void)?
+    }
+
+    private static let state = Mutex(State())
+    /// Held by the one thread that builds the registry.
+    private static let building = Mutex(())
+    /// How many registries this process built (one, once any is).
+    package static let buildCount = Atomic(0)
+
+    /// The registry, built on first use.
+    public static var registry: TypeRegistry {
+        if let registry = state.withLock({ $0.registry }) { return registry }
+        return building.withLock { _ in
+            if let registry = state.withLock({ $0.registry }) { return registry }
+            let added = state.withLock { state in
+                state.building = true
+                return state.added
+            }
+            buildCount.add(1, ordering: .relaxed)
+            let (registry, problems) = build(added: added, infoPlist: infoPlistPath)
+            state.withLock { state in
+                state.registry = registry
+                state.problems = problems
+            }
+            for problem in problems { report("uti: \(problem); left out") }
+            return registry
+        }
+    }
+
+    /// Adds declarations (read from a file or a property list in memory)
+    /// to the registry; `name` stands for their file in messages. Throws
+    /// the reader's error, or when the registry is already built (or being
+    /// built): declarations must be added before the first lookup.
+    public static func add(_ reader: DeclarationReader, name: String) throws(Failure) {
+        if let error = reader.fileError { throw Failure(problems: [error.description]) }
+        let refused = state.withLock { state in
+            if state.registry != nil || state.building { return true }
+            state.added.append(reader)
+            return false
+        }
+        if refused {
+            throw Failure(problems: ["\(name): declarations must be added before the first type is looked up"])
+        }
+    }
+
+    /// Declarations that could not be added, or sources that could not be
+    /// used: one line per problem, each naming its file (and line where known).
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var problems: [String]
+        public init(problems: [String]) { self.problems = problems }
+        public var description: String { problems.joined(separator: "\n") }
+    }
+
+    /// The sources that could not be used when the registry was built
+    /// (building it now if it was not).
+    public static var problems: [String] {
+        _ = registry
+        return state.withLock { $0.problems }
+    }
+
+    /// Sets what receives each warning, or nil for none (the default).
+    /// Warnings given before it is set are in `warnings`.
+    public static func setWarningHandler(_ handler: (@Sendable (String) -> Void)?) {
+        state.withLock { $0.handler = handler }
+    }
+
+    /// Every warning given so far, in order.
+    public static var warnings: [String] { state.withLock { $0.warnings } }
+
+    /// Gives the warning for a type the program names (`exportedAs`,
+    /// `importedAs`) but no source declares, once per identifier.
+    public static func warnUndeclared(_ identifier: String, role: String) {
+        let first = state.withLock { $0.warned.insert(identifier.lowercased()).inserted }
+        guard first else { return }
+        report(
+            "uti: type \"\(identifier)\" was expected to be declared and \(role) (Info.plist beside the program, "
+                + "UTI_DECLARATIONS, or ProcessTypeDeclarations.add), but no source declares it")
+    }
+
+    private static func report(_ line: String) {
+        let handler = state.withLock { state in
+            state.warnings.append(line)
+            return state.handler
+        }
+        handler?(line)
+    }
+
+    // MARK: The program's Info.plist
+
+    /// The places the program's `Info.plist` is looked for, given the
+    /// executable's path; the first that exists is read:
+    /// `DIR/Info.plist` (beside the executable), `DIR/../Info.plist` (the
+    /// `Contents/MacOS/` layout of a Mac bundle), and
+    /// `DIR/../share/NAME/Info.plist` (an installed program, such as
+    /// `/usr/bin/NAME` with `/usr/share/NAME/Info.plist`).
+    public static func infoPlistCandidates(executable: String) -> [String] {
+        let directory = parent(of: executable)
+        let name = String(executable.split(separator: "/").last ?? "")
+        let above = parent(of: directory)
+        return [
+            join(directory, "Info.plist"), join(above, "Info.plist"), join(join(join(above, "share"), name), "Info.plist"),
+        ]
+    }
+
+    /// The running program's executable, symbolic links resolved.
+    public static var executablePath: String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The `Info.plist` read for the running program, if any.
+    public static var infoPlistPath: String? {
+        guard let executable = executablePath else { return nil }
+        return infoPlistCandidates(executable: executable).first { FileStatus.exists($0) }
+    }
+
+    private static func parent(of path: String) -> String {
+        var parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        if !parts.isEmpty { parts.removeLast() }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    private static func join(_ folder: String, _ name: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+
+    // MARK: Building
+
+    /// The registry of the sources listed above, with the problems of those
+    /// that could not be used: from the compiled cache when nothing was
+    /// added in code and every named source can be read, else built here.
+    static func build(
+        added: [DeclarationReader], infoPlist: String?,
+        environment: [String: String] = ProcessEnvironment.current
+    ) -> (TypeRegistry, [String]) {
+        if added.isEmpty, let cache = RegistryCache.environment(environment) {
+            let sources = RegistryLoader.cacheSources(programInfoPlist: infoPlist, environment: environment)
+            if let (registry, _) = try? cache.load(sources) { return (registry, []) }
+        }
+        var builder = RegistryBuilder.bundled()
+        RegistryLoader.addSystemSources(to: &builder, environment: environment)
+        var problems: [String] = []
+        let search = DeclarationSearchPath.environment(environment)
+        for file in search.folderFiles() {
+            builder.add(found: DeclarationReader.read(path: file, source: .user))
+        }
+        let (named, missing) = search.namedFiles()
+        problems += missing.map { "\(EnvironmentVariable.declarations.name): \($0)" }
+        for file in named {
+            let reader = DeclarationReader.read(path: file, source: .user)
+            if let error = reader.fileError { problems.append(error.description) } else { builder.add(reader) }
+        }
+        if let infoPlist {
+            let reader = DeclarationReader.read(path: infoPlist, source: .application)
+            if let error = reader.fileError { problems.append(error.description) } else { builder.add(reader) }
+        }
+        for reader in added { builder.add(reader) }
+        return (builder.build(), problems)
+    }
+}
