@@ -12,6 +12,9 @@ import UniformTypes
 public struct AppBundle: Sendable {
     /// How an app uses a document type (`CFBundleTypeRole`).
     public enum Role: String, Sendable, CaseIterable {
+        /// The roles Apple defines: Editor reads and changes the document, Viewer
+        /// only reads and shows it, Shell gives it a runtime (as an interpreter
+        /// does a script), and None does not open it at all.
         case editor = "Editor", viewer = "Viewer", shell = "Shell", none = "None"
         /// A Quick Look generator: it makes previews and never opens the document.
         case qlGenerator = "QLGenerator"
@@ -22,24 +25,36 @@ public struct AppBundle: Sendable {
 
     /// How strongly an app claims a document type (`LSHandlerRank`), best first.
     public enum Rank: String, Sendable, CaseIterable, Comparable {
+        /// The ranks Apple defines: Owner for the app that creates the type,
+        /// Default for an ordinary claim (and a missing `LSHandlerRank`),
+        /// Alternate for a secondary viewer or editor, and None for an app that
+        /// must never open the type.
         case owner = "Owner", `default` = "Default", alternate = "Alternate", none = "None"
         var order: Int { Self.allCases.firstIndex(of: self)! }
+        /// Whether `a` is the stronger claim: Owner, then Default, then Alternate, then None.
         public static func < (a: Rank, b: Rank) -> Bool { a.order < b.order }
     }
 
     /// One `CFBundleDocumentTypes` entry.
     public struct DocumentType: Sendable {
+        /// `CFBundleTypeName`.
         public var name: String?
         /// `LSItemContentTypes`; when present, the legacy keys are ignored,
         /// as on macOS.
         public var contentTypes: [String] = []
         /// Where each of `contentTypes` is written.
         public var contentTypePositions: [SourcePosition] = []
+        /// `CFBundleTypeExtensions`, each without a leading dot.
         public var extensions: [String] = []
+        /// `CFBundleTypeMIMETypes`.
         public var mimeTypes: [String] = []
+        /// `CFBundleTypeOSTypes`: four-character codes, `****` for any data.
         public var osTypes: [String] = []
+        /// `CFBundleTypeRole`; Viewer when it is missing or names no role.
         public var role: Role = .viewer
+        /// `LSHandlerRank`; Default when it is missing or names no rank.
         public var rank: Rank = .default
+        /// Where the entry is written in the property list.
         public var position: SourcePosition
     }
 
@@ -49,20 +64,31 @@ public struct AppBundle: Sendable {
         public var name: String?
         /// `CFBundleURLSchemes`, lower case; entries that are not schemes are left out.
         public var schemes: [URLScheme] = []
+        /// `CFBundleTypeRole` (QLGenerator is not accepted here); Viewer when it is missing or names no role.
         public var role: Role = .viewer
+        /// `LSHandlerRank`; Default when it is missing or names no rank.
         public var rank: Rank = .default
+        /// Where the entry is written in the property list.
         public var position: SourcePosition
     }
 
+    /// The bundle folder, as given.
     public let path: String
+    /// The bundle's property list: `Contents/Info.plist` or `Info.plist` in the folder.
     public let infoPlistPath: String
+    /// `CFBundleIdentifier`: a non-empty string without spaces, `/` or `;`.
     public var identifier: String = ""
+    /// `CFBundleDisplayName`, else `CFBundleName`, else the folder's name without `.app`.
     public var name: String = ""
+    /// `CFBundleExecutable` as written; `executablePath` is the program it names.
     public var executable: String?
+    /// The `CFBundleDocumentTypes` entries, in order; an entry that is not a dictionary is left out.
     public var documentTypes: [DocumentType] = []
+    /// The `CFBundleURLTypes` entries, in order; an entry that is not a dictionary is left out.
     public var urlTypes: [URLType] = []
     /// The bundle's `UTExportedTypeDeclarations` / `UTImportedTypeDeclarations`.
     public var declarations: DeclarationReader?
+    /// Problems in the document and URL types (unknown keys, values of the wrong kind); what could be read is kept.
     public private(set) var diagnostics: [Diagnostic] = []
 
     /// The property list of the bundle at `path`, or nil when the folder is

@@ -33,6 +33,7 @@ public struct ApplicationSearchPath: Sendable {
     /// The language for localized names (`LC_ALL`, `LC_MESSAGES`, `LANG`).
     public var language: String?
 
+    /// A search path of the given folders and values; each one left out is nil or empty.
     public init(
         configHome: String? = nil, configDirs: [String] = [], dataHome: String? = nil, dataDirs: [String] = [],
         currentDesktops: [String] = [], explicitBundlePaths: [String] = [], programSearchPath: String? = nil,
@@ -74,6 +75,7 @@ public struct ApplicationSearchPath: Sendable {
     /// A folder that holds association lists, in the order GLib reads them:
     /// the config folders, then each data folder's `applications`.
     public struct AssociationFolder: Sendable, Equatable {
+        /// The folder's path: a config folder itself, or a data folder's `applications`.
         public var path: String
         /// Config folders hold only `mimeapps.list` files, never desktop entries.
         public var isConfig: Bool

@@ -4,7 +4,10 @@ import UniformTypes
 public struct DefaultSetting: Sendable {
     /// Why a default named for the key is not the one used.
     public struct Passed: Sendable {
+        /// The list entry that names the application, with its file and line.
         public var claim: AssociationClaim
+        /// Why it is not the one used: the entry in use comes first (`FILE:LINE comes first`), or why
+        /// the application cannot be used.
         public var reason: String
     }
 
@@ -30,6 +33,7 @@ public struct DefaultSetting: Sendable {
     /// the same type (an alias such as `image/x-png`) comes first.
     public var opensWith: HandlerResolver.Candidate?
 
+    /// Whether the key names every MIME type of a major type (`image/*`).
     public var isWildcard: Bool { AssociationClaim.isWildcard(key) }
 }
 

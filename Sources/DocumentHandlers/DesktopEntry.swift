@@ -7,19 +7,32 @@ import UniformTypes
 public struct DesktopEntry: Sendable {
     /// The desktop file ID: the path below `applications/` with `/` as `-`.
     public let id: String
+    /// The `.desktop` file's path.
     public let path: String
+    /// `Type`; only an `Application` opens documents.
     public var type: String?
+    /// `Name`, localized for the language the entry was read with.
     public var name: String?
+    /// `Icon`: an icon name or an absolute path, which `%i` passes on.
     public var icon: String?
     /// The `Exec` value, unescaped.
     public var execLine: String?
+    /// The `Exec` value parsed; nil when there is no `Exec` key or it cannot be parsed
+    /// (the reason is among `diagnostics`).
     public var exec: ExecCommand?
+    /// The line of the `Exec` key, from 1; nil when there is no readable one.
     public var execLineNumber: Int?
+    /// `TryExec`: a program that must be installed for the entry to be used.
     public var tryExec: String?
+    /// `MimeType`: the MIME types the application opens, in the order listed.
     public var mimeTypes: [String] = []
+    /// The line of the `MimeType` key, from 1; nil when there is none.
     public var mimeTypeLine: Int?
+    /// `Hidden`: the entry counts as deleted, and is never used.
     public var hidden = false
+    /// `NoDisplay`: the application is left out of menus, but still opens documents.
     public var noDisplay = false
+    /// `Terminal`: the program runs in a terminal.
     public var terminal = false
     /// Problems in the file; an entry with an error in `Exec` cannot run.
     public private(set) var diagnostics: [Diagnostic] = []

@@ -8,20 +8,26 @@ import SystemBase
 /// found, ready to be expanded for files. Never passed through a shell.
 ///
 /// Quoting follows the Desktop Entry spec: arguments are separated by
-/// spaces, double quotes group an argument and inside them `\"`, `` \` ``,
-/// `\$` and `\\` are escapes. As GLib does, a backslash outside quotes
-/// escapes the next character and single quotes group literally.
+/// spaces, double quotes group an argument and inside them `\"`, `\$`,
+/// `\\` and a backslash before a backtick are escapes. As GLib does, a
+/// backslash outside quotes escapes the next character and single quotes
+/// group literally.
 public struct ExecCommand: Sendable, Equatable {
     /// A part of one argument.
     public enum Piece: Sendable, Equatable {
+        /// Literal text, with quotes and escapes removed.
         case text(String)
         /// A field code letter (`f`, `F`, `u`, `U`, `i`, `c`, `k`, or a
         /// deprecated one, which expands to nothing).
         case field(Character)
     }
 
+    /// Why an `Exec` value cannot be parsed, or a command cannot be made or run: a URL for a command that takes
+    /// only files, or no terminal for an entry with `Terminal=true`.
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What is wrong, for a person to read.
         public var message: String
+        /// The same as `message`.
         public var description: String { message }
     }
 
@@ -35,7 +41,9 @@ public struct ExecCommand: Sendable, Equatable {
         case list(uri: Bool)
     }
 
+    /// The arguments, the program first, each as its pieces of text and field codes.
     public let arguments: [[Piece]]
+    /// How the command takes files, from its `%f`, `%F`, `%u` or `%U` code.
     public let fileArgument: FileArgument
 
     /// Field codes the spec deprecates; they expand to nothing.
@@ -181,9 +189,13 @@ public struct ExecCommand: Sendable, Equatable {
 
     /// What the desktop entry supplies for `%i`, `%c` and `%k`.
     public struct EntryDetails: Sendable {
+        /// The entry's `Icon`, which `%i` passes as `--icon ICON`; nothing when nil or empty.
         public var icon: String?
+        /// The entry's name, which `%c` becomes; empty when nil.
         public var name: String?
+        /// The path of the desktop entry file, which `%k` becomes; empty when nil.
         public var location: String?
+        /// Details for `%i`, `%c` and `%k`; each one left out expands to nothing.
         public init(icon: String? = nil, name: String? = nil, location: String? = nil) {
             self.icon = icon
             self.name = name

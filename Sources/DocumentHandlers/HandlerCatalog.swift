@@ -10,6 +10,7 @@ import UniformTypes
 /// bundle's document type, a desktop entry's `MimeType`, or a line of a
 /// `mimeapps.list` file.
 public struct AssociationClaim: Sendable {
+    /// What a claim does: sets a default, adds an association, declares one, or removes one.
     public enum Kind: String, Sendable {
         /// `[Default Applications]`: the user's (or the system's) choice.
         case userDefault = "default"
@@ -23,22 +24,30 @@ public struct AssociationClaim: Sendable {
 
     /// What kind of name `typeName` is.
     public enum TypeNameKind: String, Sendable {
+        /// A MIME type (`image/png`, `image/*`, `x-scheme-handler/NAME`), a type identifier, a filename extension
+        /// (`*`: any data), an OSType (`****`: any data, `fold`: a folder), or a URL scheme.
         case mimeType = "MIME type", identifier, filenameExtension = "extension", osType = "OSType", urlScheme =
             "URL scheme"
     }
 
+    /// What the claim does.
     public var kind: Kind
     /// A desktop file ID or a bundle identifier.
     public var handlerID: String
     /// The type as the source wrote it.
     public var typeName: String
+    /// How `typeName` is read. In a `mimeapps.list`, a key with a `/` is a MIME type and one without is an
+    /// identifier; elsewhere the key it is written under decides.
     public var typeNameKind: TypeNameKind
     /// The key it was written under (`MimeType`, `LSItemContentTypes`, …).
     public var key: String
+    /// The file the claim is written in: an app's property list, a desktop entry or a list.
     public var file: String
+    /// Where in `file`: the line, or the bundle's document or URL type entry.
     public var position: SourcePosition
     /// The source's precedence: lower is more important.
     public var precedence: Int
+    /// The `LSHandlerRank` a bundle gives the type; Default for desktop entries and lists.
     public var rank: AppBundle.Rank = .default
     /// The role a bundle declares, or the role a user default is for
     /// (`[X-UTI Default Viewer]` and the like); nil for desktop entries and
@@ -63,6 +72,7 @@ public struct AssociationClaim: Sendable {
 /// Every handler and association the search path holds: desktop entries,
 /// `mimeapps.list` files and app bundles, read once.
 public struct HandlerCatalog: Sendable {
+    /// The search path everything was read from.
     public let searchPath: ApplicationSearchPath
     /// Desktop entries by ID, most important file first (later ones are masked).
     public private(set) var desktopEntries: [String: [DesktopEntry]] = [:]
@@ -70,6 +80,7 @@ public struct HandlerCatalog: Sendable {
     public private(set) var desktopEntryPrecedence: [String: Int] = [:]
     /// The app bundles found.
     public let bundleSet: AppBundleSet
+    /// The app bundles by identifier.
     public var bundles: [String: AppBundle] { bundleSet.bundles }
     /// All claims, most important source first; within a source, in the
     /// order GLib reads them.
@@ -297,9 +308,12 @@ public struct HandlerCatalog: Sendable {
 /// `uti/apps` folders of the XDG data directories. The first bundle with an
 /// identifier wins.
 public struct AppBundleSet: Sendable {
+    /// The bundles found, by identifier; of two with one identifier, the one found first.
     public private(set) var bundles: [String: AppBundle] = [:]
     /// Identifiers in the order the bundles were found.
     public private(set) var order: [String] = []
+    /// Problems in the bundles read: each used bundle's own, the error that made a bundle of a search folder be
+    /// skipped, and a note for each bundle masked by one found earlier with the same identifier.
     public private(set) var diagnostics: [Diagnostic] = []
     /// Paths the user named that could not be used.
     public private(set) var problems: [Diagnostic] = []
@@ -308,6 +322,7 @@ public struct AppBundleSet: Sendable {
     public private(set) var skipped: [Diagnostic] = []
     private let searchPath: ApplicationSearchPath
 
+    /// Reads the bundles `searchPath` names: its explicit bundle paths first, then its bundle folders.
     public init(searchPath: ApplicationSearchPath) {
         self.searchPath = searchPath
         readBundles()

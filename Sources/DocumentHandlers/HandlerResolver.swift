@@ -53,14 +53,19 @@ public struct HandlerResolver: Sendable {
 
     /// An application that can be offered.
     public struct Handler: Sendable {
+        /// What a handler is read from.
         public enum Source: Sendable {
+            /// A desktop entry, run by its `Exec` line.
             case desktopEntry(DesktopEntry)
+            /// An app bundle, run by its executable with the files and URLs as arguments.
             case bundle(AppBundle)
         }
 
         /// A desktop file ID or a bundle identifier.
         public var id: String
+        /// The name to show: the entry's `Name` (else the ID) or the bundle's name.
         public var name: String
+        /// The desktop entry or app bundle that runs it.
         public var source: Source
         /// The desktop entry file or the bundle folder.
         public var location: String
@@ -73,9 +78,9 @@ public struct HandlerResolver: Sendable {
 
         /// The argument vectors that open `targets` (files and URLs), or why
         /// there are none: a command that takes only local files (`%f`,
-        /// `%F`) cannot open a URL.
-        /// The commands that open `targets`; an entry with `Terminal=true` runs
-        /// in a terminal (`ExecCommand.terminal(environment:)`).
+        /// `%F`) cannot open a URL. An entry with `Terminal=true` runs in
+        /// the terminal `ExecCommand.terminal(environment:)` finds in
+        /// `environment`.
         public func commands(
             opening targets: [OpenTarget],
             environment: [String: String] = ProcessEnvironment.current
@@ -112,6 +117,7 @@ public struct HandlerResolver: Sendable {
 
     /// An application offered for a type.
     public struct Candidate: Sendable {
+        /// The application offered.
         public var handler: Handler
         /// The claim that put it here.
         public var claim: AssociationClaim
@@ -120,6 +126,7 @@ public struct HandlerResolver: Sendable {
         /// 0 when the claim names the document's own type, else the place
         /// of the supertype in nearest-first order.
         public var distance: Int
+        /// Whether the claim names the document's own type, not a supertype.
         public var isExact: Bool { distance == 0 }
 
         /// "declares public.image (supertype) in LSItemContentTypes, Alternate, Viewer: /apps/Viewer.app/Contents/Info.plist:12"
@@ -141,27 +148,38 @@ public struct HandlerResolver: Sendable {
 
     /// An application that claims the type but is not offered.
     public struct Exclusion: Sendable {
+        /// The application's desktop file ID or bundle identifier.
         public var id: String
+        /// Why it is not offered: it cannot be used, a list removed it, its rank or role is None or QLGenerator,
+        /// or its role is not the one asked for.
         public var reason: String
+        /// The claim that named it when it was turned away.
         public var claim: AssociationClaim
     }
 
     /// The answer for one type.
     public struct Resolution: Sendable {
+        /// The type asked about.
         public var type: UTType
         /// The type and its supertypes, nearest first.
         public var chain: [UTType]
         /// Best first; the first one is the default.
         public var candidates: [Candidate]
+        /// Applications that claim the type or a supertype but are not offered, each once, in the order they were
+        /// turned away.
         public var excluded: [Exclusion]
+        /// The application that opens the type by default: the first candidate; nil when there is none.
         public var defaultCandidate: Candidate? { candidates.first }
     }
 
+    /// The handlers and associations the resolver reads.
     public let catalog: HandlerCatalog
+    /// The registry the types of claims, and their supertypes, are looked up in.
     public let registry: TypeRegistry
     /// Claims by the lowercased identifier of each type they name.
     private let claimsByType: [String: [Int]]
 
+    /// A resolver of `catalog`'s claims, with the types each names looked up in `registry` once.
     public init(catalog: HandlerCatalog, registry: TypeRegistry) {
         self.catalog = catalog
         self.registry = registry
@@ -391,6 +409,7 @@ public struct ApplicationClaim: Sendable {
     /// The first claim that names the type (a declaration, an added
     /// association, or a user default).
     public var claim: AssociationClaim
+    /// The type the claim names; for a tag several types share, the first (preferred) one.
     public var type: UTType
     /// The application that opens the type by default, if any.
     public var defaultHandlerID: String?

@@ -12,12 +12,15 @@ import SystemBase
 public struct HandlerSelector: Sendable, Equatable {
     /// Why no selector can be run, or what it answered cannot be used.
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What is wrong, for a person to read.
         public var message: String
+        /// The same as `message`.
         public var description: String { message }
     }
 
     /// What the selector did.
     public enum Choice: Sendable {
+        /// The application whose line, or ID, the selector printed.
         case chosen(HandlerResolver.Handler)
         /// Nothing was chosen: the selector printed nothing, or exited
         /// non-zero (as `fzf`, `rofi` and `dmenu` do when cancelled) with
@@ -28,6 +31,7 @@ public struct HandlerSelector: Sendable, Equatable {
     /// The program and its arguments.
     public let arguments: [String]
 
+    /// A selector that runs `arguments`, the program first; it must not be empty.
     public init(arguments: [String]) {
         self.arguments = arguments
     }

@@ -11,15 +11,21 @@ public struct KeyFile: Sendable {
     public struct Entry: Sendable, Equatable {
         /// The key without its locale.
         public var key: String
+        /// The locale in brackets (`de` of `Name[de]`); nil for an unlocalized key.
         public var locale: String?
         /// The value as written, escapes untouched.
         public var rawValue: String
+        /// The line number, from 1.
         public var line: Int
     }
 
+    /// A `[Group]` header and its entries.
     public struct Group: Sendable {
+        /// The name between the brackets.
         public var name: String
+        /// The line number of the header, from 1 (the first one when the group is repeated).
         public var line: Int
+        /// The entries in file order, those after a repeat of the header included.
         public var entries: [Entry]
 
         /// The last unlocalized entry for `key` (later lines win, as in GLib).
@@ -46,7 +52,9 @@ public struct KeyFile: Sendable {
     /// The largest key file read (desktop entries are a few kilobytes).
     public static let maximumBytes = 4 << 20
 
+    /// The file's path, which diagnostics name.
     public let path: String
+    /// The groups in the order they first appear; a repeated group is merged into the first.
     public private(set) var groups: [Group] = []
     /// Lines that could not be read; they are skipped.
     public private(set) var diagnostics: [Diagnostic] = []
@@ -227,6 +235,7 @@ public struct KeyFile: Sendable {
 public enum KeyFileValue {
     /// A problem in a value; the message names the column.
     public struct Problem: Error, Sendable, Equatable {
+        /// What is wrong, with the column.
         public var message: String
     }
 

@@ -45,6 +45,7 @@ public struct URLScheme: Hashable, Sendable, CustomStringConvertible {
     /// `x-scheme-handler/NAME`.
     public var handlerMIMEType: String { Self.handlerMIMEPrefix + name }
 
+    /// The scheme's name, lower case.
     public var description: String { name }
 
     /// The scheme's type: the first declared type with the
@@ -88,6 +89,7 @@ public enum OpenTarget: Sendable, Equatable {
     /// Why a `file:` URL names no local path. Only `file:///PATH`,
     /// `file://localhost/PATH` and `file:/PATH` do.
     public struct FileURLProblem: Error, Sendable, CustomStringConvertible {
+        /// What is wrong with the URL, for a person to read.
         public var description: String
     }
 

@@ -17,8 +17,11 @@ import SystemBase
 /// goes into a group of its own, `[X-UTI Default Viewer]`, `[X-UTI Default
 /// Editor]` or `[X-UTI Default Shell]`, which other readers ignore.
 public enum UserDefaultsWriter {
+    /// Why the list could not be changed; the file is left as it was.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What went wrong, for a person to read.
         public var message: String
+        /// The same as `message`.
         public var description: String { message }
     }
 
@@ -41,11 +44,18 @@ public enum UserDefaultsWriter {
             case removeAssociation
         }
 
+        /// The keys to change: a type's MIME types, `x-scheme-handler/NAME`, or its identifier.
         public var keys: [String]
+        /// The role whose group `setDefault` writes (`[X-UTI Default Viewer]` and the like); nil, or a role that opens
+        /// nothing, for `[Default Applications]`. The other actions ignore it.
         public var role: AppBundle.Role?
+        /// The desktop file ID or bundle identifier. Nil makes `setDefault`
+        /// remove the default, and the other actions do nothing.
         public var handlerID: String?
+        /// What to do with the application and the keys.
         public var action: Action
 
+        /// A change of `keys`; by default, making `handlerID` the default for every role.
         public init(keys: [String], role: AppBundle.Role? = nil, handlerID: String?, action: Action = .setDefault) {
             self.keys = keys
             self.role = role
@@ -56,7 +66,9 @@ public enum UserDefaultsWriter {
 
     /// One key whose value a change rewrote.
     public struct Edit: Sendable, Equatable {
+        /// The group the key is in (`Default Applications`, `Added Associations`, …).
         public var group: String
+        /// The key, spelled as the change gave it.
         public var key: String
         /// The applications the key named before (every copy of the group merged).
         public var before: [String]

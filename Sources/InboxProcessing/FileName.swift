@@ -2,12 +2,15 @@
 /// UTF-8. Two names are equal only when their bytes are (NFC and NFD forms
 /// of the same text are different names, as they are on ext4).
 public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The name's bytes, without a terminating NUL.
     public var bytes: [UInt8]
 
     /// The longest name Linux file systems accept (NAME_MAX), in bytes.
     public static let maximumLength = 255
 
+    /// The name made of these bytes, as they are.
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    /// The name made of `text`'s UTF-8 bytes, not normalized.
     public init(_ text: String) { self.bytes = Array(text.utf8) }
 
     /// The name as text, when its bytes are valid UTF-8.
@@ -45,8 +48,11 @@ public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible 
         return out
     }
 
+    /// The `escaped` form.
     public var description: String { escaped }
 
+    /// Whether `a` sorts before `b`, comparing bytes as unsigned numbers
+    /// (no locale or Unicode ordering); a prefix sorts first.
     public static func < (a: FileName, b: FileName) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
 
     private static func hexEscape(_ byte: UInt8) -> String {
@@ -89,6 +95,8 @@ public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible 
 /// extension, `notes` has no extension, and a leading dot starts none
 /// (`.profile`).
 public struct NumberedName: Sendable {
+    /// The name before the extension's dot, which the counter follows; the
+    /// whole name when it has no extension.
     public let stem: [UInt8]
     /// Without its dot; empty when the name has none.
     public let pathExtension: [UInt8]

@@ -16,22 +16,44 @@ import SystemBase
 /// published no-replace before its source is removed); a taken destination
 /// means "next name" and a vanished source means "another processor took it".
 public final class InboxProcessor {
+    /// The settings of every run: where the Inbox is, when an item has
+    /// finished arriving, and whether anything is moved or removed.
     public struct Options: Sendable {
         /// The Inbox: a name inside Documents, or a path when it holds a `/`.
         public var inbox: String = "Inbox"
+        /// When an item has finished arriving; until then it waits for a later run.
         public var settle = SettlePolicy()
         /// Report what would happen without moving anything.
         public var dryRun = false
         /// Remove the Inbox once it is empty.
         public var removeEmptyInbox = true
+        /// The defaults: the Inbox `Documents/Inbox`, the default settle
+        /// policy, items moved for real and the emptied Inbox removed.
         public init() {}
     }
 
-    /// What an entry is.
+    /// What an entry is. The raw value names it in messages and JSON
+    /// (`symbolic link`, `FIFO`).
     public enum Kind: String, Sendable {
-        case file, folder, symbolicLink = "symbolic link", fifo = "FIFO", socket, device, unknown
+        /// A regular file.
+        case file
+        /// A folder, moved as a unit with everything in it.
+        case folder
+        /// A symbolic link, moved as the link itself (never followed); a
+        /// relative one that would point elsewhere from Documents is made anew.
+        case symbolicLink = "symbolic link"
+        /// A named pipe, left in place.
+        case fifo = "FIFO"
+        /// A Unix domain socket, left in place.
+        case socket
+        /// A character or block device, left in place.
+        case device
+        /// None of the others, left in place; also the kind of an entry whose
+        /// status could not be read (its outcome is then `gone` or `failed`).
+        case unknown
     }
 
+    /// Why an item is not ready and was left in the Inbox for a later run.
     public enum WaitReason: Sendable, Equatable {
         /// Its status changed this many seconds ago, less than the settle interval.
         case changedRecently(secondsAgo: Double)
@@ -46,6 +68,7 @@ public final class InboxProcessor {
         case linkTargetInInbox(FileName)
     }
 
+    /// What a run did with one entry, and so where it is now.
     public enum Outcome: Sendable, Equatable {
         /// Moved under this name; `copied` when it crossed file systems.
         case moved(to: FileName, copied: Bool)
@@ -57,9 +80,13 @@ public final class InboxProcessor {
         case leftInPlace
         /// Another process moved or removed it first.
         case gone
+        /// Not moved, for the reason given; the item is still in the Inbox.
+        /// After a copy across file systems, the reason says what was copied
+        /// and what was kept (`copied as report-1.pdf, but the original was kept: …`).
         case failed(String)
     }
 
+    /// What happened to one entry of the Inbox.
     public struct ItemReport: Sendable {
         /// The entry's name in the Inbox (for an Inbox that is not a folder, its own name).
         public var name: FileName
@@ -67,19 +94,29 @@ public final class InboxProcessor {
         public var displayPath: String
         /// Where the entry was found, as a path to open (nil when its name is not UTF-8).
         public var sourcePath: String?
+        /// What the entry is; `unknown` when its status could not be read.
         public var kind: Kind
+        /// What the run did with the entry, and so where it is now.
         public var outcome: Outcome
     }
 
+    /// What `run(_:)` reports as it goes: `started` once the Inbox is read,
+    /// then one `item` per entry as it is done.
+    ///
+    /// A run that finds no Inbox reports nothing; an Inbox that is not a
+    /// folder is reported as one item.
     public enum Event: Sendable {
         /// The Inbox was read; this many entries follow.
         case started(itemCount: Int)
+        /// One entry is done: what it is and what happened to it.
         case item(ItemReport)
     }
 
+    /// What became of the Inbox itself at the end of a run.
     public enum InboxState: Sendable, Equatable {
         /// There was no Inbox: nothing to do.
         case absent
+        /// It was left empty and was removed.
         case removed
         /// Kept, with the reason.
         case kept(String)
@@ -87,12 +124,22 @@ public final class InboxProcessor {
         case notAFolder
     }
 
+    /// The totals of one run and what became of the Inbox.
+    ///
+    /// Each entry counts once, in one of `moved`, `waiting`, `leftInPlace`,
+    /// `gone` and `failed`, by its outcome.
     public struct Summary: Sendable {
+        /// Entries moved into Documents (in a dry run: that would be moved).
         public var moved = 0
+        /// Entries not ready, left in the Inbox for a later run.
         public var waiting = 0
+        /// FIFOs, sockets, devices and entries of unknown kind, left in the Inbox.
         public var leftInPlace = 0
+        /// Entries another process moved or removed first.
         public var gone = 0
+        /// Entries that could not be moved; each item's outcome gives the reason.
         public var failed = 0
+        /// What became of the Inbox; `absent` when there was none.
         public var inbox: InboxState = .absent
         /// What a run killed midway left that this one could not finish
         /// (a folder given back because entries were added, one without its journal).
@@ -109,12 +156,18 @@ public final class InboxProcessor {
 
     /// A problem that stops the run: Documents or the Inbox cannot be used.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The path at fault: Documents, the Inbox or the folder that holds
+        /// it (`signals` when a watcher cannot set up its signal handling).
         public var path: String
+        /// What is wrong, as a phrase that follows the path: `is not a folder`.
         public var reason: String
+        /// The path and the reason, as `path: reason`.
         public var description: String { "\(path): \(reason)" }
     }
 
+    /// The Documents folder entries are moved into, as given to the initializer.
     public let documentsPath: String
+    /// The settings every run uses.
     public let options: Options
     private let isKnownExtension: (ArraySlice<UInt8>) -> Bool
     private var picker = NamePicker()
@@ -122,8 +175,16 @@ public final class InboxProcessor {
     /// Where each item of this pass went, for links that point at one.
     private var movedThisPass: [FileName: FileName] = [:]
 
-    /// - Parameter isKnownExtension: whether an extension (without its dot)
-    ///   is one a type claims, so that counters go before `tar.gz`, not `gz`.
+    /// Makes a processor for the Inbox of `documents`; nothing is opened
+    /// until `run(_:)`.
+    ///
+    /// - Parameters:
+    ///   - documents: the path of the Documents folder: where entries are
+    ///     moved, and where the Inbox is unless `options.inbox` holds a `/`.
+    ///   - options: where the Inbox is, when an item has finished arriving,
+    ///     whether this is a dry run and whether the emptied Inbox is removed.
+    ///   - isKnownExtension: whether an extension (without its dot)
+    ///     is one a type claims, so that counters go before `tar.gz`, not `gz`.
     public init(
         documents: String, options: Options = Options(),
         isKnownExtension: @escaping (ArraySlice<UInt8>) -> Bool

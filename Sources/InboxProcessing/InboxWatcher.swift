@@ -12,8 +12,11 @@ import SystemBase
 /// SIGINT or SIGTERM once the pass in progress is done, never in the middle
 /// of a move.
 public final class InboxWatcher {
+    /// The processor each pass runs; its Inbox is the one watched.
     public let processor: InboxProcessor
 
+    /// Makes a watcher for `processor`'s Inbox; nothing is watched until
+    /// `run(_:finished:)`.
     public init(processor: InboxProcessor) { self.processor = processor }
 
     /// Watches until SIGINT or SIGTERM arrives and returns its number.

@@ -18,6 +18,10 @@ public final class OrderedRelay<Event: Sendable>: @unchecked Sendable {
     private var pending: [Event] = []
     private var lastFlush = ContinuousClock.now
 
+    /// Makes a relay that hands batches to `deliver` on a serial queue named `label`.
+    ///
+    /// A batch leaves when it holds `batchSize` events (at least 1), or at
+    /// the first `send` more than `maximumDelay` after the last flush.
     public init(
         label: String, batchSize: Int = 256, maximumDelay: Duration = .milliseconds(50),
         deliver: @escaping @Sendable ([Event]) -> Void

@@ -17,13 +17,20 @@ import SystemBase
 /// taken even when a program holds it open, so that one that keeps files
 /// open without writing them cannot hold them back forever.
 public struct SettlePolicy: Sendable {
+    /// Seconds an item's status must have stayed unchanged before it is taken.
     public var interval: Double
+    /// Whether a regular file changed within `writerWindow` waits while a
+    /// process has it open for writing.
     public var checkWriters: Bool
+    /// Seconds since its last change during which a regular file is checked
+    /// for writers; one unchanged for longer is taken even while open.
     public var writerWindow: Double
 
     /// Whether read leases are tried (tests turn them off to reach the /proc check).
     var usesLeases = true
 
+    /// A policy with these settings; the defaults take an item unchanged for
+    /// 2 seconds and check files changed within the last 60 seconds for writers.
     public init(interval: Double = 2, checkWriters: Bool = true, writerWindow: Double = 60) {
         self.interval = interval
         self.checkWriters = checkWriters

@@ -5,31 +5,45 @@ import SystemBase
 /// Every value remembers where it stood in its source: the line of an XML
 /// element, or the byte offset of a binary object.
 public struct PropertyList: Sendable, Equatable {
+    /// The kinds of value a property list holds, each with its content.
     public enum Value: Sendable, Equatable {
+        /// Text: `<string>`, or an ASCII or UTF-16 string object.
         case string(String)
+        /// A signed integer of at most 64 bits: `<integer>`, decimal or `0x` hexadecimal in XML.
         case integer(Int64)
+        /// A floating-point number: `<real>`.
         case real(Double)
+        /// A Boolean: `<true/>` or `<false/>`.
         case bool(Bool)
         /// Seconds since 2001-01-01T00:00:00Z, as Apple counts them.
         case date(Double)
+        /// Raw bytes: `<data>`, base64 in XML.
         case data([UInt8])
+        /// Values in order: `<array>`.
         case array([PropertyList])
+        /// String keys and their values in document order, no key twice: `<dict>`.
         case dictionary([Entry])
     }
 
     /// One key and its value in a dictionary, in document order.
     public struct Entry: Sendable, Equatable {
+        /// The key: a `<key>` in XML, a string object in the binary format.
         public var key: String
+        /// The value the key names.
         public var value: PropertyList
+        /// An entry of `key` and `value`.
         public init(key: String, value: PropertyList) {
             self.key = key
             self.value = value
         }
     }
 
+    /// The value's kind and content.
     public var value: Value
+    /// Where the value stood: the line of its XML element, or the byte offset of its binary object.
     public var location: SourcePosition
 
+    /// A value that stood at `location` in its source (`.unknown` when it has none).
     public init(_ value: Value, at location: SourcePosition = .unknown) {
         self.value = value
         self.location = location
@@ -41,21 +55,25 @@ public struct PropertyList: Sendable, Equatable {
         return entries.first { $0.key == key }?.value
     }
 
+    /// The text when this is a string, otherwise nil.
     public var stringValue: String? {
         if case .string(let s) = value { return s }
         return nil
     }
 
+    /// The elements when this is an array, otherwise nil.
     public var arrayValue: [PropertyList]? {
         if case .array(let a) = value { return a }
         return nil
     }
 
+    /// The entries, in document order, when this is a dictionary, otherwise nil.
     public var dictionaryValue: [Entry]? {
         if case .dictionary(let d) = value { return d }
         return nil
     }
 
+    /// The Boolean when this is one, otherwise nil.
     public var boolValue: Bool? {
         if case .bool(let b) = value { return b }
         return nil
@@ -87,14 +105,18 @@ public typealias SourcePosition = SystemBase.SourcePosition
 
 /// A property list that could not be read, and where.
 public struct PropertyListError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, without the position.
     public var message: String
+    /// The line (XML) or byte offset (binary) of the problem, or `.unknown`.
     public var position: SourcePosition
 
+    /// An error saying `message` about the input at `position`.
     public init(_ message: String, at position: SourcePosition = .unknown) {
         self.message = message
         self.position = position
     }
 
+    /// The message, after `line N: ` or `offset N: ` when the position is known.
     public var description: String {
         switch position {
         case .unknown: message
@@ -117,6 +139,7 @@ public struct PropertyListLimits: Sendable {
     /// small file can stand for far more than its size.
     public var maximumExpandedBytes: Int
 
+    /// Limits with the given values; the defaults are those of ``standard``.
     public init(
         maximumBytes: Int = 64 << 20, maximumDepth: Int = 128, maximumObjects: Int = 4_000_000,
         maximumExpandedBytes: Int = 64 << 20
@@ -127,6 +150,7 @@ public struct PropertyListLimits: Sendable {
         self.maximumExpandedBytes = maximumExpandedBytes
     }
 
+    /// 64 MiB of input, nesting 128 deep, 4,000,000 objects and 64 MiB of strings and data.
     public static let standard = PropertyListLimits()
 }
 

@@ -11,11 +11,15 @@ import SystemBase
 /// size, and recursion through the suffix tree and matchlets is bounded, so
 /// a damaged cache gives an error, never a crash.
 public enum MIMECacheReader {
+    /// A `mime.cache` that could not be read, and why.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The cache file.
         public var path: String
         /// Byte offset of the problem, when there is one.
         public var offset: Int?
+        /// What is wrong.
         public var reason: String
+        /// `path@offset N: reason`, or `path: reason` without an offset.
         public var description: String {
             offset.map { "\(path)@offset \($0): \(reason)" } ?? "\(path): \(reason)"
         }

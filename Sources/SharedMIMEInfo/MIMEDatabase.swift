@@ -77,12 +77,14 @@ public final class MIMEDatabase: Sendable {
     public var types: [String] { contents.value.types }
     /// How many leading bytes content sniffing reads (GIO caps it at 4096).
     public var sniffLength: Int { contents.value.sniffLength }
+    /// The tree magic rules of every layer, highest priority first.
     public var treeMagic: [TreeMagicRule] { contents.value.treeMagic }
 
     private var aliasMap: [String: String] { contents.value.aliasMap }
     private var parentMap: [String: [String]] { contents.value.parentMap }
     private var declaredIn: [String: Int] { contents.value.declaredIn }
 
+    /// A database of `layers`, highest precedence first, with the problems found while reading them.
     public init(layers: [MIMELayer], diagnostics: [Diagnostic] = []) {
         nameIndex = MIMENameIndex(layers: layers)
         isEmpty = layers.isEmpty
@@ -219,7 +221,9 @@ public final class MIMEDatabase: Sendable {
 
     /// A type a file name implies, with its glob weight.
     public struct NameMatch: Sendable, Equatable {
+        /// The type, as the glob spells it.
         public var mimeType: String
+        /// The glob's weight, 0–100.
         public var weight: Int
     }
 
@@ -268,7 +272,9 @@ public final class MIMEDatabase: Sendable {
 
     /// A content match: the type and the priority of the rule that matched.
     public struct Sniff: Sendable, Equatable {
+        /// The type the matching rule gives.
         public var mimeType: String
+        /// The matching rule's priority, 1–100.
         public var priority: Int
     }
 
@@ -285,6 +291,7 @@ public final class MIMEDatabase: Sendable {
 
     /// What `g_content_type_guess` answers.
     public struct Guess: Sendable, Equatable {
+        /// The type decided on; `application/octet-stream` when nothing gave one.
         public var mimeType: String
         /// True when neither the name nor the content settled it.
         public var uncertain: Bool

@@ -13,6 +13,7 @@ public struct MIMELayer: Sendable {
 
     /// The `mime` directory (`/usr/share/mime`).
     public var directory: String
+    /// Whether the layer was read from `mime.cache` or from `packages/*.xml`.
     public var format: Format
     /// Every type the directory defines, as written.
     public var types: [String] = []
@@ -24,19 +25,23 @@ public struct MIMELayer: Sendable {
     public var globs: [GlobRule] = []
     /// Sorted by priority, highest first; ties by type name.
     public var magic: [MagicRule] = []
+    /// Tree magic (from `<treemagic>`, or the `treemagic` file beside a cache), sorted like `magic`.
     public var treeMagic: [TreeMagicRule] = []
     /// Lower-cased type -> language ("" for the untranslated text) -> comment.
     /// Empty for a cache, whose comments live in per-type XML files.
     public var comments: [String: [String: String]] = [:]
     /// Lower-cased type -> generic icon name.
     public var genericIcons: [String: String] = [:]
-    /// Types whose globs and magic from lower-precedence directories are
-    /// dropped (`glob-deleteall`, `magic-deleteall`).
+    /// Lower-cased types whose globs from lower-precedence directories are
+    /// dropped (`glob-deleteall`).
     public var globsDeleted: Set<String> = []
+    /// Lower-cased types whose magic from lower-precedence directories is
+    /// dropped (`magic-deleteall`).
     public var magicDeleted: Set<String> = []
     /// Lower-cased type -> file and line that declared it (XML sources only).
     public var declaredAt: [String: MIMESourcePosition] = [:]
 
+    /// An empty layer of `directory`, for a reader to fill.
     public init(directory: String, format: Format) {
         self.directory = directory
         self.format = format
@@ -65,15 +70,18 @@ public struct MIMELayer: Sendable {
 
 /// A file and line in a shared-mime-info source.
 public struct MIMESourcePosition: Sendable, Equatable, CustomStringConvertible {
+    /// The path of the source file.
     public var file: String
     /// 0 when unknown (binary files).
     public var line: Int
 
+    /// Line `line` of `file` (0: unknown).
     public init(file: String, line: Int = 0) {
         self.file = file
         self.line = line
     }
 
+    /// `file:line`, or the file alone when the line is unknown.
     public var description: String { line > 0 ? "\(file):\(line)" : file }
 }
 

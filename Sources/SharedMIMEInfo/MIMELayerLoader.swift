@@ -11,10 +11,14 @@ import SystemBase
 /// `mime` under each entry of `$XDG_DATA_DIRS` (default
 /// `/usr/local/share:/usr/share`), in the order listed.
 public struct MIMESearchPath: Sendable, Equatable {
+    /// The `mime` folders, highest precedence first.
     public var directories: [String]
 
+    /// A search path of exactly `directories`, highest precedence first.
     public init(directories: [String]) { self.directories = directories }
 
+    /// The `mime` folders that `XDG_DATA_HOME` and `XDG_DATA_DIRS` in `variables` give (the process's
+    /// environment by default), each once.
     public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> MIMESearchPath {
         MIMESearchPath(directories: XDGBaseDirectories(variables).dataFolders("mime"))
     }
@@ -23,6 +27,11 @@ public struct MIMESearchPath: Sendable, Equatable {
 /// Reads one `mime` folder: its `mime.cache` when that is at least as new as
 /// every package file, otherwise `packages/*.xml` (`Override.xml` last).
 public enum MIMELayerLoader {
+    /// The layer of the `mime` folder `directory`, or nil when it is not a folder or has nothing readable.
+    ///
+    /// A cache that cannot be read, or that is older than a package file, is reported in `diagnostics` and
+    /// the package files are read instead. A cache is completed from the `types` and `treemagic` files
+    /// beside it.
     public static func load(directory: String, diagnostics: inout [Diagnostic]) -> MIMELayer? {
         guard let dirInfo = status(directory), dirInfo.kind == .directory else { return nil }
         let cachePath = directory + "/mime.cache"

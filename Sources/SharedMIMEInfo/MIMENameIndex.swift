@@ -40,6 +40,7 @@ public struct MIMENameIndex: Sendable {
 
     let view: ImageView
     let root: Int
+    /// How many layers the index holds globs of.
     public let layerCount: Int
     /// How many MIME type names the entries refer to.
     public let nameCount: Int

@@ -24,6 +24,8 @@ public enum MIMEPackageReader {
         read(bytes: bytes, path: path, into: &layer, diagnostics: &diagnostics)
     }
 
+    /// Reads package XML already in memory into `layer`, as `read(path:into:diagnostics:)` does; `path`
+    /// names the source in diagnostics and declaration positions.
     public static func read(
         bytes: [UInt8], path: String, into layer: inout MIMELayer, diagnostics: inout [Diagnostic]
     ) {

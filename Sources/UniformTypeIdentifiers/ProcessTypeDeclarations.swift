@@ -41,6 +41,7 @@ public enum ProcessTypeDeclarations {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         /// One line per problem, each naming its file (and line where known).
         public var problems: [String]
+        /// The problems, one per line.
         public var description: String { problems.joined(separator: "\n") }
     }
 

@@ -5,11 +5,13 @@
 /// or `public.mime-type` for the two Apple names; the registry also knows
 /// `com.apple.ostype`, `com.apple.nspboard-type` and `public.url-scheme`.
 public struct UTTagClass: RawRepresentable, Hashable, Sendable {
+    /// A tag class identifier is a string.
     public typealias RawValue = String
 
     /// The tag class identifier.
     public let rawValue: String
 
+    /// The tag class with this identifier, whether or not the registry knows it.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// Filename extensions, without the leading dot.
@@ -22,6 +24,7 @@ public struct UTTagClass: RawRepresentable, Hashable, Sendable {
 extension UTTagClass: CustomStringConvertible, CustomDebugStringConvertible {
     /// The tag class identifier.
     public var description: String { rawValue }
+    /// The identifier, marked as a tag class: `UTTagClass(public.mime-type)`.
     public var debugDescription: String { "UTTagClass(\(rawValue))" }
 }
 

@@ -205,7 +205,10 @@ public struct UTType: Sendable {
 }
 
 extension UTType: Hashable {
+    /// Whether the two are the same type: their identifiers are equal,
+    /// compared case-insensitively.
     public static func == (lhs: UTType, rhs: UTType) -> Bool { lhs.base == rhs.base }
+    /// Hashes the identifier, lowercased, so that equal types hash alike.
     public func hash(into hasher: inout Hasher) { base.hash(into: &hasher) }
 }
 

@@ -7,7 +7,9 @@ import SystemBase
 /// A declaration without a usable identifier is skipped; a malformed field is
 /// reported and ignored, and the rest of the declaration is kept.
 public struct DeclarationReader: Sendable {
+    /// The property list key whose array holds exported declarations.
     public static let exportedKey = "UTExportedTypeDeclarations"
+    /// The property list key whose array holds imported declarations.
     public static let importedKey = "UTImportedTypeDeclarations"
 
     /// `UTType…` keys that are understood or deliberately ignored.
@@ -17,7 +19,11 @@ public struct DeclarationReader: Sendable {
         "UTTypeIcons", "UTTypeIsWildcard", "UTTypeGlyphName", "UTTypeSymbolName",
     ]
 
+    /// The declarations read, in file order (those without a usable identifier
+    /// left out).
     public private(set) var declarations: [TypeDeclaration] = []
+    /// Every problem found, in the order found, each with its file and
+    /// position; `fileError` too when the file could not be read.
     public private(set) var diagnostics: [Diagnostic] = []
     /// Set when the file itself could not be read or parsed.
     public private(set) var fileError: Diagnostic?

@@ -19,6 +19,7 @@ public struct DeclarationSearchPath: Sendable {
     /// Files or folders the user named; their absence is an error.
     public var explicitPaths: [String]
 
+    /// A search path over `optionalFolders`, then `explicitPaths`.
     public init(optionalFolders: [String] = [], explicitPaths: [String] = []) {
         self.optionalFolders = optionalFolders
         self.explicitPaths = explicitPaths
@@ -35,8 +36,12 @@ public struct DeclarationSearchPath: Sendable {
 
     /// A path that could not be used.
     public struct Missing: Error, Sendable, CustomStringConvertible {
+        /// The path as given.
         public var path: String
+        /// Why it could not be used: the system's error text (`No such file or
+        /// directory`).
         public var reason: String
+        /// `path: reason`.
         public var description: String { "\(path): \(reason)" }
     }
 

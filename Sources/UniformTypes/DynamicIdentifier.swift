@@ -13,6 +13,7 @@
 /// unlisted classes and types out in full, and escaping `:`, `=` and `\`
 /// with `\` come from public reimplementations and are not confirmed.
 public enum DynamicIdentifier {
+    /// The start of every identifier `make` writes.
     public static let prefix = "dyn.a"
     static let alphabet = Array("abcdefghkmnpqrstuvwxyz0123456789".utf8)
 

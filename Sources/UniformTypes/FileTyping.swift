@@ -29,10 +29,14 @@ public struct FileTyping: Sendable {
         case unknown
     }
 
+    /// The answer for one name, path or content: the uniform type, and how it
+    /// was reached.
     public struct Result: Sendable {
+        /// The uniform type.
         public var type: UTType
         /// The MIME type GIO would report, when a MIME database is loaded.
         public var mimeType: String?
+        /// What decided the answer.
         public var basis: Basis
         /// False when neither name nor content settled the answer.
         public var certain: Bool
@@ -40,8 +44,10 @@ public struct FileTyping: Sendable {
         public var matchedExtension: String?
         /// MIME types the name's globs gave, best first.
         public var nameCandidates: [String] = []
-        /// The type the content gave, and the priority of the magic rule (0 for the text fallback).
+        /// The MIME type the content gave, when it was read and gave one.
         public var sniffedType: String?
+        /// The priority of the magic rule that gave `sniffedType` (0 for the text
+        /// fallback).
         public var sniffPriority: Int?
         /// For a folder checked with `treeMagic`: the `x-content/*` types it matches.
         public var contentTypes: [String] = []
@@ -52,6 +58,8 @@ public struct FileTyping: Sendable {
         public var givesNoType: Bool { basis == .unknown && !type.isDynamic }
     }
 
+    /// How a path is examined: whether its content is read, a symbolic link
+    /// followed and a folder's contents matched.
     public struct Options: Sendable {
         /// Read the first bytes of a regular file when the name leaves doubt.
         public var sniff = true
@@ -59,6 +67,8 @@ public struct FileTyping: Sendable {
         public var followSymbolicLinks = false
         /// Match a folder's contents against the tree rules (`x-content/*`).
         public var treeMagic = false
+        /// The given settings; by default content is sniffed, links are not
+        /// followed and tree rules are not matched.
         public init(sniff: Bool = true, followSymbolicLinks: Bool = false, treeMagic: Bool = false) {
             self.sniff = sniff
             self.followSymbolicLinks = followSymbolicLinks
@@ -73,13 +83,18 @@ public struct FileTyping: Sendable {
         public var path: String
         /// The path's bytes, as the file system holds them.
         public var pathBytes: [UInt8]
+        /// Why, as text to follow the path (`cannot read: Permission denied`).
         public var reason: String
+        /// `path: reason`.
         public var description: String { "\(path): \(reason)" }
+        /// A failure for a path given as text.
         public init(path: String, reason: String) {
             self.path = path
             self.pathBytes = Array(path.utf8)
             self.reason = reason
         }
+        /// A failure for a path given as bytes; `path` shows bytes that are not
+        /// UTF-8 as U+FFFD.
         public init(path: [UInt8], reason: String) {
             self.path = String(decoding: path, as: UTF8.self)
             self.pathBytes = path
@@ -87,8 +102,11 @@ public struct FileTyping: Sendable {
         }
     }
 
+    /// The registry that gives the types, and whose shared-mime-info database
+    /// (if any) matches names and content.
     public let registry: TypeRegistry
 
+    /// File typing that answers from `registry`.
     public init(registry: TypeRegistry) { self.registry = registry }
 
     /// The MIME type of an empty file whose name does not decide.

@@ -90,8 +90,11 @@ public enum ProcessRegistry {
     /// Declarations that could not be added, or sources that could not be
     /// used: one line per problem, each naming its file (and line where known).
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The problems, one line each.
         public var problems: [String]
+        /// A failure listing `problems`.
         public init(problems: [String]) { self.problems = problems }
+        /// The problems, one per line.
         public var description: String { problems.joined(separator: "\n") }
     }
 
@@ -142,7 +145,8 @@ public enum ProcessRegistry {
         let name = String(executable.split(separator: "/").last ?? "")
         let above = parent(of: directory)
         return [
-            join(directory, "Info.plist"), join(above, "Info.plist"), join(join(join(above, "share"), name), "Info.plist"),
+            join(directory, "Info.plist"), join(above, "Info.plist"),
+            join(join(join(above, "share"), name), "Info.plist"),
         ]
     }
 

@@ -15,6 +15,8 @@ public struct RegistryBuilder {
     private var diagnostics: [Diagnostic] = []
     private var mimeDatabase: MIMEDatabase?
 
+    /// An empty builder, without even the bundled declarations (see
+    /// `bundled()`).
     public init() {}
 
     /// A builder holding the bundled declarations.
@@ -24,6 +26,7 @@ public struct RegistryBuilder {
         return builder
     }
 
+    /// Adds declarations, above those added before in precedence.
     public mutating func add(_ declarations: [TypeDeclaration]) {
         self.declarations.append(contentsOf: declarations)
     }
@@ -67,6 +70,8 @@ public struct RegistryBuilder {
         add(reader)
     }
 
+    /// Adds problems found while reading a source (such as a `mime.types`
+    /// file), to be kept in the registry's `diagnostics`.
     public mutating func add(diagnostics more: [Diagnostic]) {
         diagnostics.append(contentsOf: more)
     }

@@ -9,8 +9,11 @@ import SystemBase
 public enum RegistryLoader {
     /// Declaration sources that could not be used.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The problems, one line each.
         public var problems: [String]
+        /// A failure listing `problems`.
         public init(problems: [String]) { self.problems = problems }
+        /// The problems, one per line.
         public var description: String { problems.joined(separator: "\n") }
     }
 
@@ -47,11 +50,20 @@ public enum RegistryLoader {
     /// (with the problems of paths the user named, which stop the load, and
     /// the errors of bundles found in the search folders, which are skipped).
     public struct ApplicationSources {
+        /// What reading the bundles gives: their declarations, the problems of paths
+        /// the user named (which stop the load), and the errors of bundles found in
+        /// the search folders (which are skipped).
         public typealias Reading = (declarations: [DeclarationReader], problems: [String], skipped: [Diagnostic])
+        /// The paths bundles are looked for in; they join the roots that name the
+        /// cache file.
         public var roots: [String]
+        /// Lists the files and folders whose state decides whether a compiled
+        /// registry is current.
         public var stampPaths: () -> [String]
+        /// Reads the bundles' declarations.
         public var read: () -> Reading
 
+        /// Sources with the given roots, stamp paths and reading; by default none.
         public init(
             roots: [String] = [], stampPaths: @escaping () -> [String] = { [] },
             read: @escaping () -> Reading = { ([], [], []) }

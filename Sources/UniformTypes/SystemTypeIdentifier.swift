@@ -6,8 +6,12 @@
 /// becomes `org.freedesktop.mime.application.vnd.api-plus-json`.
 /// `mimeType(forIdentifier:)` reverses it.
 public enum SystemTypeIdentifier {
+    /// The start of every identifier of this scheme.
     public static let prefix = "org.freedesktop.mime."
 
+    /// The identifier for `mimeType` (lower-cased, parameters dropped), or nil
+    /// when it is not `media/subtype` with a media type of only `a-z`, `0-9`
+    /// and `-`.
     public static func identifier(forMIMEType mimeType: String) -> String? {
         let lower = TagClass.mimeType.normalize(mimeType)
         guard let slash = lower.firstIndex(of: "/") else { return nil }

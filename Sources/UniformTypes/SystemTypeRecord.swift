@@ -19,8 +19,11 @@ public struct SystemTypeRecord: Sendable, Equatable {
     public var description: String?
     /// shared-mime-info's `generic-icon` name (`package-x-generic`), when declared.
     public var genericIcon: String?
+    /// The file and line that define the type.
     public var origin: DeclarationOrigin
 
+    /// A record of `mimeType` defined at `origin`; fields not given are empty
+    /// or nil.
     public init(
         mimeType: String, aliases: [String] = [], parents: [String] = [], extensions: [String] = [],
         description: String? = nil, genericIcon: String? = nil, origin: DeclarationOrigin
@@ -84,6 +87,8 @@ public enum MIMETypesFile {
         return result
     }
 
+    /// The largest file `read(path:)` accepts, in bytes (8 MiB); a larger one
+    /// gives an error instead of records.
     public static let sizeLimit = 8 << 20
 
     /// The records of one file; problems carry the file and line.
@@ -97,6 +102,13 @@ public enum MIMETypesFile {
         return parse(bytes, path: path)
     }
 
+    /// The records of a file's content `bytes`; problems name `path` and
+    /// their line.
+    ///
+    /// One record per MIME type, in order of first appearance; a type listed
+    /// again gains that line's extensions. Lines that are not UTF-8 or do not
+    /// start with a MIME type, and fields that are not extensions, are skipped
+    /// with a warning.
     public static func parse(_ bytes: [UInt8], path: String) -> (records: [SystemTypeRecord], diagnostics: [Diagnostic])
     {
         var records: [SystemTypeRecord] = []

@@ -7,15 +7,23 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
     /// The tag class identifier, e.g. `public.filename-extension`.
     public let identifier: String
 
+    /// The tag class with `identifier`.
     public init(_ identifier: String) { self.identifier = identifier }
+    /// The tag class whose identifier is the literal.
     public init(stringLiteral value: String) { self.identifier = value }
 
+    /// The identifier.
     public var description: String { identifier }
 
+    /// Filename extensions, without the dot (`public.filename-extension`).
     public static let filenameExtension = TagClass("public.filename-extension")
+    /// MIME types (`public.mime-type`).
     public static let mimeType = TagClass("public.mime-type")
+    /// Classic Mac OS four-character type codes (`com.apple.ostype`).
     public static let osType = TagClass("com.apple.ostype")
+    /// Mac pasteboard type names (`com.apple.nspboard-type`).
     public static let pasteboardType = TagClass("com.apple.nspboard-type")
+    /// URL schemes such as `http` (`public.url-scheme`).
     public static let urlScheme = TagClass("public.url-scheme")
 
     /// Whether `text` is a MIME type as RFC 2045 and RFC 6838 write one: a
@@ -105,9 +113,12 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
 /// The tags of one class in a declaration, in declared order (the first is
 /// the preferred one).
 public struct TagSpecification: Sendable, Equatable {
+    /// The class of the tags.
     public var tagClass: TagClass
+    /// The tags, the preferred one first.
     public var tags: [String]
 
+    /// The tags `tags` of class `tagClass`, in the order given.
     public init(_ tagClass: TagClass, _ tags: [String]) {
         self.tagClass = tagClass
         self.tags = tags

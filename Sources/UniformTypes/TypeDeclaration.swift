@@ -6,10 +6,14 @@ public struct TypeDeclaration: Sendable, Equatable {
     /// Exported: the source owns the type. Imported: the source describes a
     /// type someone else owns. An exported declaration beats an imported one.
     public enum Kind: String, Sendable, Equatable {
+        /// `exported` when the source owns the type, `imported` when it describes a
+        /// type someone else owns.
         case exported, imported
     }
 
+    /// The type identifier (`UTTypeIdentifier`), as written.
     public var identifier: String
+    /// Whether the source exports or imports the type.
     public var kind: Kind
     /// Direct parents, in declared order.
     public var conformsTo: [String]
@@ -17,12 +21,17 @@ public struct TypeDeclaration: Sendable, Equatable {
     public var tagSpecification: [TagSpecification]
     /// `UTTypeDescription`: a short human-readable name.
     public var description: String?
+    /// `UTTypeReferenceURL`: where the type's format is described.
     public var referenceURL: String?
+    /// `UTTypeVersion`, as text (a number is written out).
     public var version: String?
     /// The icon name or file the declaration names, if any.
     public var iconName: String?
+    /// Where the declaration came from.
     public var origin: DeclarationOrigin
 
+    /// A declaration of `identifier` found at `origin`; fields not given are
+    /// empty or nil.
     public init(
         identifier: String, kind: Kind, conformsTo: [String] = [],
         tagSpecification: [TagSpecification] = [], description: String? = nil,
@@ -64,6 +73,8 @@ public struct TypeDeclaration: Sendable, Equatable {
 
 /// Where a declaration came from: which kind of source, which file, where.
 public struct DeclarationOrigin: Sendable, Equatable, CustomStringConvertible {
+    /// The kind of source a declaration came from; the raw value is its name
+    /// in output (`app bundle`, `mime.types`).
     public enum Source: String, Sendable, Equatable {
         /// Shipped with this package (`Data/`).
         case bundled
@@ -82,10 +93,16 @@ public struct DeclarationOrigin: Sendable, Equatable, CustomStringConvertible {
         public var isSystem: Bool { self == .sharedMIMEInfo || self == .mimeTypes }
     }
 
+    /// The kind of source.
     public var source: Source
+    /// The file's path as its source gives it (`Data/CoreTypes.plist` for a
+    /// bundled declaration).
     public var file: String
+    /// Where in `file` the declaration starts: a line, a byte offset (binary
+    /// property lists), or unknown.
     public var position: SourcePosition
 
+    /// The place `position` in `file`, a source of kind `source`.
     public init(source: Source, file: String, position: SourcePosition = .unknown) {
         self.source = source
         self.file = file

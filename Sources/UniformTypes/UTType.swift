@@ -52,6 +52,9 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
         self = type
     }
 
+    /// The type of a filename extension (a leading dot is accepted) conforming
+    /// to `supertype`: the best declared claimant, else a dynamic type; nil for
+    /// an empty extension.
     public init?(filenameExtension: String, conformingTo supertype: UTType = .data) {
         guard let type = TypeRegistry.default.type(filenameExtension: filenameExtension, conformingTo: supertype) else {
             return nil
@@ -59,11 +62,17 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
         self = type
     }
 
+    /// The type of a MIME type (parameters ignored) conforming to `supertype`:
+    /// the best declared claimant, else a dynamic type; nil when `mimeType` is
+    /// not one (`TagClass.isMIMESyntax`).
     public init?(mimeType: String, conformingTo supertype: UTType = .data) {
         guard let type = TypeRegistry.default.type(mimeType: mimeType, conformingTo: supertype) else { return nil }
         self = type
     }
 
+    /// The preferred type for `tag` of `tagClass`, conforming to `supertype`
+    /// when given: the best declared claimant, else a dynamic type. Nil for an
+    /// empty tag and for a MIME type that is not one (`TagClass.isMIMESyntax`).
     public init?(tag: String, tagClass: TagClass, conformingTo supertype: UTType?) {
         guard let type = TypeRegistry.default.type(tag: tag, tagClass: tagClass, conformingTo: supertype) else {
             return nil
@@ -91,12 +100,16 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
                 ))
     }
 
+    /// Every declared type that claims `tag` of `tagClass` and conforms to
+    /// `supertype` when given, best first; a dynamic type when none does.
+    /// Empty for a MIME type that is not one (`TagClass.isMIMESyntax`).
     public static func types(tag: String, tagClass: TagClass, conformingTo supertype: UTType?) -> [UTType] {
         TypeRegistry.default.types(tag: tag, tagClass: tagClass, conformingTo: supertype)
     }
 
     // MARK: Properties
 
+    /// The type identifier (`public.jpeg`), spelled as declared or as given.
     public var identifier: String {
         switch storage {
         case .declared(let s): registry.identifier(s)
@@ -141,13 +154,18 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
         return db.comment(for: mime, language: nil)
     }
 
+    /// `UTTypeReferenceURL` as declared: where the type's format is described.
     public var referenceURL: String? { declaration?.referenceURL }
 
     /// `UTTypeVersion` as declared.
     public var version: String? { declaration?.version }
 
+    /// Whether a source of the registry declares the type (false for dynamic
+    /// types and for identifiers no source declares).
     public var isDeclared: Bool { slot != nil }
 
+    /// Whether the type is a dynamic one (`dyn.a…`): made for a tag no declared
+    /// type claims, or decoded from such an identifier.
     public var isDynamic: Bool {
         if case .undeclared(let u) = storage { return u.isDynamic }
         return false
@@ -164,17 +182,22 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The tags of each class, in declared order.
     public var tags: [TagClass: [String]] {
         var result: [TagClass: [String]] = [:]
         for spec in tagSpecification { result[spec.tagClass, default: []].append(contentsOf: spec.tags) }
         return result
     }
 
+    /// The tags of `tagClass`, in declared order (the first is the preferred
+    /// one).
     public func tags(_ tagClass: TagClass) -> [String] {
         tagSpecification.filter { $0.tagClass == tagClass }.flatMap(\.tags)
     }
 
+    /// The first filename extension, or nil when the type has none.
     public var preferredFilenameExtension: String? { tags(.filenameExtension).first }
+    /// The first MIME type, or nil when the type has none.
     public var preferredMIMEType: String? { tags(.mimeType).first }
 
     /// The identifiers of the direct parents, as declared.
@@ -204,6 +227,8 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Every type this one conforms to, excluding itself (`orderedSupertypes`
+    /// as a set).
     public var supertypes: Set<UTType> { Set(orderedSupertypes) }
 
     /// Conformance is reflexive and transitive.
@@ -219,14 +244,19 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether this type conforms to `other` and is not `other`.
     public func isSubtype(of other: UTType) -> Bool { self != other && conforms(to: other) }
+    /// Whether `other` conforms to this type and is not this type.
     public func isSupertype(of other: UTType) -> Bool { self != other && other.conforms(to: self) }
 
     /// Where the winning declaration came from.
     public var origin: DeclarationOrigin? { slot.map { registry.origin($0) } }
 
+    /// The identifier.
     public var description: String { identifier }
 
+    /// Whether `a` and `b` are the same type: their identifiers are equal,
+    /// compared case-insensitively.
     public static func == (a: UTType, b: UTType) -> Bool {
         if case .declared(let x) = a.storage, case .declared(let y) = b.storage, a.registry === b.registry {
             return x == y
@@ -234,6 +264,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
         return a.identifier.lowercased() == b.identifier.lowercased()
     }
 
+    /// Hashes the lower-cased identifier, as `==` compares it.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(identifier.lowercased())
     }
@@ -244,25 +275,51 @@ extension UTType {
         declaredOrPlaceholder(identifier, nil, in: .default)
     }
 
+    /// `public.item`: the base type of files, folders and everything else a
+    /// file system holds.
     public static var item: UTType { system("public.item") }
+    /// `public.content`: the base type of anything a user views or edits as a
+    /// document.
     public static var content: UTType { system("public.content") }
+    /// `public.data`: the base type of byte streams, such as files and
+    /// in-memory data.
     public static var data: UTType { system("public.data") }
+    /// `public.directory`: a file system folder, including packages.
     public static var directory: UTType { system("public.directory") }
+    /// `public.folder`: a folder the user browses (not a package).
     public static var folder: UTType { system("public.folder") }
+    /// `com.apple.package`: a folder presented as a single file, such as an app
+    /// bundle.
     public static var package: UTType { system("com.apple.package") }
+    /// `public.text`: the base type of text, including text with markup.
     public static var text: UTType { system("public.text") }
+    /// `public.plain-text`: text without markup, in an unspecified encoding.
     public static var plainText: UTType { system("public.plain-text") }
+    /// `public.utf8-plain-text`: plain text in UTF-8.
     public static var utf8PlainText: UTType { system("public.utf8-plain-text") }
+    /// `public.source-code`: the base type of program source code.
     public static var sourceCode: UTType { system("public.source-code") }
+    /// `public.json`: JSON text.
     public static var json: UTType { system("public.json") }
+    /// `public.xml`: XML text.
     public static var xml: UTType { system("public.xml") }
+    /// `public.image`: the base type of images.
     public static var image: UTType { system("public.image") }
+    /// `public.jpeg`: a JPEG image.
     public static var jpeg: UTType { system("public.jpeg") }
+    /// `public.png`: a PNG image.
     public static var png: UTType { system("public.png") }
+    /// `com.adobe.pdf`: a PDF document.
     public static var pdf: UTType { system("com.adobe.pdf") }
+    /// `public.audio`: the base type of audio without video.
     public static var audio: UTType { system("public.audio") }
+    /// `public.movie`: the base type of media with video, with or without sound.
     public static var movie: UTType { system("public.movie") }
+    /// `public.archive`: the base type of archives that hold files.
     public static var archive: UTType { system("public.archive") }
+    /// `public.zip-archive`: a zip archive.
     public static var zip: UTType { system("public.zip-archive") }
+    /// `public.executable`: the base type of programs and other executable
+    /// files.
     public static var executable: UTType { system("public.executable") }
 }
