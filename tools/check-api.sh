@@ -30,8 +30,12 @@ dump() {
     done
 }
 
+case "${1:-}" in
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
 if [ "${1:-}" = --record ]; then
-    [ $# -eq 2 ] || { echo "check-api.sh: --record needs a version tag" >&2; exit 2; }
+    [ $# -ge 2 ] || { echo "check-api.sh: --record needs a version tag" >&2; exit 2; }
+    [ $# -eq 2 ] || { echo "check-api.sh: --record takes one version tag, not \"$*\"" >&2; exit 2; }
     version=$2
     git -C "$root" rev-parse -q --verify "refs/tags/$version" >/dev/null \
         || { echo "check-api.sh: no tag $version" >&2; exit 2; }
@@ -41,7 +45,12 @@ if [ "${1:-}" = --record ]; then
     mkdir -p "$work/api"
     dump "$work/checkout" "$work/api"
     mkdir -p "$root/api/$version"
-    for module in $modules; do mv "$work/api/$module.json" "$root/api/$version/$module.json"; done
+    # The dumps record the digester's arguments; the temporary folder in them
+    # becomes WORK, so recording the same version again gives the same files.
+    escaped=$(printf '%s' "$work" | sed 's|/|\\\\/|g')
+    for module in $modules; do
+        sed "s|$escaped|WORK|g" "$work/api/$module.json" > "$root/api/$version/$module.json"
+    done
     echo "api/$version: $modules"
     exit 0
 fi

@@ -14,6 +14,7 @@ public struct DefaultSettings: Sendable {
         public var app: String
         /// Nil for every role.
         public var role: AppBundle.Role?
+        /// The line's number in the file, from 1.
         public var number: Int
     }
 
@@ -24,6 +25,7 @@ public struct DefaultSettings: Sendable {
     /// The largest file read: far more lines than anyone sets by hand.
     public static let maximumBytes = 1 << 20
 
+    /// The settings the file makes, in its order.
     public var lines: [Line] = []
     /// Every line that cannot be used; when there is one, nothing should be applied.
     public var problems: [Diagnostic] = []
@@ -33,14 +35,23 @@ public struct DefaultSettings: Sendable {
         DefaultSettings(bytes: try FileContents.read(path, limit: maximumBytes), file: path)
     }
 
+    /// Parses `bytes`, read from `file`. Never fails: a line that cannot be used becomes one of `problems`,
+    /// and a file that is not UTF-8 gives one problem and no lines.
     public init(bytes: [UInt8], file: String) {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        // A byte-order mark (editors on Windows write one) is not part of the first line.
+        let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes[3...] : bytes[...]
+        guard let text = String(validating: body, as: UTF8.self) else {
             problems.append(Diagnostic(.error, file: file, position: .line(1), "the file is not UTF-8 text"))
             return
         }
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines end at each line feed, whether or not a carriage return comes first: split by
+        // scalars, since "\r\n" is one Character and splitting by Characters would miss it.
+        let rawLines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+        for (index, scalars) in rawLines.enumerated() {
             let number = index + 1
-            let fields = raw.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
+            let raw = String(String.UnicodeScalarView(scalars))
+            let fields = raw.unicodeScalars.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+                .map { String(String.UnicodeScalarView($0)) }
             guard let first = fields.first, !first.hasPrefix("#") else { continue }
             guard fields.count == 2 || fields.count == 3 else {
                 problems.append(
@@ -63,6 +74,7 @@ public struct DefaultSettings: Sendable {
 
     /// Why a role name is refused.
     public struct RoleProblem: Error, Sendable {
+        /// What is wrong: the role as written and the names accepted.
         public var message: String
     }
 

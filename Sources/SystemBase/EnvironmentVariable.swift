@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// An environment variable `uti` reads: each is named here once, with what
 /// it does, and README's Environment table is checked against this list.
 public struct EnvironmentVariable: Sendable, Hashable {
@@ -60,6 +66,23 @@ public struct EnvironmentVariable: Sendable, Hashable {
         declarations, apps, mimeTypes, cacheDirectory, home, dataHome, dataDirs, configHome, configDirs, cacheHome,
         currentDesktop, path, terminal, selector, allLocales, messagesLocale, language,
     ]
+
+    /// The variables that name files and folders `uti` reads or writes
+    /// (the XDG folders, `HOME`, `UTI_DECLARATIONS`, `UTI_APPS`,
+    /// `UTI_MIME_TYPES`, `UTI_CACHE_DIR`).
+    public static let paths: [EnvironmentVariable] = [
+        declarations, apps, mimeTypes, cacheDirectory, home, dataHome, dataDirs, configHome, configDirs, cacheHome,
+    ]
+
+    /// The variables of `paths` whose value in this process's environment is
+    /// not UTF-8 text. Such a value cannot be kept as a `String` without
+    /// changing its bytes, which would name another folder.
+    public static var undecodablePaths: [EnvironmentVariable] {
+        paths.filter { variable in
+            guard let raw = getenv(variable.name) else { return false }
+            return String(validatingCString: raw) == nil
+        }
+    }
 
     /// The language of messages, as POSIX picks it: the first of `LC_ALL`,
     /// `LC_MESSAGES` and `LANG` that is set and not empty. Nil when that is

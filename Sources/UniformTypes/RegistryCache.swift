@@ -32,10 +32,13 @@ public struct RegistryCache: Sendable {
     /// check `TypeRegistry.isIntact` after making an answer and before using
     /// it), `.copy` reads it whole into memory of its own.
     public var reading: Reading
+    /// How a cache file is brought into memory (see `reading`).
     public typealias Reading = ImageView.Reading
     /// How old a file's change time must be before its checksum is recorded.
     var checksumSettleSeconds = ChecksumRecord.settleSeconds
 
+    /// A cache keeping its files in `directory`, brought into memory as
+    /// `reading` says (by default copied).
     public init(directory: String, reading: Reading = .copy) {
         self.directory = directory
         self.reading = reading
@@ -45,6 +48,11 @@ public struct RegistryCache: Sendable {
     /// `$XDG_CACHE_HOME/uti`, else `~/.cache/uti`; nil when caching is off
     /// or there is no home folder.
     public static func environment(_ variables: [String: String] = ProcessEnvironment.current) -> RegistryCache? {
+        // A folder named by bytes that are not UTF-8 would be another folder once read as text: no cache.
+        let named = [EnvironmentVariable.cacheDirectory, .cacheHome, .home]
+        if EnvironmentVariable.undecodablePaths.contains(where: { named.contains($0) && variables[$0.name] != nil }) {
+            return nil
+        }
         if let dir = EnvironmentVariable.cacheDirectory.value(in: variables) {
             return dir.isEmpty ? nil : RegistryCache(directory: dir)
         }
@@ -55,11 +63,17 @@ public struct RegistryCache: Sendable {
     /// file, the files and folders whose state decides whether it is
     /// current, and how to build it.
     public struct Sources {
+        /// The search roots, as text; their hash names the cache file
+        /// (`path(roots:)`).
         public var roots: [String]
         /// Listed only when the registry is built.
         public var stampPaths: () -> [String]
+        /// Builds the registry from the sources; throws when a source the user
+        /// named cannot be used.
         public var build: () throws(RegistryLoader.Failure) -> RegistryBuilder
 
+        /// Sources named by `roots`, checked against `stampPaths` and built by
+        /// `build`.
         public init(
             roots: [String], stampPaths: @escaping () -> [String],
             build: @escaping () throws(RegistryLoader.Failure) -> RegistryBuilder

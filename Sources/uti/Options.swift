@@ -87,7 +87,9 @@ struct RegistryOptions: ParsableArguments {
         guard !toldCacheUnusable else { return }
         toldCacheUnusable = true
         Console.error(
-            "uti: warning: the compiled registry cannot be kept in \(directory) (\(reason)), so every run reads "
+            // Names escaped as the inbox escapes them: a line feed in a folder name cannot start a line of its own.
+            "uti: warning: the compiled registry cannot be kept in \(Escaping.name(directory)) "
+                + "(\(Escaping.name(reason))), so every run reads "
                 + "the type sources again; set UTI_CACHE_DIR to a folder only you can write, or to nothing to turn "
                 + "the cache off")
     }

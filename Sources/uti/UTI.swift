@@ -48,6 +48,13 @@ struct UTI: ParsableCommand {
     static func main() {
         // As the kernel passed them: a path need not be UTF-8 (see PathText).
         let arguments = CommandWord.normalized(PathText.commandLineArguments())
+        // A folder the environment names in bytes that are not UTF-8 would be read as another one.
+        if let variable = EnvironmentVariable.undecodablePaths.first {
+            Console.error(
+                "uti: \(variable.name) is not UTF-8 text, so uti cannot name the folder it means; "
+                    + "set it to a UTF-8 path (or unset it)")
+            Glibc.exit(Status.error)
+        }
         if let status = CommandSpelling.check(arguments) ?? FastPath.run(arguments) { Glibc.exit(status) }
         do {
             var command = try parseAsRoot(Array(arguments.dropFirst()))

@@ -175,6 +175,19 @@ import UniformTypes
                 "[X-UTI Default Editor]\n\n[X-UTI Default Viewer]\ntext/plain=com.example.reader;"))
     }
 
+    /// A list saved on Windows (a byte-order mark, CR LF line ends) reads as
+    /// the same lines.
+    @Test func settingsFilesWithABOMAndCRLFReadAsTheirLines() {
+        let windows = DefaultSettings(
+            bytes: Array("\u{FEFF}md vim.desktop\r\ntxt vim.desktop viewer\r\n".utf8), file: "w")
+        #expect(windows.problems.isEmpty, "\(windows.problems)")
+        #expect(
+            windows.lines == [
+                .init(subject: "md", app: "vim.desktop", role: nil, number: 1),
+                .init(subject: "txt", app: "vim.desktop", role: .viewer, number: 2),
+            ])
+    }
+
     @Test func settingsFilesNameEveryBadLine() throws {
         let text =
             "# defaults\n\nmd vim.desktop\nhttps: firefox.desktop all\npublic.plain-text com.example.writer Editor\n"

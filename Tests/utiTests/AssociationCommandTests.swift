@@ -119,6 +119,10 @@ import Testing
             (["--add", "nosuch.desktop", "png"], "nosuch.desktop: no desktop entry or app bundle has this ID"),
             (["--remove", "nosuch.desktop", "png"], "nosuch.desktop: no desktop entry or app bundle has this ID"),
             (["--add", "viewer.desktop", "nosuchword"], "nosuchword: no type claims the extension"),
+            // A space or an invisible character is in no type or scheme name: never a junk dyn key.
+            (["a b", "viewer.desktop"], "a b: holds U+0020 (a space or an invisible character)"),
+            (["\u{FEFF}png", "viewer.desktop"], ": holds U+FEFF"),
+            (["t\u{1}xt", "viewer.desktop"], "holds U+0001"),
             (["--all-declared", "viewer.desktop", "png"], "--all-declared takes no TYPE"),
             (
                 ["--all-declared", "nosuch.desktop"],

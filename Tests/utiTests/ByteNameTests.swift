@@ -74,3 +74,26 @@ extension ByteNameTests {
         #expect(run.stderr.contains("line 1: x\\xff.pdf: is not UTF-8 text"))
     }
 }
+
+/// A folder the environment names in bytes that are not UTF-8 is never
+/// read as another one (the bytes replaced): uti stops before it starts.
+@Suite struct UndecodableEnvironmentTests {
+    @Test(arguments: [
+        ("XDG_CONFIG_HOME", ["set-default", "md", "vim.desktop"]), ("UTI_CACHE_DIR", ["-b", "jpg"]),
+        ("XDG_DATA_HOME", ["file", "x.png"]), ("HOME", ["lookup", "jpg"]),
+    ])
+    func aPathVariableThatIsNotUTF8StopsUti(variable: String, arguments: [String]) throws {
+        let folder = TemporaryFolder("uti-env")
+        let script =
+            "\(variable)=\"$(printf '\(folder.path)/bad\\377')\"; export \(variable); mkdir -p \"$\(variable)\"; "
+            + "\"$0\" \(arguments.joined(separator: " ")); echo \"exit $?\"; ls \"\(folder.path)\""
+        let run = try Run(["-c", script, Run.binary.path], executable: "/bin/sh")
+        #expect(run.stdout.hasPrefix("exit 2\n"), "\(run.stdout)")
+        #expect(
+            run.stderr == "uti: \(variable) is not UTF-8 text, so uti cannot name the folder it means; "
+                + "set it to a UTF-8 path (or unset it)\n")
+        // Nothing was made under a changed name.
+        let made = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(made.count == 1, "\(made)")
+    }
+}

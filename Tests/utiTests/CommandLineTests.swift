@@ -178,6 +178,16 @@ func fixture(_ name: String) -> String {
 }
 
 @Suite struct FileAndBatchCommandTests {
+    @Test(arguments: [
+        ["--conforming-to", "public.text"], ["--mime"], ["--identifier"], ["--extension"], ["--unfiltered"],
+        ["--tag-class", "ostype"],
+    ])
+    func batchFileRefusesTheQueryOptions(options: [String]) throws {
+        let run = try Run(["batch", "--file"] + options, stdin: "a.jpg\n")
+        #expect(run.status == 2 && run.stdout.isEmpty)
+        #expect(run.stderr.contains("\(options[0]) reads queries; --file lines are file names"), "\(run.stderr)")
+    }
+
     @Test func fileByName() throws {
         let run = try Run("file", "photo.JPG", "a.tar.gz", "/")
         #expect(

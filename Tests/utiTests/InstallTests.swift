@@ -71,9 +71,44 @@ import Testing
         try folder.write("not-uti", "#!/bin/sh\nexit 3\n")
         chmod(folder.path + "/not-uti", 0o755)
         let broken = try install(["--prefix", prefix, "--binary", folder.path + "/not-uti"], home: folder.path)
-        #expect(broken.status == 1 && broken.stderr.contains("does not run; nothing was installed"))
+        #expect(broken.status == 1 && broken.stderr.contains("does not run as uti"))
+        // A program that runs but is not uti (it would leave empty completions).
+        let other = try install(["--prefix", prefix, "--binary", "/bin/true"], home: folder.path)
+        #expect(other.status == 1 && other.stderr.contains("does not run as uti"))
         let missing = try install(["--prefix", prefix, "--binary", folder.path + "/missing"], home: folder.path)
         #expect(missing.status == 1 && missing.stderr.contains("is not an executable file"))
         #expect(!FileManager.default.fileExists(atPath: prefix))
+        // What a unit's ExecStart cannot carry unquoted is refused before anything is written.
+        for odd in ["/sp ace", "/a%h", "/a&b", "/a|b"] {
+            let run = try install(["--prefix", folder.path + odd, "--binary", Run.binary.path], home: folder.path)
+            #expect(run.status == 2 && run.stderr.contains("cannot carry unquoted"), "\(odd): \(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder.path + odd))
+        }
+    }
+
+    /// A folder where a file goes stops the install before any file is put
+    /// in place; uninstall removes only what is still as installed.
+    @Test func installIsAllOrNothingAndUninstallKeepsChangedFiles() throws {
+        let folder = TemporaryFolder("uti-install")
+        let prefix = folder.path + "/prefix"
+        try folder.makeFolder("prefix/share/man/man1/uti.1")
+        let blocked = try install(["--prefix", prefix, "--binary", Run.binary.path], home: folder.path)
+        #expect(blocked.status == 1 && blocked.stderr.contains("uti.1 is a folder; nothing was installed"))
+        #expect(!FileManager.default.fileExists(atPath: prefix + "/bin/uti"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: prefix + "/bin").isEmpty)
+        try FileManager.default.removeItem(atPath: prefix + "/share/man/man1/uti.1")
+
+        // A trailing slash names the same prefix.
+        let installed = try install(["--prefix", prefix + "/", "--binary", Run.binary.path], home: folder.path)
+        #expect(installed.status == 0, "\(installed.stderr)")
+        try folder.write("prefix/share/man/man1/uti.1", "my own page\n")
+        let removed = try install(["--uninstall", "--prefix", prefix], home: folder.path)
+        #expect(removed.status == 1 && removed.stderr.contains("kept \(prefix)/share/man/man1/uti.1: it changed"))
+        #expect(!FileManager.default.fileExists(atPath: prefix + "/bin/uti"))
+        #expect(try String(contentsOfFile: prefix + "/share/man/man1/uti.1", encoding: .utf8) == "my own page\n")
+        // Nothing left that is uti's: a second uninstall has nothing to do.
+        try FileManager.default.removeItem(atPath: prefix + "/share/man/man1/uti.1")
+        let again = try install(["--uninstall", "--prefix", prefix], home: folder.path)
+        #expect(again.status == 0 && again.stdout.contains("nothing of uti's is installed"))
     }
 }

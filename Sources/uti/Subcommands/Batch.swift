@@ -20,6 +20,19 @@ struct Batch: ParsableCommand {
     @Flag(name: .customLong("file"), help: "Lines are file names, not queries.")
     var fileNames = false
 
+    func validate() throws {
+        // File names are typed as `uti file` types them; how to read a query has no meaning there.
+        let q = queryOptions
+        let given = [
+            ("--extension", q.asExtension), ("--mime", q.asMIME), ("--identifier", q.asIdentifier),
+            ("--tag-class", q.tagClass != nil), ("--conforming-to", q.conformingTo != nil),
+            ("--unfiltered", q.unfiltered),
+        ].filter(\.1).map(\.0)
+        if fileNames, let first = given.first {
+            throw ValidationError("\(first) reads queries; --file lines are file names, typed as uti file types them")
+        }
+    }
+
     func run() throws {
         let registry = try registryOptions.load()
         let resolver = try queryOptions.resolver(registry)

@@ -377,6 +377,16 @@ struct SetDefault: ParsableCommand {
                 label: "URL scheme \(scheme.name)", keys: [scheme.handlerMIMEType], type: scheme.type(in: registry),
                 scheme: scheme)
         }
+        // No extension, MIME type, identifier or scheme holds a space or an invisible character (a
+        // byte-order mark, a control or format character): such a word would become a junk dyn key.
+        if let odd = word.unicodeScalars.first(where: {
+            $0.properties.isWhitespace || [.control, .format].contains($0.properties.generalCategory)
+        }) {
+            let code = String(odd.value, radix: 16, uppercase: true)
+            throw QueryError(
+                description: "holds U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code) (a space or an "
+                    + "invisible character), which no type or URL scheme name has")
+        }
         if let scheme = URLScheme(handlerMIMEType: word) { return schemeSubject(scheme) }
         if AssociationClaim.isWildcard(word) {
             // Written as it is: every type of that major type without a default of its own.
