@@ -12,8 +12,8 @@ import SystemBase
 /// `g_content_type_guess` combines them; then mapped to a uniform type.
 ///
 /// Without a shared-mime-info database in the registry, names are typed by
-/// the longest filename extension a declared type claims, and content is
-/// not read.
+/// the longest filename extension a declared type claims, and the content
+/// of a regular file is matched against `BuiltInSignatures`.
 public struct FileTyping: Sendable {
     /// How the answer was reached.
     public enum Basis: String, Sendable {
@@ -269,7 +269,12 @@ public struct FileTyping: Sendable {
         default: break
         }
         let byName = guess(name: name, data: nil)
-        guard let db = registry.mimeDatabase else { return byName }
+        guard let db = registry.mimeDatabase else {
+            // No shared-mime-info: the built-in signatures read the content.
+            guard options.sniff, info.st_size > 0 else { return byName }
+            let data = try Self.readPrefix(path, count: BuiltInSignatures.length, follow: options.followSymbolicLinks)
+            return data.withUnsafeBytes { guess(name: name, data: $0) }
+        }
         if info.st_size == 0 {
             // Typed by name when the name decides (as Apple types files, and
             // as shared-mime-info's detection tests expect: `core`, `disk.img`);
@@ -310,6 +315,17 @@ public struct FileTyping: Sendable {
         return try type(forPath: path, options: options)
     }
 
+    /// The type of the regular file at `path` from its content alone, its
+    /// name left out: the check for an upload, whose name its sender chose.
+    /// A PNG named `fake.pdf` is `public.png` here, while
+    /// `type(forPath:)` takes the name when it decides (as GIO does, with a
+    /// shared-mime-info database). Compare the two to see whether a file is
+    /// what its name says. Throws when the file cannot be read.
+    public func type(ofContentAt path: String) throws(Failure) -> Result {
+        let count = registry.mimeDatabase?.sniffLength ?? BuiltInSignatures.length
+        return type(ofContent: try Self.readPrefix(Array(path.utf8), count: count, follow: true))
+    }
+
     /// The type of unnamed content (standard input, `uti file -`): its
     /// first bytes alone, as GIO guesses data without a name; nothing at all
     /// is `application/x-zerosize`.
@@ -338,6 +354,36 @@ public struct FileTyping: Sendable {
     ) throws(Failure) -> String {
         let bytes = try readPrefix(path, count: limit, follow: follow)
         return TextCharset.name(of: bytes, truncated: bytes.count == limit)
+    }
+
+    /// Without a MIME database: the content's built-in signature decides
+    /// unless the name's type is that format or a kind of it (`x.docx` is a
+    /// ZIP archive); a name whose format has a signature the content lacks
+    /// is not believed; content nothing recognizes is text or stays as the
+    /// name says.
+    private func byBuiltInSignatures(_ byName: Result, content: UnsafeRawBufferPointer) -> Result {
+        let nameDecided = byName.basis == .name
+        if let mime = BuiltInSignatures.mimeType(of: content) {
+            let sniffed = BuiltInSignatures.identifier(for: mime).flatMap(registry.declaredType) ?? type(ofMIME: mime)
+            var result: Result
+            if nameDecided && byName.type.conforms(to: sniffed) {
+                result = byName
+                result.basis = .nameAndContent
+            } else {
+                result = Result(type: sniffed, mimeType: mime, basis: .content, certain: true)
+            }
+            result.sniffedType = mime
+            return result
+        }
+        let looksLikeText = BuiltInSignatures.looksLikeText(content)
+        if nameDecided, !byName.type.tags(.mimeType).contains(where: BuiltInSignatures.hasSignature(for:)) {
+            return byName
+        }
+        if looksLikeText {
+            return Result(type: type(ofMIME: "text/plain"), mimeType: "text/plain", basis: .content, certain: false)
+        }
+        if nameDecided { return unknown("", mime: "application/octet-stream") }
+        return byName
     }
 
     /// A type only a declared extension gave (no glob knows the name) stands
@@ -409,7 +455,11 @@ public struct FileTyping: Sendable {
     /// type. Names no glob matches fall back to the extensions declared types
     /// claim; a name nothing knows gives its extension's dynamic type.
     public func guess(name: String, data: UnsafeRawBufferPointer?) -> Result {
-        guard let db = registry.mimeDatabase else { return declaredByName(name) ?? unknown(name, mime: nil) }
+        guard let db = registry.mimeDatabase else {
+            let byName = declaredByName(name) ?? unknown(name, mime: nil)
+            guard let data, !data.isEmpty else { return byName }
+            return byBuiltInSignatures(byName, content: data)
+        }
         var guess = db.guess(name: name, data: data)
         if guess.nameMatches.isEmpty, let declared = declaredByName(name) {
             return declared

@@ -169,7 +169,17 @@ public enum RegistryLoader {
         to builder: inout RegistryBuilder,
         environment: [String: String] = ProcessEnvironment.current
     ) {
-        builder.add(MIMEDatabase.load(MIMESearchPath.environment(environment)))
+        let search = MIMESearchPath.environment(environment)
+        let database = MIMEDatabase.load(search)
+        builder.add(database)
+        if database.isEmpty {
+            builder.add(diagnostics: [
+                Diagnostic(
+                    .warning, file: search.directories.joined(separator: ":"),
+                    "no shared-mime-info database in these folders (Debian: the shared-mime-info package), so file "
+                        + "contents are typed by \(BuiltInSignatures.mimeTypes.count) built-in signatures only")
+            ])
+        }
         let named = EnvironmentVariable.mimeTypes.value(in: environment) != nil
         for path in MIMETypesFile.paths(environment: environment) {
             if !named && !FileStatus.exists(path) { continue }

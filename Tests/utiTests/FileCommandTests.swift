@@ -178,3 +178,26 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
             "\(run.stdout)")
     }
 }
+
+/// Without shared-mime-info (the tests' environment names no data folder),
+/// `uti file` reads the content against the built-in signatures.
+@Suite struct BuiltInSignatureCommandTests {
+    @Test func theContentDecidesAgainstAMisleadingName() throws {
+        let folder = TemporaryFolder("uti-builtin")
+        try folder.write(
+            "fake.pdf", bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 0, count: 24))
+        try folder.write("real.pdf", "%PDF-1.4\n")
+        try folder.write("notes", "plain words\n")
+        let run = try Run(["file", folder.path("fake.pdf"), folder.path("real.pdf"), folder.path("notes")])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            run.lines == [
+                "\(folder.path("fake.pdf")): public.png (image/png, PNG image) by content",
+                "\(folder.path("real.pdf")): com.adobe.pdf (application/pdf, PDF document) by name+content",
+                "\(folder.path("notes")): public.plain-text (text/plain, plain text document) by content, uncertain",
+            ])
+        // --no-sniff: names alone.
+        let names = try Run(["file", "--no-sniff", "-b", folder.path("fake.pdf")])
+        #expect(names.stdout == "com.adobe.pdf\n")
+    }
+}
