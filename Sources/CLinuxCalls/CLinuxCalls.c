@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <pthread.h>
@@ -100,6 +101,10 @@ off_t uti_seek_hole(int fd, off_t offset) { return lseek(fd, offset, SEEK_HOLE);
 
 ssize_t uti_copy_range_at(int from, off_t *from_offset, int to, off_t *to_offset, size_t length) {
     return copy_file_range(from, from_offset, to, to_offset, length, 0);
+}
+
+int uti_event_descriptor(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 
 int uti_signal_descriptor(const sigset_t *signals) {

@@ -69,6 +69,9 @@ int uti_memory_file(const char *name);
 /// pipe2 with O_CLOEXEC on both ends: 0, or -1 with errno set.
 int uti_pipe_cloexec(int ends[2]);
 
+/// A new eventfd (counter 0, close-on-exec, non-blocking), or -1 with errno.
+int uti_event_descriptor(void);
+
 /// A descriptor that becomes readable when one of `signals` arrives; the
 /// signals must be blocked. -1 on failure.
 int uti_signal_descriptor(const sigset_t *signals);
