@@ -61,7 +61,7 @@ final class CrossDeviceCopy: Placement {
         case moved
         /// Written to after it was copied: the copy was withdrawn and the item given back.
         case waiting(InboxProcessor.WaitReason)
-        case failed(String)
+        case failed(InboxProcessor.ItemFailure)
     }
 
     init(

@@ -83,7 +83,40 @@ public final class InboxProcessor {
         /// Not moved, for the reason given; the item is still in the Inbox.
         /// After a copy across file systems, the reason says what was copied
         /// and what was kept (`copied as report-1.pdf, but the original was kept: …`).
-        case failed(String)
+        case failed(ItemFailure)
+    }
+
+    /// A system call that failed: which call, on which path, and its errno
+    /// (defined in `SystemBase`, which every module shares).
+    public typealias SystemError = SystemBase.SystemError
+
+    /// Why an item was not moved: what went wrong and, where a system call
+    /// failed, that call with its path and errno.
+    public struct ItemFailure: Error, Sendable, Equatable, CustomStringConvertible,
+        ExpressibleByStringInterpolation
+    {
+        /// What went wrong, in words (with the system error's text when there is one).
+        public var message: String
+        /// The system call that failed, with its path and errno, when one did.
+        public var systemError: SystemError?
+
+        /// A failure described in words only.
+        public init(_ message: String) {
+            self.message = message
+            self.systemError = nil
+        }
+
+        /// A failure of a system call; `context` says what was being done.
+        public init(_ error: SystemError, context: String? = nil) {
+            self.message = context.map { "\($0): \(error)" } ?? error.description
+            self.systemError = error
+        }
+
+        /// A failure described in words only.
+        public init(stringLiteral value: String) { self.init(value) }
+
+        /// The message.
+        public var description: String { message }
     }
 
     /// What happened to one entry of the Inbox.
@@ -411,7 +444,7 @@ public final class InboxProcessor {
         switch options.settle.inspect(folder, name, typeHint: typeHint) {
         case .success(let found): inspection = found
         case .failure(let error):
-            report.outcome = error.code == ENOENT ? .gone : .failed(error.description)
+            report.outcome = error.code == ENOENT ? .gone : .failed(ItemFailure(error))
             return report
         }
         report.kind = inspection.kind
@@ -428,7 +461,7 @@ public final class InboxProcessor {
         let linkMove = report.kind == .symbolicLink ? relink(name, in: folder, to: documents) : .asItIs
         switch linkMove {
         case .refused(let reason):
-            report.outcome = .failed(reason)
+            report.outcome = .failed(ItemFailure(reason))
             return report
         case .waits(let item):
             report.outcome = .waiting(.linkTargetInInbox(item))
@@ -517,7 +550,7 @@ public final class InboxProcessor {
             isKnownExtension: isKnownExtension)
         do { try copy.prepare() } catch {
             if let wait = error.wait { return .waiting(wait) }
-            return error.sourceGone ? .gone : .failed(error.reason)
+            return error.sourceGone ? .gone : .failed(ItemFailure(error.reason))
         }
         var placement: CrossDeviceCopy = copy
         switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &placement) {
@@ -534,7 +567,7 @@ public final class InboxProcessor {
     }
 
     private enum Placed {
-        case placed(FileName), gone, failed(String), crossDevice
+        case placed(FileName), gone, failed(ItemFailure), crossDevice
     }
 
     /// Tries the name itself, then numbered names from the picker's first

@@ -14,7 +14,7 @@ enum PlacementResult {
     case sourceGone
     /// The destination is on another file system; the item must be copied.
     case crossDevice
-    case failed(String)
+    case failed(InboxProcessor.ItemFailure)
 }
 
 /// Gives an item a name in the destination folder without ever replacing
@@ -58,7 +58,7 @@ struct RenamePlacement: Placement {
             }
             linkInstead = true
             return link(as: target)
-        default: return .failed(error.description)
+        default: return .failed(InboxProcessor.ItemFailure(error))
         }
     }
 
@@ -72,7 +72,7 @@ struct RenamePlacement: Placement {
             case EEXIST: return .taken
             case EXDEV: return .crossDevice
             case ENOENT where !source.contains(name): return .sourceGone
-            default: return .failed(error.description)
+            default: return .failed(InboxProcessor.ItemFailure(error))
             }
         }
         let unlinked = name.bytes.withCString { unlinkat(source.fd, $0, 0) }

@@ -96,3 +96,15 @@ private func waitUntil(_ condition: () -> Bool) async throws {
     }
     Issue.record("waited 10 s in vain")
 }
+
+/// A failure keeps the system call's error, not only its text.
+@Suite struct ItemFailureTests {
+    @Test func aSystemCallsFailureKeepsItsErrno() {
+        let failure = InboxProcessor.ItemFailure(
+            InboxProcessor.SystemError(EACCES, call: "renameat2", path: "a.txt"), context: "cannot move")
+        #expect(failure.systemError?.code == EACCES && failure.systemError?.call == "renameat2")
+        #expect(failure.message == "cannot move: a.txt: renameat2: Permission denied")
+        let words: InboxProcessor.ItemFailure = "copied as \("a-1.txt"), but the original was kept"
+        #expect(words.systemError == nil && words.description == "copied as a-1.txt, but the original was kept")
+    }
+}

@@ -133,7 +133,8 @@ import Testing
                     continue
                 }
                 #expect(
-                    reason.contains("cannot be removed from the Inbox") && reason.contains("not copied"), "\(reason)")
+                    reason.message.contains("cannot be removed from the Inbox")
+                        && reason.message.contains("not copied"), "\(reason)")
             }
         }
         #expect(tree.textNames(tree.documents) == ["Inbox"])

@@ -188,7 +188,12 @@ final class InboxPrinter: @unchecked Sendable {
             members.append(("status", .string("gone")))
         case .failed(let reason):
             members.append(("status", .string("failed")))
-            members.append(("reason", .string(reason)))
+            members.append(("reason", .string(reason.message)))
+            // Where a system call failed: which, on what, and its errno.
+            if let error = reason.systemError {
+                members.append(("errno", .int(Int(error.code))))
+                members.append(("call", .optional(error.call)))
+            }
         }
         members.append(("type", .optional(type?.identifier)))
         return .object(members)
