@@ -355,7 +355,7 @@ public struct AppBundleSet: Sendable {
         }
         return RegistryLoader.ApplicationSources(roots: roots, stampPaths: stamps) {
             let set = AppBundleSet(searchPath: searchPath)
-            return (set.declarations, set.problems.map(\.description), set.skipped)
+            return (set.declarations, set.problems, set.skipped)
         }
     }
 

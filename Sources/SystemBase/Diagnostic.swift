@@ -60,8 +60,12 @@ public struct Diagnostic: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// `file:line: severity: message`, the form compilers use.
-    public var description: String { "\(place): \(severity.rawValue): \(message)" }
+    /// `file:line: severity: message`, the form compilers use (without a
+    /// file, `severity: message`).
+    public var description: String {
+        file.isEmpty && position == .unknown
+            ? "\(severity.rawValue): \(message)" : "\(place): \(severity.rawValue): \(message)"
+    }
 
     /// This problem with what it made the reader leave out (`file`, `bundle`).
     public func skipping(_ what: String) -> Diagnostic {

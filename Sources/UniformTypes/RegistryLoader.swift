@@ -9,11 +9,21 @@ import SystemBase
 public enum RegistryLoader {
     /// Declaration sources that could not be used.
     public struct Failure: Error, Sendable, CustomStringConvertible {
-        /// The problems, one line each.
-        public var problems: [String]
-        /// A failure listing `problems`.
-        public init(problems: [String]) { self.problems = problems }
-        /// The problems, one per line.
+        /// Each source that could not be used: its file, the line where
+        /// known, and what is wrong.
+        public var diagnostics: [Diagnostic]
+        /// The diagnostics as lines, `FILE[:LINE]: error: MESSAGE`.
+        public var problems: [String] { diagnostics.map(\.description) }
+
+        /// A failure of the sources `diagnostics` name.
+        public init(diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+
+        /// A failure described by lines of text, each kept as the message of
+        /// a diagnostic without a file.
+        @available(*, deprecated, message: "use init(diagnostics:), which keeps each file and line")
+        public init(problems: [String]) { self.diagnostics = problems.map { Diagnostic(.error, file: "", $0) } }
+
+        /// One problem a line.
         public var description: String { problems.joined(separator: "\n") }
     }
 
@@ -53,7 +63,7 @@ public enum RegistryLoader {
         /// What reading the bundles gives: their declarations, the problems of paths
         /// the user named (which stop the load), and the errors of bundles found in
         /// the search folders (which are skipped).
-        public typealias Reading = (declarations: [DeclarationReader], problems: [String], skipped: [Diagnostic])
+        public typealias Reading = (declarations: [DeclarationReader], problems: [Diagnostic], skipped: [Diagnostic])
         /// The paths bundles are looked for in; they join the roots that name the
         /// cache file.
         public var roots: [String]
@@ -114,12 +124,12 @@ public enum RegistryLoader {
                 builder.skippedSources += skipped
                 if let programInfoPlist {
                     let reader = DeclarationReader.read(path: programInfoPlist, source: .application)
-                    if let error = reader.fileError { throw Failure(problems: [error.description]) }
+                    if let error = reader.fileError { throw Failure(diagnostics: [error]) }
                     builder.add(reader)
                 }
                 return builder
-            case .success: throw Failure(problems: problems)
-            case .failure(let error): throw Failure(problems: problems + error.problems)
+            case .success: throw Failure(diagnostics: problems)
+            case .failure(let error): throw Failure(diagnostics: problems + error.diagnostics)
             }
         }
     }
@@ -133,7 +143,7 @@ public enum RegistryLoader {
         environment: [String: String]
     ) throws(Failure) -> RegistryBuilder {
         let (named, missing) = search.namedFiles()
-        var problems = missing.map { "\($0.path): \($0.reason)" }
+        var problems = missing.map { Diagnostic(.error, file: $0.path, $0.reason) }
         var builder = RegistryBuilder.bundled()
         if includeSystem { addSystemSources(to: &builder, environment: environment) }
         for reader in applicationDeclarations { builder.add(reader) }
@@ -142,10 +152,10 @@ public enum RegistryLoader {
         }
         for file in named {
             let reader = DeclarationReader.read(path: file, source: .user)
-            if let error = reader.fileError { problems.append(error.description) }
+            if let error = reader.fileError { problems.append(error) }
             builder.add(reader)
         }
-        guard problems.isEmpty else { throw Failure(problems: problems) }
+        guard problems.isEmpty else { throw Failure(diagnostics: problems) }
         return builder
     }
 

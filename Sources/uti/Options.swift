@@ -36,14 +36,14 @@ struct RegistryOptions: ParsableArguments {
     /// the app bundles whose declarations joined it.
     func loadWithBundles() throws(RegistryLoader.Failure) -> (TypeRegistry, AppBundleSet) {
         let bundles = AppBundleSet(searchPath: applicationSearchPath)
-        var problems = bundles.problems.map(\.description)
+        var problems = bundles.problems
         var registry: TypeRegistry?
         do {
             registry = try loadCached()
         } catch {
-            problems += error.problems.filter { !problems.contains($0) }
+            problems += error.diagnostics.filter { !problems.contains($0) }
         }
-        guard let registry, problems.isEmpty else { throw RegistryLoader.Failure(problems: problems) }
+        guard let registry, problems.isEmpty else { throw RegistryLoader.Failure(diagnostics: problems) }
         return (registry, bundles)
     }
 

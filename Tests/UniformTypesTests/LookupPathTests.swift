@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import UniformTypes
@@ -32,6 +33,31 @@ import Testing
             let quick = registry.type(mimeType: tag)
             let general = registry.type(tag: tag, tagClass: .mimeType, conformingTo: data)
             #expect(quick?.identifier == general?.identifier, "MIME type \"\(tag)\"")
+        }
+    }
+}
+
+/// A source named but unusable stops a load with a diagnostic per source:
+/// its file, its line where known, and what is wrong.
+@Suite struct LoadFailureTests {
+    @Test func eachUnusableSourceIsADiagnosticWithItsFile() throws {
+        try withTemporaryDirectory { folder in
+            let broken = folder.appendingPathComponent("broken.plist").path
+            try Data("<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n<dict>\n".utf8).write(
+                to: URL(fileURLWithPath: broken))
+            let missing = folder.appendingPathComponent("missing.plist").path
+            do {
+                _ = try RegistryLoader.load(
+                    extraPaths: [missing, broken], includeSystem: false,
+                    environment: ["HOME": folder.path, "XDG_DATA_HOME": folder.path, "XDG_DATA_DIRS": folder.path])
+                Issue.record("loaded despite a missing and a broken file")
+            } catch let error as RegistryLoader.Failure {
+                #expect(error.diagnostics.map(\.file) == [missing, broken])
+                #expect(error.diagnostics.allSatisfy { $0.severity == .error })
+                #expect(error.diagnostics[0].message == "No such file or directory")
+                #expect(error.diagnostics[1].position.line != nil)
+                #expect(error.problems[0] == "\(missing): error: No such file or directory")
+            }
         }
     }
 }
