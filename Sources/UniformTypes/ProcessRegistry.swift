@@ -187,19 +187,12 @@ public enum ProcessRegistry {
             let sources = RegistryLoader.cacheSources(programInfoPlist: infoPlist, environment: environment)
             if let (registry, _) = try? cache.load(sources) { return (registry, []) }
         }
-        var builder = RegistryBuilder.bundled()
-        RegistryLoader.addSystemSources(to: &builder, environment: environment)
-        var problems: [String] = []
-        let search = DeclarationSearchPath.environment(environment)
-        for file in search.folderFiles() {
-            builder.add(found: DeclarationReader.read(path: file, source: .user))
-        }
-        let (named, missing) = search.namedFiles()
-        problems += missing.map { "\(EnvironmentVariable.declarations.name): \($0)" }
-        for file in named {
-            let reader = DeclarationReader.read(path: file, source: .user)
-            if let error = reader.fileError { problems.append(error.description) } else { builder.add(reader) }
-        }
+        // The same sources as the cache's, with named files that cannot be read left out and reported.
+        let (base, diagnostics) = RegistryLoader.sources(
+            search: DeclarationSearchPath.environment(environment), includeSystem: true, applicationDeclarations: [],
+            environment: environment)
+        var builder = base
+        var problems = diagnostics.map(\.description)
         if let infoPlist {
             let reader = DeclarationReader.read(path: infoPlist, source: .application)
             if let error = reader.fileError { problems.append(error.description) } else { builder.add(reader) }

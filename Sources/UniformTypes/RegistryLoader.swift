@@ -142,6 +142,20 @@ public enum RegistryLoader {
         search: DeclarationSearchPath, includeSystem: Bool, applicationDeclarations: [DeclarationReader],
         environment: [String: String]
     ) throws(Failure) -> RegistryBuilder {
+        let (builder, problems) = sources(
+            search: search, includeSystem: includeSystem, applicationDeclarations: applicationDeclarations,
+            environment: environment)
+        guard problems.isEmpty else { throw Failure(diagnostics: problems) }
+        return builder
+    }
+
+    /// The sources `builder` reads, and the problems of the declaration
+    /// files the user named (missing, unreadable or malformed), which are
+    /// left out: `builder` stops on them, `ProcessRegistry` reports them.
+    static func sources(
+        search: DeclarationSearchPath, includeSystem: Bool, applicationDeclarations: [DeclarationReader],
+        environment: [String: String]
+    ) -> (RegistryBuilder, [Diagnostic]) {
         let (named, missing) = search.namedFiles()
         var problems = missing.map { Diagnostic(.error, file: $0.path, $0.reason) }
         var builder = RegistryBuilder.bundled()
@@ -152,11 +166,9 @@ public enum RegistryLoader {
         }
         for file in named {
             let reader = DeclarationReader.read(path: file, source: .user)
-            if let error = reader.fileError { problems.append(error) }
-            builder.add(reader)
+            if let error = reader.fileError { problems.append(error) } else { builder.add(reader) }
         }
-        guard problems.isEmpty else { throw Failure(diagnostics: problems) }
-        return builder
+        return (builder, problems)
     }
 
     /// Whether `load` would read declaration files (which may fail): true
