@@ -23,6 +23,16 @@ public enum SourcePosition: Sendable, Hashable, CustomStringConvertible {
         case .offset(let n): "offset \(n)"
         }
     }
+
+    /// This position in `file` as messages name it: `file:line`,
+    /// `file@offset N`, or `file` alone when the position is unknown.
+    public func place(in file: String) -> String {
+        switch self {
+        case .unknown: file
+        case .line(let n): "\(file):\(n)"
+        case .offset(let n): "\(file)@offset \(n)"
+        }
+    }
 }
 
 /// A problem found in a source (a declaration file, an app bundle, the
@@ -52,13 +62,7 @@ public struct Diagnostic: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// `file:line` (`file@offset N` for a byte offset, `file` alone when
     /// the position is unknown).
-    public var place: String {
-        switch position {
-        case .unknown: file
-        case .line(let n): "\(file):\(n)"
-        case .offset(let n): "\(file)@offset \(n)"
-        }
-    }
+    public var place: String { position.place(in: file) }
 
     /// `file:line: severity: message`, the form compilers use (without a
     /// file, `severity: message`).

@@ -110,13 +110,7 @@ public struct DeclarationOrigin: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `file:line` (or `file@offset N` for binary property lists).
-    public var description: String {
-        switch position {
-        case .unknown: file
-        case .line(let n): "\(file):\(n)"
-        case .offset(let n): "\(file)@offset \(n)"
-        }
-    }
+    public var description: String { position.place(in: file) }
 }
 
 /// A problem found in a source, with its file and position (defined in
