@@ -24,8 +24,9 @@ import UniformTypes
 /// `UTExportedTypeDeclarations` and `UTImportedTypeDeclarations` are read
 /// from each, in XML or binary form. Declarations must be added before the
 /// first type is looked up; the registry does not change afterwards. When
-/// none was added in code, the registry is read from the compiled cache the
-/// `uti` tool keeps (rebuilt when a source changed).
+/// none was added in code, the registry is read from a compiled file in the
+/// cache folder the `uti` tool uses (rebuilt when a source or the program
+/// changed).
 ///
 /// A source that cannot be read does not stop a lookup: it is left out,
 /// listed in `problems` and `warnings`, and passed to the warning handler

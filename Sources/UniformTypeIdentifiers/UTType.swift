@@ -87,8 +87,9 @@ public struct UTType: Sendable {
     ///
     /// When no source declares `identifier`, the result keeps the
     /// identifier, conforms to `parentType` (`public.data` when nil) and has
-    /// no tags, and a warning naming the identifier is written to standard
-    /// error once.
+    /// no tags, and a warning naming the identifier is given once (kept in
+    /// `ProcessTypeDeclarations.warnings` and passed to the warning handler
+    /// the program set, if any).
     public init(exportedAs identifier: String, conformingTo parentType: UTType? = nil) {
         self.init(Self.declaredOrPlaceholder(identifier, parentType, role: "exported"))
     }

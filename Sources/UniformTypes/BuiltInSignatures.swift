@@ -22,7 +22,8 @@ public enum BuiltInSignatures {
     /// them) have the signature of, or nil when none matches.
     public static func mimeType(of data: UnsafeRawBufferPointer) -> String? {
         let bytes = Bytes(data)
-        for signature in signatures {
+        let text = looksLikeText(data)
+        for signature in signatures where signature.isText || !text {
             if let answer = signature.match(bytes) { return answer }
         }
         return nil
@@ -41,6 +42,39 @@ public enum BuiltInSignatures {
         case "audio/x-opus+ogg": "org.xiph.opus"
         default: nil
         }
+    }
+
+    /// Declared types whose files start with the signature of `mimeType`
+    /// although they are not that type or a kind of it in Apple's tree: the
+    /// formats built on a container (a `.docx` is a ZIP archive, a `.doc`
+    /// an OLE2 file, an `.m4a` an MPEG-4 file).
+    public static let formatsInside: [String: [String]] = [
+        "application/zip": [
+            "org.openxmlformats.wordprocessingml.document", "org.openxmlformats.spreadsheetml.sheet",
+            "org.openxmlformats.presentationml.presentation", "org.oasis-open.opendocument.text",
+            "org.oasis-open.opendocument.spreadsheet", "org.oasis-open.opendocument.presentation",
+            "org.oasis-open.opendocument.graphics", "org.idpf.epub-container", "com.sun.java-archive",
+            "com.apple.iWork.Pages.sffpages", "com.apple.iWork.Numbers.sffnumbers",
+            "com.apple.iWork.Keynote.sffkey",
+        ],
+        "application/x-ole-storage": [
+            "com.microsoft.word.doc", "com.microsoft.excel.xls", "com.microsoft.powerpoint.ppt",
+        ],
+        "video/mp4": ["public.mpeg-4", "public.mpeg-4-audio", "com.apple.m4a-audio", "com.apple.m4v-video"],
+        "video/3gpp": ["public.3gpp"],
+        "application/vnd.microsoft.portable-executable": [
+            "com.microsoft.windows-executable", "com.microsoft.windows-dynamic-link-library",
+        ],
+        "video/mp2t": ["public.mpeg-2-transport-stream"],
+        "application/x-mach-binary": ["com.apple.mach-o-dylib", "com.apple.mach-o-binary"],
+        "application/x-executable": ["public.unix-executable"],
+        "application/x-object": ["public.object-code"],
+    ]
+
+    /// The MIME types of the binary formats' signatures (each once).
+    public static var binaryMIMETypes: [String] {
+        var seen = Set<String>()
+        return signatures.filter { !$0.isText }.flatMap(\.mimeTypes).filter { seen.insert($0).inserted }
     }
 
     /// Whether some signature gives `mimeType` (any case): a file of that
@@ -108,16 +142,22 @@ public enum BuiltInSignatures {
     struct Signature: Sendable {
         /// The MIME types the signature can give (lower case), the usual one first.
         let mimeTypes: [String]
+        /// A text format (XML, HTML, PostScript, a script): its signature is
+        /// text. Every other signature is of a binary format, and content that
+        /// looks like text never has it ("OTTO von Bismarck" is no font).
+        let isText: Bool
         /// Gives one of `mimeTypes` when the bytes have the signature.
         let match: @Sendable (Bytes) -> String?
 
-        init(_ mimeType: String, _ test: @escaping @Sendable (Bytes) -> Bool) {
+        init(_ mimeType: String, text: Bool = false, _ test: @escaping @Sendable (Bytes) -> Bool) {
             self.mimeTypes = [mimeType]
+            self.isText = text
             self.match = { test($0) ? mimeType : nil }
         }
 
         init(_ mimeTypes: [String], refining: @escaping @Sendable (Bytes) -> String?) {
             self.mimeTypes = mimeTypes
+            self.isText = false
             self.match = refining
         }
     }
@@ -135,6 +175,18 @@ public enum BuiltInSignatures {
         else { return nil }
         return (name, method == 0 ? (30 + nameLength + extraLength, size) : nil)
     }
+
+    /// The MIME types EPUB and OpenDocument files name in their first entry.
+    static let openContainerTypes: [String] = [
+        "application/epub+zip", "application/vnd.oasis.opendocument.text",
+        "application/vnd.oasis.opendocument.spreadsheet", "application/vnd.oasis.opendocument.presentation",
+        "application/vnd.oasis.opendocument.graphics", "application/vnd.oasis.opendocument.text-template",
+        "application/vnd.oasis.opendocument.spreadsheet-template",
+        "application/vnd.oasis.opendocument.presentation-template",
+        "application/vnd.oasis.opendocument.graphics-template", "application/vnd.oasis.opendocument.formula",
+        "application/vnd.oasis.opendocument.chart", "application/vnd.oasis.opendocument.database",
+        "application/vnd.oasis.opendocument.text-master",
+    ]
 
     /// In order: a more precise signature before the one it refines (EPUB
     /// and Office before ZIP, WebP and WAVE before RIFF's others).
@@ -157,28 +209,19 @@ public enum BuiltInSignatures {
         Signature("image/heic") { ["heic", "heix", "heim", "heis", "hevc", "hevx"].contains(brand($0) ?? "") },
         Signature("image/heif") { ["mif1", "msf1"].contains(brand($0) ?? "") },
         // Documents
-        Signature("application/pdf") { $0.has("%PDF-") },
-        Signature("application/postscript") { $0.has("%!PS") },
-        Signature("text/rtf") { $0.has("{\\rtf") },
+        Signature("application/pdf", text: true) { $0.has("%PDF-") },
+        Signature("application/postscript", text: true) { $0.has("%!PS") },
+        Signature("text/rtf", text: true) { $0.has("{\\rtf") },
         // ZIP-based formats, then ZIP. EPUB and OpenDocument store their MIME
         // type first, uncompressed, in an entry named "mimetype".
         Signature(
-            [
-                "application/epub+zip", "application/vnd.oasis.opendocument.text",
-                "application/vnd.oasis.opendocument.spreadsheet", "application/vnd.oasis.opendocument.presentation",
-                "application/vnd.oasis.opendocument.graphics", "application/vnd.oasis.opendocument.text-template",
-                "application/vnd.oasis.opendocument.spreadsheet-template",
-                "application/vnd.oasis.opendocument.presentation-template",
-                "application/vnd.oasis.opendocument.graphics-template", "application/vnd.oasis.opendocument.formula",
-                "application/vnd.oasis.opendocument.chart", "application/vnd.oasis.opendocument.database",
-                "application/vnd.oasis.opendocument.text-master",
-            ],
+            openContainerTypes,
             refining: { b in
                 guard let entry = firstZipEntry(b), entry.name == "mimetype", let stored = entry.stored,
                     stored.length <= 100, let text = b.text(stored.start, stored.length)
                 else { return nil }
-                return text == "application/epub+zip" || text.hasPrefix("application/vnd.oasis.opendocument.")
-                    ? text.asciiLowercased : nil
+                // Only a type the signature lists: the entry's bytes are the sender's, never a MIME type to pass on.
+                return openContainerTypes.contains(text) ? text : nil
             }),
         // Office Open XML: "[Content_Types].xml" first, the parts in word/, xl/ or ppt/.
         Signature(
@@ -300,23 +343,23 @@ public enum BuiltInSignatures {
         },
         Signature("application/vnd.sqlite3") { $0.has("SQLite format 3\u{0}") },
         // Text with a signature of its own
-        Signature("image/svg+xml") { b in
+        Signature("image/svg+xml", text: true) { b in
             (b.has("<?xml") || b.has("<svg")) && b.text(0, min(b.count, 1024)).map { $0.contains("<svg") } == true
         },
-        Signature("application/xml") { $0.has("<?xml") },
-        Signature("text/html") { b in
+        Signature("application/xml", text: true) { $0.has("<?xml") },
+        Signature("text/html", text: true) { b in
             let start = (b.text(0, min(b.count, 64)) ?? "").drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
             let lowered = String(start.prefix(15)).asciiLowercased
             return lowered.hasPrefix("<!doctype html") || lowered.hasPrefix("<html")
         },
-        Signature("application/x-shellscript") { b in
+        Signature("application/x-shellscript", text: true) { b in
             guard b.has("#!") else { return false }
             let line = (b.text(0, min(b.count, 128)) ?? "").prefix { $0 != "\n" }
             return ["/sh", "/bash", "/dash", "/zsh", "/ksh", "env sh", "env bash", "env zsh"].contains {
                 line.hasSuffix($0) || line.contains($0 + " ")
             }
         },
-        Signature("text/x-python3") { b in
+        Signature("text/x-python3", text: true) { b in
             guard b.has("#!") else { return false }
             return (b.text(0, min(b.count, 128)) ?? "").prefix { $0 != "\n" }.contains("python")
         },

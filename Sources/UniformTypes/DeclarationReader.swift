@@ -230,8 +230,9 @@ public struct DeclarationReader: Sendable {
 /// dots, of the characters Apple allows: the ASCII letters, digits and
 /// hyphen, and every Unicode character above U+007F (`com.example.café`),
 /// except control and format characters (C1 controls, bidirectional
-/// overrides, zero-width characters), which would make an identifier look
-/// like another one when printed.
+/// overrides, zero-width characters), separators (U+00A0, U+2028),
+/// private-use and unassigned code points, which would make an identifier
+/// look like another one, or break a line, when printed.
 public enum IdentifierSyntax {
     /// Why `identifier` is not a valid type identifier to declare, or nil.
     public static func problem(with identifier: String) -> String? {
@@ -242,11 +243,15 @@ public enum IdentifierSyntax {
             case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E: continue
             case 0..<0x80: return "only ASCII letters and digits, \"-\", \".\" and characters above U+007F are allowed"
             default:
-                let category = scalar.properties.generalCategory
-                if category == .control || category == .format {
+                let invisible: [Unicode.GeneralCategory] = [
+                    .control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator, .privateUse,
+                    .unassigned, .surrogate,
+                ]
+                if invisible.contains(scalar.properties.generalCategory) {
                     let code = String(scalar.value, radix: 16, uppercase: true)
-                    return
-                        "control and format characters are not allowed (U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code))"
+                    let number = String(repeating: "0", count: max(0, 4 - code.count)) + code
+                    return "control, format, separator, private-use and unassigned characters are not allowed "
+                        + "(U+\(number))"
                 }
             }
         }

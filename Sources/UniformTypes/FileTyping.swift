@@ -364,9 +364,9 @@ public struct FileTyping: Sendable {
     private func byBuiltInSignatures(_ byName: Result, content: UnsafeRawBufferPointer) -> Result {
         let nameDecided = byName.basis == .name
         if let mime = BuiltInSignatures.mimeType(of: content) {
-            let sniffed = BuiltInSignatures.identifier(for: mime).flatMap(registry.declaredType) ?? type(ofMIME: mime)
+            let sniffed = signatureType(mime)
             var result: Result
-            if nameDecided && byName.type.conforms(to: sniffed) {
+            if nameDecided && (byName.type.conforms(to: sniffed) || isFormat(byName.type, inside: mime)) {
                 result = byName
                 result.basis = .nameAndContent
             } else {
@@ -376,14 +376,32 @@ public struct FileTyping: Sendable {
             return result
         }
         let looksLikeText = BuiltInSignatures.looksLikeText(content)
-        if nameDecided, !byName.type.tags(.mimeType).contains(where: BuiltInSignatures.hasSignature(for:)) {
-            return byName
-        }
+        // A format a signature (of ours, or `ContentSignature`'s) recognizes
+        // is not believed of content that lacks it.
+        let recognizable =
+            ContentSignature.matches(byName.type.identifier, content) == false
+            || BuiltInSignatures.binaryMIMETypes.contains {
+                byName.type.conforms(to: signatureType($0)) || isFormat(byName.type, inside: $0)
+            }
+        if nameDecided, !recognizable { return byName }
         if looksLikeText {
             return Result(type: type(ofMIME: "text/plain"), mimeType: "text/plain", basis: .content, certain: false)
         }
         if nameDecided { return unknown("", mime: "application/octet-stream") }
         return byName
+    }
+
+    /// The type a built-in signature's MIME type stands for.
+    private func signatureType(_ mime: String) -> UTType {
+        BuiltInSignatures.identifier(for: mime).flatMap(registry.declaredType) ?? type(ofMIME: mime)
+    }
+
+    /// Whether `type` is a format built on the container `mime` names
+    /// (`BuiltInSignatures.formatsInside`), or a kind of one.
+    private func isFormat(_ type: UTType, inside mime: String) -> Bool {
+        (BuiltInSignatures.formatsInside[mime] ?? []).contains { identifier in
+            registry.declaredType(identifier).map { type.conforms(to: $0) } ?? false
+        }
     }
 
     /// A type only a declared extension gave (no glob knows the name) stands

@@ -21,10 +21,11 @@ import SystemBase
 ///    exists, beside or near the executable;
 /// 4. the declarations given to `add(_:name:)`, in the order given.
 ///
-/// When nothing was added in code, the registry comes from the compiled
-/// cache the `uti` tool also keeps (`RegistryCache.environment`, read into
-/// memory of its own), so a first lookup reads one checked file instead of
-/// parsing every source; the cache file is rebuilt when a source changed.
+/// When nothing was added in code, the registry comes from a compiled file
+/// in the cache folder the `uti` tool uses (`RegistryCache.environment`,
+/// read into memory of its own), so a first lookup reads one checked file
+/// instead of parsing every source; the file is rebuilt when a source or
+/// the program changed.
 /// It is built once per process: threads that ask while it is being built
 /// wait for that build.
 ///

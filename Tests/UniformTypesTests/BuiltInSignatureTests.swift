@@ -210,3 +210,56 @@ import Testing
             })
     }
 }
+
+/// What a probe found: text that starts like a binary signature, a
+/// container entry that would smuggle a header, names that claim a format
+/// the content lacks, and formats built on a container.
+@Suite struct BuiltInSignatureHardeningTests {
+    static let typing = FileTyping(registry: .bundled)
+
+    @Test(arguments: [
+        "OTTO VON BISMARCK was chancellor\n", "ID3 tags are metadata\n", "07070 Gera\n", "LZIP compresses\n",
+        "ttcf is a tag\n", "wOFF\n", "OggS is a page\n", "BZh9 text\n",
+        "G" + String(repeating: "x", count: 187) + "G" + String(repeating: "y", count: 187) + "G tail\n",
+    ])
+    func textThatStartsLikeABinaryFormatIsText(text: String) {
+        let result = Self.typing.type(ofContent: Array(text.utf8))
+        #expect(result.mimeType == "text/plain", "\(result.mimeType ?? "nil")")
+    }
+
+    @Test func aContainerEntryNeverSmugglesAMIMEType() {
+        let injected = "application/vnd.oasis.opendocument.x\r\nset-cookie: pwn=1\r\n\r\n<"
+        let zip = BuiltInSignatureTests.zip(first: "mimetype", stored: injected)
+        let mime = zip.withUnsafeBytes { BuiltInSignatures.mimeType(of: $0) }
+        #expect(mime == "application/zip")
+        #expect(Self.typing.type(ofContent: zip).mimeType == "application/zip")
+    }
+
+    @Test func namesOfFormatsTheContentLacksAreNotBelieved() throws {
+        let folder = NSTemporaryDirectory() + "uti-signatures-names-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for ext in ["exe", "dll", "doc", "xls", "ts", "m4a", "docx", "epub", "jar", "dylib"] {
+            FileManager.default.createFile(atPath: folder + "/text.\(ext)", contents: Data("one line of text\n".utf8))
+            let result = try Self.typing.type(forPath: folder + "/text.\(ext)")
+            #expect(result.type.identifier == "public.plain-text", "text.\(ext): \(result.type.identifier)")
+        }
+        FileManager.default.createFile(atPath: folder + "/ff.bin", contents: Data(repeating: 0xFF, count: 4096))
+        #expect(try Self.typing.type(forPath: folder + "/ff.bin").type.identifier != "com.apple.macbinary-archive")
+    }
+
+    /// A `.docx` whose parts the signature cannot see is still a docx (a
+    /// ZIP its name makes precise); an `.m4a` with the `mp42` brand an m4a.
+    @Test func formatsBuiltOnAContainerKeepTheirName() throws {
+        let folder = NSTemporaryDirectory() + "uti-signatures-inside-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        FileManager.default.createFile(
+            atPath: folder + "/gdocs.docx", contents: Data(BuiltInSignatureTests.zip(first: "word/numbering.xml")))
+        FileManager.default.createFile(atPath: folder + "/song.m4a", contents: Data(BuiltInSignatureTests.ftyp("mp42")))
+        let docx = try Self.typing.type(forPath: folder + "/gdocs.docx")
+        #expect(docx.type.identifier == "org.openxmlformats.wordprocessingml.document" && docx.basis == .nameAndContent)
+        let song = try Self.typing.type(forPath: folder + "/song.m4a")
+        #expect(song.type.identifier == "com.apple.m4a-audio" && song.basis == .nameAndContent)
+    }
+}

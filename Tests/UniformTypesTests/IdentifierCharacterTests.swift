@@ -17,9 +17,34 @@ import Testing
         ("com.example.has space", "only ASCII letters and digits"),
         ("com.example_under", "only ASCII letters and digits"),
         ("com.example.a/b", "only ASCII letters and digits"),
-        ("com.example.\u{202E}gpj", "control and format characters are not allowed (U+202E)"),
-        ("com.example.zero\u{200B}width", "control and format characters are not allowed (U+200B)"),
-        ("com.example.c1\u{9B}", "control and format characters are not allowed (U+009B)"),
+        (
+            "com.example.\u{202E}gpj",
+            "control, format, separator, private-use and unassigned characters are not allowed (U+202E)"
+        ),
+        (
+            "com.example.zero\u{200B}width",
+            "control, format, separator, private-use and unassigned characters are not allowed (U+200B)"
+        ),
+        (
+            "com.example.c1\u{9B}",
+            "control, format, separator, private-use and unassigned characters are not allowed (U+009B)"
+        ),
+        (
+            "com.example.line\u{2028}break",
+            "control, format, separator, private-use and unassigned characters are not allowed (U+2028)"
+        ),
+        (
+            "com.example.no\u{A0}break",
+            "control, format, separator, private-use and unassigned characters are not allowed (U+00A0)"
+        ),
+        (
+            "com.example.private\u{E000}",
+            "control, format, separator, private-use and unassigned characters are not allowed (U+E000)"
+        ),
+        (
+            "com.example.unassigned\u{378}",
+            "control, format, separator, private-use and unassigned characters are not allowed (U+0378)"
+        ),
         ("com..example", "empty label between dots"),
     ])
     func refused(identifier: String, problem: String) throws {

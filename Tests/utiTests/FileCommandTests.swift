@@ -160,10 +160,10 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
             ["filter", "public.archive", "firmware.bin", "real.bin"], environment: systemData,
             directory: folder.path)
         #expect(filter.stdout == "real.bin\n")
-        // Without system data there is no content to ask: the name stands.
+        // Without system data the built-in signatures read the content: the same answer.
         #expect(
-            try Run(["file", "--no-system", "-b", "firmware.bin"], directory: folder.path).stdout
-                == "com.apple.macbinary-archive\n")
+            try Run(["file", "--no-system", "-b", "firmware.bin", "real.bin"], directory: folder.path).stdout
+                == "public.data\ncom.apple.macbinary-archive\n")
     }
 
     @Test func identifierAndMIMETypeNameOneType() throws {
