@@ -185,7 +185,10 @@ public enum ProcessRegistry {
         environment: [String: String] = ProcessEnvironment.current
     ) -> (TypeRegistry, [String]) {
         if added.isEmpty, let cache = RegistryCache.environment(environment) {
-            let sources = RegistryLoader.cacheSources(programInfoPlist: infoPlist, environment: environment)
+            var sources = RegistryLoader.cacheSources(programInfoPlist: infoPlist, environment: environment)
+            // Each program its own file: a file records the build of the program that wrote it, so
+            // programs that shared one would rebuild it each time another one ran.
+            sources.roots += ["executable", executablePath ?? ""]
             if let (registry, _) = try? cache.load(sources) { return (registry, []) }
         }
         // The same sources as the cache's, with named files that cannot be read left out and reported.
