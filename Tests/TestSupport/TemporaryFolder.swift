@@ -21,6 +21,28 @@ public final class TemporaryFolder: @unchecked Sendable {
         path = String(decoding: template.dropLast(), as: UTF8.self)
     }
 
+    /// Copies the program at `source` to `relative` in the folder (mode 0755).
+    public func copyProgram(_ source: String, to relative: String) throws {
+        try Self.create(path(relative), Array(try Data(contentsOf: URL(fileURLWithPath: source))), mode: 0o755)
+    }
+
+    /// Writes a new file through a descriptor opened close-on-exec: a
+    /// process another test's thread starts meanwhile would otherwise keep
+    /// it open for writing, and running the file (a program, a script)
+    /// would fail with ETXTBSY ("Text file busy").
+    static func create(_ path: String, _ bytes: [UInt8], mode: mode_t) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            done += n
+        }
+    }
+
     deinit {
         // Folders a test made read-only are opened up first, so that nothing is left behind.
         if let walker = FileManager.default.enumerator(atPath: path) {
@@ -42,7 +64,7 @@ public final class TemporaryFolder: @unchecked Sendable {
         let full = path(relative)
         try FileManager.default.createDirectory(
             atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(bytes).write(to: URL(fileURLWithPath: full))
+        try Self.create(full, bytes, mode: 0o644)
     }
 
     /// Writes `text` (UTF-8) to `relative`, making the folders above it.

@@ -37,7 +37,7 @@ import UniformTypeIdentifiers
         let folder = TemporaryFolder("uti-app")
         let executable = folder.path(program)
         try folder.makeFolder((program as NSString).deletingLastPathComponent)
-        try FileManager.default.copyItem(atPath: BuiltProducts.url("uti-example-app").path, toPath: executable)
+        try folder.copyProgram(BuiltProducts.url("uti-example-app").path, to: program)
         if let plistPath { try folder.write(plistPath, plist) }
         var env = ProcessInfo.processInfo.environment
         env["UTI_DECLARATIONS"] = nil
