@@ -72,17 +72,10 @@ public enum BuiltInSignatures {
     ]
 
     /// The MIME types of the binary formats' signatures (each once).
-    public static var binaryMIMETypes: [String] {
+    public static let binaryMIMETypes: [String] = {
         var seen = Set<String>()
         return signatures.filter { !$0.isText }.flatMap(\.mimeTypes).filter { seen.insert($0).inserted }
-    }
-
-    /// Whether some signature gives `mimeType` (any case): a file of that
-    /// type would have been recognized by its content.
-    public static func hasSignature(for mimeType: String) -> Bool {
-        let wanted = mimeType.asciiLowercased
-        return signatures.contains { $0.mimeTypes.contains(wanted) }
-    }
+    }()
 
     /// Whether `data` looks like text: UTF-8 without NUL or control
     /// characters other than tab, line feed, form feed, carriage return and

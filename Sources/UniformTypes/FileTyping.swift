@@ -377,13 +377,15 @@ public struct FileTyping: Sendable {
         }
         let looksLikeText = BuiltInSignatures.looksLikeText(content)
         // A format a signature (of ours, or `ContentSignature`'s) recognizes
-        // is not believed of content that lacks it.
-        let recognizable =
-            ContentSignature.matches(byName.type.identifier, content) == false
-            || BuiltInSignatures.binaryMIMETypes.contains {
+        // is not believed of content that lacks it; asked only of a name that decided.
+        if nameDecided,
+            ContentSignature.matches(byName.type.identifier, content) != false,
+            !BuiltInSignatures.binaryMIMETypes.contains(where: {
                 byName.type.conforms(to: signatureType($0)) || isFormat(byName.type, inside: $0)
-            }
-        if nameDecided, !recognizable { return byName }
+            })
+        {
+            return byName
+        }
         if looksLikeText {
             return Result(type: type(ofMIME: "text/plain"), mimeType: "text/plain", basis: .content, certain: false)
         }
