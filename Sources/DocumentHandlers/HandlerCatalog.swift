@@ -338,7 +338,8 @@ public struct AppBundleSet: Sendable {
     /// `Info.plist` files that decide whether a compiled registry is
     /// current, and how to read their declarations.
     public static func registrySources(_ searchPath: ApplicationSearchPath) -> RegistryLoader.ApplicationSources {
-        let roots = searchPath.explicitBundlePaths + ["search"] + searchPath.bundleFolders
+        let roots =
+            searchPath.explicitBundlePaths.map { "bundle:\($0)" } + searchPath.bundleFolders.map { "folder:\($0)" }
         let stamps = {
             var paths: [String] = []
             for root in searchPath.explicitBundlePaths + searchPath.bundleFolders {

@@ -184,24 +184,15 @@ public enum ProcessRegistry {
         added: [DeclarationReader], infoPlist: String?,
         environment: [String: String] = ProcessEnvironment.current
     ) -> (TypeRegistry, [String]) {
-        if added.isEmpty, let cache = RegistryCache.environment(environment) {
-            var sources = RegistryLoader.cacheSources(programInfoPlist: infoPlist, environment: environment)
-            // Each program its own file: a file records the build of the program that wrote it, so
-            // programs that shared one would rebuild it each time another one ran.
-            sources.roots += ["executable", executablePath ?? ""]
-            if let (registry, _) = try? cache.load(sources) { return (registry, []) }
-        }
-        // The same sources as the cache's, with named files that cannot be read left out and reported.
-        let (base, diagnostics) = RegistryLoader.sources(
-            search: DeclarationSearchPath.environment(environment), includeSystem: true, applicationDeclarations: [],
+        let sources = RegistrySources(
+            programInfoPlist: infoPlist, program: executablePath ?? "", addedInCode: added, namedSources: .leaveOut,
             environment: environment)
-        var builder = base
-        var problems = diagnostics.map(\.description)
-        if let infoPlist {
-            let reader = DeclarationReader.read(path: infoPlist, source: .application)
-            if let error = reader.fileError { problems.append(error.description) } else { builder.add(reader) }
+        do throws(RegistryLoader.Failure) {
+            let loaded = try sources.load(cache: RegistryCache.environment(environment))
+            return (loaded.registry, loaded.problems.map(\.description))
+        } catch {
+            // Left-out sources do not throw; should one, the bundled types still answer.
+            return (TypeRegistry.bundled, error.problems)
         }
-        for reader in added { builder.add(reader) }
-        return (builder.build(), problems)
     }
 }

@@ -36,22 +36,21 @@ public enum RegistryLoader {
     /// folders). Throws when a named path is missing or a named declaration
     /// file cannot be read or parsed; one found in the search folders is
     /// skipped instead (`TypeRegistry.skippedSources`). Problems in the
-    /// system's data are kept in the registry's `diagnostics`.
+    /// system's data are kept in the registry's `diagnostics`. The same as
+    /// `RegistrySources.load(cache: nil)`.
     public static func load(
         extraPaths: [String] = [], includeSystem: Bool = true,
         applicationDeclarations: [DeclarationReader] = [],
         environment: [String: String] = ProcessEnvironment.current
     ) throws(Failure) -> TypeRegistry {
-        var search = DeclarationSearchPath.environment(environment)
-        search.explicitPaths += extraPaths
-        let (files, missing) = search.resolve()
+        let sources = RegistrySources(
+            extraPaths: extraPaths, includeSystem: includeSystem,
+            applications: ApplicationSources(read: { (applicationDeclarations, [], []) }), environment: environment)
+        let (files, missing) = sources.declarations.resolve()
         if files.isEmpty && missing.isEmpty && !includeSystem && applicationDeclarations.isEmpty {
             return TypeRegistry.bundled
         }
-        return try builder(
-            search: search, includeSystem: includeSystem, applicationDeclarations: applicationDeclarations,
-            environment: environment
-        ).build()
+        return try sources.load(cache: nil).registry
     }
 
     /// App bundles whose type declarations join the registry: the roots
@@ -86,89 +85,18 @@ public enum RegistryLoader {
 
     /// What `load` reads, for `RegistryCache`: the same sources, named so
     /// that a compiled registry can be checked against them, and last a
-    /// program's own `Info.plist` (`programInfoPlist`, as `ProcessRegistry`
-    /// reads it), which must be readable.
+    /// program's own `Info.plist`, which must be readable.
+    @available(*, deprecated, message: "use RegistrySources(…).cacheSources, or RegistrySources.load(cache:)")
     public static func cacheSources(
         extraPaths: [String] = [], includeSystem: Bool = true,
         applications: ApplicationSources = ApplicationSources(),
         programInfoPlist: String? = nil,
         environment: [String: String] = ProcessEnvironment.current
     ) -> RegistryCache.Sources {
-        var search = DeclarationSearchPath.environment(environment)
-        search.explicitPaths += extraPaths
-        var roots = ["system: \(includeSystem)"]
-        let mimeFolders = includeSystem ? MIMESearchPath.environment(environment).directories : []
-        let mimeTypes = includeSystem ? MIMETypesFile.paths(environment: environment) : []
-        roots += mimeFolders + ["mime.types"] + mimeTypes
-        roots += ["declarations"] + search.optionalFolders + ["named"] + search.explicitPaths
-        roots += ["apps"] + applications.roots
-        if let programInfoPlist { roots += ["program", programInfoPlist] }
-        let stamps = {
-            mimeFolders.flatMap(MIMELayerLoader.sourcePaths) + mimeTypes
-                + search.optionalFolders + search.explicitPaths + search.files() + applications.stampPaths()
-                + (programInfoPlist.map { [$0] } ?? [])
-        }
-        return RegistryCache.Sources(roots: roots, stampPaths: stamps) { () throws(Failure) -> RegistryBuilder in
-            let (declarations, problems, skipped) = applications.read()
-            let built: Result<RegistryBuilder, Failure>
-            do throws(Failure) {
-                built = .success(
-                    try builder(
-                        search: search, includeSystem: includeSystem,
-                        applicationDeclarations: declarations, environment: environment))
-            } catch {
-                built = .failure(error)
-            }
-            switch built {
-            case .success(var builder) where problems.isEmpty:
-                builder.skippedSources += skipped
-                if let programInfoPlist {
-                    let reader = DeclarationReader.read(path: programInfoPlist, source: .application)
-                    if let error = reader.fileError { throw Failure(diagnostics: [error]) }
-                    builder.add(reader)
-                }
-                return builder
-            case .success: throw Failure(diagnostics: problems)
-            case .failure(let error): throw Failure(diagnostics: problems + error.diagnostics)
-            }
-        }
-    }
-
-    /// The builder `load` builds: lowest precedence first, refusing a
-    /// partial set of the declaration files the user named. A file found in
-    /// the search folders that cannot be read is skipped and recorded in
-    /// `skippedSources`; the other sources still count.
-    static func builder(
-        search: DeclarationSearchPath, includeSystem: Bool, applicationDeclarations: [DeclarationReader],
-        environment: [String: String]
-    ) throws(Failure) -> RegistryBuilder {
-        let (builder, problems) = sources(
-            search: search, includeSystem: includeSystem, applicationDeclarations: applicationDeclarations,
-            environment: environment)
-        guard problems.isEmpty else { throw Failure(diagnostics: problems) }
-        return builder
-    }
-
-    /// The sources `builder` reads, and the problems of the declaration
-    /// files the user named (missing, unreadable or malformed), which are
-    /// left out: `builder` stops on them, `ProcessRegistry` reports them.
-    static func sources(
-        search: DeclarationSearchPath, includeSystem: Bool, applicationDeclarations: [DeclarationReader],
-        environment: [String: String]
-    ) -> (RegistryBuilder, [Diagnostic]) {
-        let (named, missing) = search.namedFiles()
-        var problems = missing.map { Diagnostic(.error, file: $0.path, $0.reason) }
-        var builder = RegistryBuilder.bundled()
-        if includeSystem { addSystemSources(to: &builder, environment: environment) }
-        for reader in applicationDeclarations { builder.add(reader) }
-        for file in search.folderFiles() {
-            builder.add(found: DeclarationReader.read(path: file, source: .user))
-        }
-        for file in named {
-            let reader = DeclarationReader.read(path: file, source: .user)
-            if let error = reader.fileError { problems.append(error) } else { builder.add(reader) }
-        }
-        return (builder, problems)
+        RegistrySources(
+            extraPaths: extraPaths, includeSystem: includeSystem, applications: applications,
+            programInfoPlist: programInfoPlist, environment: environment
+        ).cacheSources
     }
 
     /// Whether `load` would read declaration files (which may fail): true

@@ -61,18 +61,17 @@ struct RegistryOptions: ParsableArguments {
         reading: RegistryCache.Reading = .copy
     ) throws(RegistryLoader.Failure) -> TypeRegistry {
         let environment = ProcessEnvironment.current
-        let sources = RegistryLoader.cacheSources(
+        let sources = RegistrySources(
             extraPaths: declarations, includeSystem: includeSystem,
             applications: AppBundleSet.registrySources(searchPath ?? .environment(environment)),
             environment: environment)
-        guard var cache = RegistryCache.environment(environment) else {
-            return try sources.build().build().reportingSkippedSources()
-        }
-        cache.reading = reading
-        let (registry, outcome) = try cache.load(sources)
+        var cache = RegistryCache.environment(environment)
+        cache?.reading = reading
+        let loaded = try sources.load(cache: cache)
+        let registry = loaded.registry
         // Skipped declaration files keep a registry out of the cache on
         // purpose and are reported as such; any other reason is the folder's.
-        if case .notSaved(let reason) = outcome, registry.skippedSources.isEmpty {
+        if let cache, case .notSaved(let reason) = loaded.cacheOutcome, registry.skippedSources.isEmpty {
             warnCacheUnusable(cache.directory, reason)
         }
         return try registry.reportingSkippedSources()

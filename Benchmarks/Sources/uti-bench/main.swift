@@ -82,7 +82,7 @@ func readyTime(_ cache: RegistryCache, _ sources: RegistryCache.Sources) throws 
 }
 
 guard var cache = RegistryCache.environment() else { fail("no cache folder") }
-let sources = RegistryLoader.cacheSources()
+let sources = RegistrySources().cacheSources
 // This program's build ID differs from uti's, so the first load may rebuild
 // the file; its checksum is recorded once the new file is a few seconds old.
 if try cache.load(sources).1 != .reused { sleep(4) }

@@ -18,6 +18,12 @@ import UniformTypes
     }
 
     @Test func block2() throws {
+        let sources = RegistrySources(includeSystem: false, namedSources: .leaveOut)
+        let loaded = try sources.load(cache: nil)
+        assert(loaded.registry.type(filenameExtension: "png")?.identifier == "public.png")
+    }
+
+    @Test func block3() throws {
         let plist = """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict>
@@ -35,7 +41,7 @@ import UniformTypes
         assert(registry.diagnostics.filter { $0.severity == .error }.isEmpty)
     }
 
-    @Test func block3() throws {
+    @Test func block4() throws {
         let typing = FileTyping(registry: TypeRegistry.default)
         let byName = typing.type(forName: "report.pdf")
         assert(byName.type.identifier == "com.adobe.pdf")
