@@ -12,6 +12,9 @@ struct Batch: ParsableCommand {
             type (as uti file --no-sniff says) is not answered. A line that cannot be
             answered (or longer than 1 MiB) prints an empty line (or an object with
             "error"), is reported on standard error, and makes the exit status 1.
+            With --file, the options that say how to read a query (--extension,
+            --mime, --identifier, --tag-class, --conforming-to, --unfiltered) are
+            refused: exit 2.
             """)
 
     @OptionGroup var registryOptions: RegistryOptions

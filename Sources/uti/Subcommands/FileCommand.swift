@@ -14,6 +14,10 @@ struct FileCommand: ParsableCommand {
             name that is a kind of the content's type; when the content says
             nothing, the name the registry's answer for the extension claims (x.ts:
             video/mp2t, as uti ts says); else the best name (both uncertain).
+            Where no shared-mime-info database is found, the content of every file
+            is read and matched against uti's built-in signatures (a warning says
+            sniffing is reduced), and a name whose format the content lacks is not
+            believed.
 
             An existing folder is public.folder or the package type its extension
             names; symbolic links (not followed unless --follow), FIFOs, sockets
