@@ -146,7 +146,7 @@ public struct RegistryCache: Sendable {
                 })
             if let view {
                 let registry = TypeRegistry(image: view)
-                if SourceStamps.areCurrent(registry.extra) {
+                if SourceStamps.areCurrent(registry.extra, key: sources.roots) {
                     if time(nil) - status.st_mtim.tv_sec > 24 * 3600 {
                         // Marked as in use (at most once a day) for `removeStale`; the record then no longer matches.
                         utimensat(AT_FDCWD, file, nil, 0)
@@ -160,7 +160,7 @@ public struct RegistryCache: Sendable {
             damage = error.reason
         }
         // State first, then read: a source changing meanwhile makes the next run rebuild.
-        let stamps = SourceStamps.encode(sources.stampPaths())
+        let stamps = SourceStamps.encode(key: sources.roots, sources.stampPaths())
         var builder = try sources.build()
         var outcome: Outcome = damage.map { .replacedDamaged($0) } ?? .rebuilt
         var temporary: (fd: Int32, path: String)?
@@ -318,9 +318,14 @@ public struct RegistryCache: Sendable {
 enum SourceStamps {
     static let executable = "/proc/self/exe"
 
-    static func encode(_ paths: [String]) -> [UInt8] {
+    /// The build ID, the whole cache key (so that two keys whose hashes
+    /// name the same file never take each other's registry), then each
+    /// path with its state.
+    static func encode(key: [String], _ paths: [String]) -> [UInt8] {
         var w = ByteWriter()
         w.bytes(buildID())
+        w.int(key.count)
+        for entry in key { w.string(entry) }
         let all = (buildID().isEmpty ? [executable] : []) + paths
         w.int(all.count)
         for path in all {
@@ -336,11 +341,14 @@ enum SourceStamps {
         return Array(id.prefix(n))
     }
 
-    /// Whether every recorded path still has its recorded state.
-    static func areCurrent(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Whether the file was built for `key` and every recorded path still
+    /// has its recorded state.
+    static func areCurrent(_ bytes: UnsafeBufferPointer<UInt8>, key: [String]) -> Bool {
         var r = ByteReader(bytes)
         do {
             guard try r.bytes() == buildID() else { return false }
+            guard try r.count() == key.count else { return false }
+            for entry in key where try r.string() != entry { return false }
             let count = try r.count()
             for _ in 0..<count {
                 let path = try r.string()

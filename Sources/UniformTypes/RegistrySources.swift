@@ -50,6 +50,9 @@ public struct RegistrySources {
     public var addedInCode: [DeclarationReader]
     /// What happens when a source the user named cannot be used.
     public var namedSources: NamedSourcePolicy
+    /// The variables of `environment` left out because their value is not
+    /// UTF-8 text (a folder named by it cannot be told).
+    public private(set) var environmentProblems: [Diagnostic]
     /// The environment the search paths were read from (`XDG_DATA_DIRS`,
     /// `UTI_MIME_TYPES` and the like), also used for the MIME data.
     public var environment: [String: String]
@@ -64,8 +67,22 @@ public struct RegistrySources {
         namedSources: NamedSourcePolicy = .stop,
         environment: [String: String] = ProcessEnvironment.current
     ) {
+        // A folder variable whose bytes are not UTF-8 would name another folder once read as text: it is left
+        // out, and said to be (a problem of a source the user named).
+        var environment = environment
+        var unusable: [Diagnostic] = []
+        let process = ProcessEnvironment.current
+        for variable in EnvironmentVariable.undecodablePaths
+        where environment[variable.name] != nil && environment[variable.name] == process[variable.name] {
+            environment[variable.name] = nil
+            unusable.append(
+                Diagnostic(
+                    .error, file: variable.name,
+                    "is not UTF-8 text, so the folder or file it names cannot be told; left out"))
+        }
         var search = DeclarationSearchPath.environment(environment)
         search.explicitPaths += extraPaths
+        self.environmentProblems = unusable
         self.includeSystem = includeSystem
         self.declarations = search
         self.applications = applications
@@ -110,7 +127,8 @@ public struct RegistrySources {
     public func builder() -> (RegistryBuilder, problems: [Diagnostic]) {
         let (declarations, applicationProblems, skipped) = applications.read()
         let (named, missing) = self.declarations.namedFiles()
-        var problems = applicationProblems + missing.map { Diagnostic(.error, file: $0.path, $0.reason) }
+        var problems =
+            environmentProblems + applicationProblems + missing.map { Diagnostic(.error, file: $0.path, $0.reason) }
         var builder = RegistryBuilder.bundled()
         if includeSystem { RegistryLoader.addSystemSources(to: &builder, environment: environment) }
         for reader in declarations { builder.add(reader) }

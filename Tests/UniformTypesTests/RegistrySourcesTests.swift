@@ -101,4 +101,43 @@ import Testing
         #expect(cache.path(roots: a.cacheKey) != cache.path(roots: b.cacheKey))
         #expect(a.cacheKey.allSatisfy { $0.contains("=") })
     }
+
+    /// The file name is a hash of the key: an image saved for one key and
+    /// found under another's name (a hash collision, or a planted copy) is
+    /// rebuilt, never answered from.
+    @Test func anImageBuiltForAnotherKeyIsNeverReused() throws {
+        let cache = RegistryCache(directory: root + "/cache")
+        let first = RegistrySources(environment: environment)
+        var other = environment
+        try declaration.replacingOccurrences(of: "com.example.sources", with: "com.example.other")
+            .write(toFile: root + "/other.plist", atomically: false, encoding: .utf8)
+        other["UTI_DECLARATIONS"] = root + "/other.plist"
+        let second = RegistrySources(environment: other)
+        #expect(try first.load(cache: cache).cacheOutcome == .rebuilt)
+        let firstFile = cache.path(roots: first.cacheKey), secondFile = cache.path(roots: second.cacheKey)
+        #expect(firstFile != secondFile)
+        try FileManager.default.copyItem(atPath: firstFile, toPath: secondFile)
+        let loaded = try second.load(cache: cache)
+        #expect(loaded.cacheOutcome != .reused)
+        #expect(loaded.registry.type(filenameExtension: "srcx")?.identifier == "com.example.other")
+    }
+
+    /// A variable naming declarations in bytes that are not UTF-8 would
+    /// name another file once decoded: it is left out and said to be.
+    @Test func aVariableThatIsNotUTF8IsLeftOutAndNamed() async {
+        await #expect(processExitsWith: .success) {
+            let folder = "/tmp/uti-undecodable-\(getpid())"
+            mkdir(folder, 0o700)
+            defer { _ = try? FileManager.default.removeItem(atPath: folder) }
+            // The file the lossy decoding of the variable would name.
+            FileManager.default.createFile(atPath: folder + "/\u{FFFD}.plist", contents: Data("<plist".utf8))
+            let value = Array((folder + "/").utf8) + [0xFF] + Array(".plist".utf8) + [0]
+            value.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { _ = setenv("UTI_DECLARATIONS", $0.baseAddress!, 1) }
+            }
+            let loaded = try RegistrySources(namedSources: .leaveOut).load(cache: nil)
+            guard loaded.problems.map(\.file) == ["UTI_DECLARATIONS"] else { exit(1) }
+            guard (try? RegistrySources().load(cache: nil)) == nil else { exit(2) }
+        }
+    }
 }
