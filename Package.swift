@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "SharedMIMEInfo", targets: ["SharedMIMEInfo"]),
         .library(name: "InboxProcessing", targets: ["InboxProcessing"]),
         .library(name: "DocumentHandlers", targets: ["DocumentHandlers"]),
+        .library(name: "FolderWatching", targets: ["FolderWatching"]),
         .executable(name: "uti", targets: ["uti"]),
     ],
     dependencies: [
@@ -39,6 +40,9 @@ let package = Package(
         // Apple's UTType API over the registry, for code written for the Mac.
         .target(name: "UniformTypeIdentifiers", dependencies: ["UniformTypes", "SystemBase", "PropertyLists"]),
         .target(name: "InboxProcessing", dependencies: ["SystemBase", "CLinuxCalls"]),
+        // Settled, typed changes to folders, by the inbox's settle rules.
+        .target(
+            name: "FolderWatching", dependencies: ["InboxProcessing", "UniformTypes", "SystemBase", "CLinuxCalls"]),
         .target(
             name: "DocumentHandlers", dependencies: ["UniformTypes", "SystemBase", "PropertyLists", "CLinuxCalls"]),
         .executableTarget(
@@ -47,6 +51,7 @@ let package = Package(
                 "SystemBase",
                 "UniformTypes",
                 "InboxProcessing",
+                "FolderWatching",
                 "DocumentHandlers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -87,6 +92,10 @@ let package = Package(
         .testTarget(
             name: "InboxProcessingTests",
             dependencies: ["InboxProcessing", "TestSupport"]
+        ),
+        .testTarget(
+            name: "FolderWatchingTests",
+            dependencies: ["FolderWatching", "TestSupport"]
         ),
         .testTarget(
             name: "DocumentHandlersTests",

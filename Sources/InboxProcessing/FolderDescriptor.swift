@@ -7,13 +7,13 @@ import SystemBase
 /// An open folder that names are resolved against with the `*at` calls, so
 /// that a folder renamed or replaced while it is being worked on cannot
 /// redirect the work elsewhere.
-final class FolderDescriptor {
-    let fd: Int32
+package final class FolderDescriptor {
+    package let fd: Int32
     /// How the folder is named in messages.
-    let path: String
+    package let path: String
 
     /// Takes ownership of an open folder descriptor.
-    init(adopting fd: Int32, path: String) {
+    package init(adopting fd: Int32, path: String) {
         self.fd = fd
         self.path = path
     }
@@ -21,10 +21,20 @@ final class FolderDescriptor {
     deinit { close(fd) }
 
     /// Opens `path` as a folder, following symbolic links.
-    static func open(_ path: String) throws(SystemError) -> FolderDescriptor {
+    package static func open(_ path: String) throws(SystemError) -> FolderDescriptor {
         let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw SystemError.current }
         return FolderDescriptor(adopting: fd, path: path)
+    }
+
+    /// Opens the folder at `path`, given as bytes (a path need not be
+    /// UTF-8), following symbolic links.
+    package static func open(_ path: [UInt8]) throws(SystemError) -> FolderDescriptor {
+        let fd = (path + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { Glibc.open($0.baseAddress!, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        }
+        guard fd >= 0 else { throw SystemError.current }
+        return FolderDescriptor(adopting: fd, path: FileName(path).escaped)
     }
 
     /// Opens the entry `name` of this folder as a folder, never following a
@@ -36,7 +46,7 @@ final class FolderDescriptor {
     }
 
     /// The status of `name` itself (a symbolic link is not followed).
-    func status(of name: FileName) -> Result<stat, SystemError> {
+    package func status(of name: FileName) -> Result<stat, SystemError> {
         var info = stat()
         let result = name.bytes.withCString { fstatat(fd, $0, &info, AT_SYMLINK_NOFOLLOW) }
         return result == 0 ? .success(info) : .failure(.current)
@@ -57,7 +67,7 @@ final class FolderDescriptor {
 
     /// The entries of the folder with the kind readdir reports (`DT_REG`,
     /// `DT_DIR`, …, or `DT_UNKNOWN`), without `.` and `..`.
-    func entries() throws(SystemError) -> [(name: FileName, type: UInt8)] {
+    package func entries() throws(SystemError) -> [(name: FileName, type: UInt8)] {
         let copy = dup(fd)
         guard copy >= 0 else { throw SystemError.current }
         guard let dir = fdopendir(copy) else {

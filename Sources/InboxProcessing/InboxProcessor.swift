@@ -624,7 +624,7 @@ public final class InboxProcessor {
         return target
     }
 
-    static func kind(of info: stat) -> Kind {
+    package static func kind(of info: stat) -> Kind {
         switch info.kind {
         case .regular: return .file
         case .directory: return .folder

@@ -32,26 +32,9 @@ public final class InboxWatcher {
         _ observe: (InboxProcessor.Event) -> Void,
         finished: (InboxProcessor.Summary) -> Void
     ) throws(InboxProcessor.Failure) -> Int32 {
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        var previous = sigset_t()
-        pthread_sigmask(SIG_BLOCK, &signals, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        let signalFD = uti_signal_descriptor(&signals)
-        guard signalFD >= 0 else {
-            throw InboxProcessor.Failure(path: "signals", reason: SystemError.current.description)
+        try TerminationSignals.wait { (descriptor, stoppingSignal) throws(InboxProcessor.Failure) in
+            try watch(waitingOn: descriptor, observe, finished: finished) { stoppingSignal() != nil }
         }
-        defer { close(signalFD) }
-        var stoppedBy: Int32 = 0
-        try watch(waitingOn: signalFD, observe, finished: finished) {
-            let signal = uti_read_signal(signalFD)
-            guard signal == SIGINT || signal == SIGTERM else { return false }
-            stoppedBy = signal
-            return true
-        }
-        return stoppedBy
     }
 
     /// Watches until `stop` is stopped (from any thread or task), then
@@ -90,14 +73,7 @@ public final class InboxWatcher {
             var retryAfter: Double? = nil
             let summary = try processor.run { event in
                 if case .item(let report) = event, case .waiting(let reason) = report.outcome {
-                    let interval = processor.options.settle.interval
-                    let wait: Double
-                    switch reason {
-                    case .changedRecently(let age): wait = max(interval - age, 0) + 0.05
-                    case .openForWriting: wait = max(interval, 1)
-                    case .writerUnknown(let age): wait = max(processor.options.settle.writerWindow - age, 1)
-                    case .linkTargetInInbox: wait = max(interval, 1)
-                    }
+                    let wait = processor.options.settle.retryDelay(after: reason)
                     retryAfter = min(retryAfter ?? wait, wait)
                 }
                 observe(event)
@@ -197,7 +173,7 @@ extension InboxProcessor {
 /// returns once the pass in progress is done after `stop()`.
 public final class InboxWatchStop: Sendable {
     /// An eventfd that becomes readable on `stop()`.
-    let descriptor: Int32
+    package let descriptor: Int32
 
     /// Makes a stop that is not stopped; throws when the system has no
     /// eventfd to give.
@@ -223,9 +199,42 @@ public final class InboxWatchStop: Sendable {
     }
 }
 
+/// SIGINT and SIGTERM as a descriptor to wait on, for a watch on a
+/// program's main thread.
+package enum TerminationSignals {
+    /// Runs `body` with SIGINT and SIGTERM blocked in the calling thread
+    /// (its mask is restored after) and readable from a signalfd: `body` gets
+    /// the descriptor and a function that reads the signal that arrived
+    /// (nil for another). Returns the signal `body` saw last (0 if none).
+    package static func wait(
+        _ body: (Int32, () -> Int32?) throws(InboxProcessor.Failure) -> Void
+    ) throws(InboxProcessor.Failure) -> Int32 {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &signals, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        let signalFD = uti_signal_descriptor(&signals)
+        guard signalFD >= 0 else {
+            throw InboxProcessor.Failure(path: "signals", reason: SystemError.current.description)
+        }
+        defer { close(signalFD) }
+        var stoppedBy: Int32 = 0
+        try body(signalFD) {
+            let signal = uti_read_signal(signalFD)
+            guard signal == SIGINT || signal == SIGTERM else { return nil }
+            stoppedBy = signal
+            return signal
+        }
+        return stoppedBy
+    }
+}
+
 /// Runs `body` on a new thread of its own (a watch blocks in `poll`, so it
 /// never takes a thread of Swift's cooperative pool).
-private func startThread(_ body: @escaping @Sendable () -> Void) {
+package func startThread(_ body: @escaping @Sendable () -> Void) {
     final class Box: @unchecked Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }

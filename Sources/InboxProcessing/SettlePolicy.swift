@@ -66,7 +66,7 @@ public struct SettlePolicy: Sendable {
     /// writer window that a process has open for writing (or of which that
     /// cannot be told). Every regular file of a folder moved across file
     /// systems is asked this too.
-    func wait(
+    package func wait(
         for info: stat, kind: InboxProcessor.Kind, _ name: FileName, in folder: FolderDescriptor
     ) -> InboxProcessor.WaitReason? {
         var now = timespec()
@@ -82,6 +82,20 @@ public struct SettlePolicy: Sendable {
             }
         }
         return nil
+    }
+
+    /// How long to wait before asking again about an item that must wait
+    /// for `reason`: until the interval has passed since its last change
+    /// (and a little more, so the next look finds it settled), a second or
+    /// the interval for a writer or a link's target, the rest of the writer
+    /// window when writers cannot be told.
+    package func retryDelay(after reason: InboxProcessor.WaitReason) -> Double {
+        switch reason {
+        case .changedRecently(let age): return max(interval - age, 0) + 0.05
+        case .openForWriting: return max(interval, 1)
+        case .writerUnknown(let age): return max(writerWindow - age, 1)
+        case .linkTargetInInbox: return max(interval, 1)
+        }
     }
 
     /// Whether a writer that has the file open now may still be writing it

@@ -32,7 +32,7 @@ enum FastPath {
     /// Every command name the parser knows (`FastPathTests` checks they agree).
     static let commandNames = [
         "lookup", "file", "tags", "conforms", "equal", "supertypes", "descendants", "decode", "graph", "validate",
-        "batch", "filter", "inbox", "open-in", "set-default", "defaults", "help",
+        "batch", "filter", "inbox", "watch", "open-in", "set-default", "defaults", "help",
     ]
 
     /// Splits `args` into the flags of `allowed` and plain words; nil when

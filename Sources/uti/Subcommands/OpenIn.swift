@@ -415,17 +415,40 @@ struct OpenIn: ParsableCommand {
 
 /// Starts a program with `posix_spawnp` (no shell) and waits for it.
 enum ProcessLauncher {
-    static func run(_ argv: [String]) throws -> Int32 {
+    /// Runs `argv` with this process's environment, `adding` set in it, and
+    /// every signal unblocked and at its default (a watch blocks SIGINT and
+    /// SIGTERM, and a child must not inherit that); returns its status as a
+    /// shell gives it.
+    static func run(_ argv: [String], adding environment: [String: String] = [:]) throws -> Int32 {
         // Each argument as its bytes: a path need not be UTF-8 (see PathText).
-        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { argument in
-            (PathText.bytes(argument).filter { $0 != 0 } + [0]).withUnsafeBufferPointer { buffer in
+        func cString(_ text: String) -> UnsafeMutablePointer<CChar>? {
+            (PathText.bytes(text).filter { $0 != 0 } + [0]).withUnsafeBufferPointer { buffer in
                 buffer.withMemoryRebound(to: CChar.self) { strdup($0.baseAddress!) }
             }
         }
+        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map(cString)
         cArguments.append(nil)
-        defer { for pointer in cArguments { free(pointer) } }
+        var variables: [UnsafeMutablePointer<CChar>?] = []
+        var index = 0
+        while let entry = environ[index] {
+            let name = String(cString: entry).split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+            if environment[name] == nil { variables.append(strdup(entry)) }
+            index += 1
+        }
+        for (name, value) in environment.sorted(by: { $0.key < $1.key }) { variables.append(cString(name + "=" + value)) }
+        variables.append(nil)
+        defer { for pointer in cArguments + variables { free(pointer) } }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let error = posix_spawnp(&pid, argv[0], nil, nil, cArguments, environ)
+        let error = posix_spawnp(&pid, argv[0], nil, &attributes, cArguments, variables)
         guard error == 0 else {
             throw Console.fail("\(argv[0]): cannot start: \(SystemError(error).reason)")
         }

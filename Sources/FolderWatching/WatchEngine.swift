@@ -1,0 +1,590 @@
+import CLinuxCalls
+import InboxProcessing
+import SystemBase
+import UniformTypes
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The state of a watch: what is known of each item of the watched folders,
+/// the inotify watches, and the items waiting to settle. inotify's events
+/// only say where to look: each item is compared with what was known of it,
+/// so that events merged, repeated or lost (then a rescan) still give each
+/// change once. Used by one thread.
+final class WatchEngine {
+    /// An item: the index of its watched folder and its path inside it
+    /// (empty for the folder itself).
+    struct Key: Hashable {
+        var root: Int
+        var relative: [UInt8]
+
+        func child(_ name: [UInt8]) -> Key {
+            Key(root: root, relative: relative.isEmpty ? name : relative + [0x2F] + name)
+        }
+
+        func isInside(_ folder: Key) -> Bool {
+            root == folder.root && relative.count > folder.relative.count + 1
+                && relative[folder.relative.count] == 0x2F && relative.starts(with: folder.relative)
+        }
+
+        var name: [UInt8] { Array(relative.split(separator: 0x2F, omittingEmptySubsequences: false).last ?? []) }
+    }
+
+    /// What decides whether content changed: the inode and its size and
+    /// modification time.
+    struct Stamp: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: Int
+        var modifiedNanoseconds: Int
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            modified = info.st_mtim.tv_sec
+            modifiedNanoseconds = info.st_mtim.tv_nsec
+        }
+    }
+
+    enum State: Equatable {
+        /// Reported, or there when the watch began (and not reported).
+        case known
+        /// New, not reported until settled.
+        case settlingAdd(initial: Bool)
+        /// Known, written since, not reported until settled.
+        case settlingChange
+    }
+
+    struct Entry {
+        var kind: InboxProcessor.Kind
+        var stamp: Stamp
+        var state: State
+        /// Which queued look at it counts (older ones are stale).
+        var generation = 0
+        /// Its type when last reported.
+        var type: UTType?
+    }
+
+    struct Root {
+        /// As given, escaped for display.
+        let path: String
+        let bytes: [UInt8]
+        var watch: Int32?
+        /// While the folder is missing: the watch on the folder holding it.
+        var parentWatch: Int32?
+    }
+
+    let options: FolderWatcher.Options
+    let typing: FileTyping
+    let notify: InotifyQueue
+    private let emit: (FolderWatchReport) -> Void
+    private var roots: [Root]
+    private var entries: [Key: Entry] = [:]
+    private var watches: [Int32: Key] = [:]
+    private var due = DueQueue<(key: Key, generation: Int)>()
+    /// Items to look at once the events read are paired, in the order seen.
+    private var dirty: [Key] = []
+    private var dirtySet: Set<Key> = []
+    private var parentCache: (key: Key, folder: FolderDescriptor)?
+    /// During a rescan: every item listed.
+    private var listed: Set<Key>?
+
+    static let folderMask = UInt32(
+        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB
+            | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
+    /// A watched folder named through a symbolic link is watched where it leads.
+    static let rootMask = folderMask & ~UInt32(IN_DONT_FOLLOW)
+    static let parentMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+
+    init(
+        roots: [[UInt8]], options: FolderWatcher.Options, typing: FileTyping,
+        emit: @escaping (FolderWatchReport) -> Void
+    ) throws(FolderWatcher.Failure) {
+        self.options = options
+        self.typing = typing
+        self.emit = emit
+        self.notify = try InotifyQueue()
+        self.roots = roots.map { bytes in
+            var trimmed = bytes
+            while trimmed.count > 1 && trimmed.last == 0x2F { trimmed.removeLast() }
+            return Root(path: FileName(bytes).escaped, bytes: trimmed)
+        }
+    }
+
+    /// The status of `path` (of a symbolic link itself unless `follow`),
+    /// nil with `errno` set when there is none.
+    static func status(_ path: [UInt8], follow: Bool = false) -> stat? {
+        var info = stat()
+        let result = (path + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) {
+                follow ? stat($0.baseAddress!, &info) : lstat($0.baseAddress!, &info)
+            }
+        }
+        return result == 0 ? info : nil
+    }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    func path(_ key: Key) -> [UInt8] {
+        let root = roots[key.root].bytes
+        if key.relative.isEmpty { return root }
+        return (root.last == 0x2F ? root : root + [0x2F]) + key.relative
+    }
+
+    // MARK: Starting
+
+    /// Watches and lists every folder; reports the items there as added
+    /// when asked, else takes them as known. Throws when a folder cannot be
+    /// watched.
+    func start() throws(FolderWatcher.Failure) {
+        var identities = Set<[UInt64]>()
+        for index in roots.indices {
+            let root = roots[index]
+            guard let info = Self.status(root.bytes, follow: true) else {
+                throw FolderWatcher.Failure(path: root.path, reason: SystemError.current.reason)
+            }
+            guard info.isDirectory else { throw FolderWatcher.Failure(path: root.path, reason: "is not a folder") }
+            guard identities.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted else {
+                throw FolderWatcher.Failure(path: root.path, reason: "is already watched (named twice)")
+            }
+        }
+        for index in roots.indices { try attachRoot(index, reportExisting: options.reportsExisting) }
+        if options.recursive { try refuseNestedRoots() }
+        emit(.ready(items: entries.count))
+    }
+
+    /// A folder inside another watched recursively would share its watches.
+    private func refuseNestedRoots() throws(FolderWatcher.Failure) {
+        for (watch, key) in watches where !key.relative.isEmpty {
+            if let other = roots.indices.first(where: { roots[$0].watch == watch && $0 != key.root }) {
+                throw FolderWatcher.Failure(
+                    path: roots[other].path,
+                    reason: "is inside \(roots[key.root].path), which is watched with its subfolders")
+            }
+        }
+    }
+
+    /// Watches the folder of root `index` (the folder first, then its
+    /// contents are listed) and records what it holds.
+    private func attachRoot(_ index: Int, reportExisting: Bool) throws(FolderWatcher.Failure) {
+        if let parent = roots[index].parentWatch {
+            notify.remove(parent)
+            watches[parent] = nil
+            roots[index].parentWatch = nil
+        }
+        let key = Key(root: index, relative: [])
+        guard let watch = try notify.add(roots[index].bytes, mask: Self.rootMask) else {
+            try waitForRoot(index)
+            return
+        }
+        if let other = watches[watch], other != key {
+            throw FolderWatcher.Failure(path: roots[index].path, reason: "is the same folder as \(path(other))")
+        }
+        roots[index].watch = watch
+        watches[watch] = key
+        try walk(key, existing: reportExisting)
+    }
+
+    /// Lists `folder` and looks at each item (`existing` as `look` takes
+    /// it; a new folder in a recursive watch is watched and listed in turn).
+    /// During a rescan, each item listed joins `listed`, and folders known
+    /// before are listed again.
+    private func walk(_ folder: Key, existing: Bool?) throws(FolderWatcher.Failure) {
+        var pending = [folder]
+        while let next = pending.popLast() {
+            guard let names = Self.names(in: path(next)) else { continue }
+            for name in names {
+                let child = next.child(name)
+                listed?.insert(child)
+                let wasKnownFolder = entries[child]?.kind == .folder
+                try look(at: child, existing: existing)
+                if listed != nil, options.recursive, wasKnownFolder, entries[child]?.kind == .folder {
+                    if try watchFolder(child) { pending.append(child) }
+                }
+            }
+        }
+    }
+
+    /// The names in the folder at `path`, as bytes; nil when it cannot be listed.
+    static func names(in path: [UInt8]) -> [[UInt8]]? {
+        let dir = (path + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { opendir($0.baseAddress!) }
+        }
+        guard let dir else { return nil }
+        defer { closedir(dir) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
+        }
+        return names
+    }
+
+    /// Watches a folder inside the tree; false when it is gone.
+    private func watchFolder(_ key: Key) throws(FolderWatcher.Failure) -> Bool {
+        guard let watch = try notify.add(path(key), mask: Self.folderMask) else { return false }
+        // The same folder reached twice (a bind mount) keeps its first name.
+        if watches[watch] == nil || watches[watch] == key { watches[watch] = key }
+        return true
+    }
+
+    // MARK: Looking at an item
+
+    /// Compares the item with what is known of it. `existing` is set while
+    /// listing at the start: true reports the items found, false takes them
+    /// as known. Returns true when the item is a new folder, which a
+    /// recursive watch has then watched and listed.
+    @discardableResult
+    private func look(at key: Key, existing: Bool? = nil) throws(FolderWatcher.Failure) -> Bool {
+        guard let info = Self.status(path(key)) else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { vanish(key) }
+            return false
+        }
+        let kind = InboxProcessor.kind(of: info)
+        let stamp = Stamp(info)
+        if var entry = entries[key] {
+            if entry.kind != kind {
+                vanish(key)
+            } else {
+                if kind != .folder && entry.stamp != stamp {
+                    if entry.state == .known { entry.state = .settlingChange }
+                    entry.stamp = stamp
+                    entries[key] = entry
+                    schedule(key, after: 0)
+                }
+                return false
+            }
+        }
+        if let existing, !existing {
+            entries[key] = Entry(kind: kind, stamp: stamp, state: .known)
+            if kind == .folder && options.recursive {
+                guard try watchFolder(key) else { return false }
+                try walk(key, existing: false)
+                return true
+            }
+            return false
+        }
+        let initial = existing ?? false
+        if kind == .folder {
+            // A folder is reported at once: its items settle each on their own.
+            entries[key] = Entry(kind: kind, stamp: stamp, state: .known)
+            if options.recursive {
+                // Watched before it is listed, so nothing created in it meanwhile is missed.
+                guard try watchFolder(key) else {
+                    vanish(key)
+                    return false
+                }
+            }
+            report(.added, key, initial: initial)
+            if options.recursive {
+                try walk(key, existing: existing)
+                return true
+            }
+            return false
+        }
+        entries[key] = Entry(kind: kind, stamp: stamp, state: .settlingAdd(initial: initial))
+        schedule(key, after: 0)
+        return false
+    }
+
+    /// The item is gone: reported removed if it was reported (a folder's
+    /// items first, deepest first), forgotten if it was still settling.
+    private func vanish(_ key: Key) {
+        guard let entry = entries[key] else { return }
+        if entry.kind == .folder {
+            let inside = entries.keys.filter { $0.isInside(key) }.sorted { $0.relative.count > $1.relative.count }
+            for item in inside { vanishOne(item) }
+            for (watch, folder) in watches where folder == key || folder.isInside(key) {
+                watches[watch] = nil
+                notify.remove(watch)
+            }
+        }
+        vanishOne(key)
+    }
+
+    private func vanishOne(_ key: Key) {
+        guard let entry = entries.removeValue(forKey: key) else { return }
+        if case .settlingAdd = entry.state { return }
+        let event = FolderEvent(
+            change: .removed, root: roots[key.root].path, path: path(key), oldPath: nil, kind: entry.kind,
+            type: nil, isInitial: false)
+        if passes(event, remembered: entry.type) { emit(.event(event)) }
+    }
+
+    /// `from` was renamed to `to` inside the tree.
+    private func rename(_ from: Key, to: Key) throws(FolderWatcher.Failure) {
+        guard var entry = entries[from] else {
+            markDirty(to)
+            return
+        }
+        guard let info = Self.status(path(to)), InboxProcessor.kind(of: info) == entry.kind else {
+            // Moved on again, or replaced, before it was looked at.
+            vanish(from)
+            markDirty(to)
+            return
+        }
+        let replaced = entries[to]
+        if replaced != nil { vanishQuietly(to) }
+        entries[from] = nil
+        if entry.kind == .folder {
+            let inside = entries.keys.filter { $0.isInside(from) }
+            for item in inside {
+                let moved = Key(root: to.root, relative: to.relative + item.relative[from.relative.count...])
+                entries[moved] = entries.removeValue(forKey: item)
+            }
+            for (watch, folder) in watches where folder == from || folder.isInside(from) {
+                watches[watch] = Key(root: to.root, relative: to.relative + folder.relative[from.relative.count...])
+            }
+        }
+        let stamp = Stamp(info)
+        let written = entry.kind != .folder && stamp != entry.stamp
+        entry.stamp = stamp
+        switch entry.state {
+        case .settlingAdd:
+            // Never reported: it replaces what was at `to` (a changed file) or is still new there.
+            if let replaced, replaced.state != .settlingAdd(initial: false), replaced.kind == entry.kind {
+                entry.state = .settlingChange
+            }
+            entries[to] = entry
+            schedule(to, after: 0)
+        case .known, .settlingChange:
+            entries[to] = entry
+            report(.renamed, to, from: from)
+            if written || entry.state == .settlingChange {
+                entries[to]?.state = .settlingChange
+                schedule(to, after: 0)
+            }
+        }
+    }
+
+    /// Forgets an item replaced by a rename: the rename event says it.
+    private func vanishQuietly(_ key: Key) {
+        guard let entry = entries.removeValue(forKey: key) else { return }
+        if entry.kind == .folder {
+            for item in entries.keys where item.isInside(key) { entries[item] = nil }
+            for (watch, folder) in watches where folder == key || folder.isInside(key) { watches[watch] = nil }
+        }
+    }
+
+    // MARK: Settling
+
+    private func schedule(_ key: Key, after delay: Double) {
+        guard var entry = entries[key] else { return }
+        entry.generation += 1
+        entries[key] = entry
+        due.push((key, entry.generation), at: Self.now() + delay)
+    }
+
+    /// Seconds until the next item must be looked at; nil when none waits.
+    var nextDelay: Double? { due.nextTime.map { max($0 - Self.now(), 0) } }
+
+    /// Looks at the items whose time has come: reports those settled.
+    func settleDue() throws(FolderWatcher.Failure) {
+        let now = Self.now()
+        while let (key, generation) = due.pop(dueBy: now) {
+            guard var entry = entries[key], entry.generation == generation, entry.state != .known else { continue }
+            guard let info = Self.status(path(key)), InboxProcessor.kind(of: info) == entry.kind else {
+                try look(at: key)
+                continue
+            }
+            entry.stamp = Stamp(info)
+            entries[key] = entry
+            if let reason = waitReason(key, info, kind: entry.kind) {
+                schedule(key, after: options.settle.retryDelay(after: reason))
+                continue
+            }
+            entries[key]?.state = .known
+            switch entry.state {
+            case .settlingAdd(let initial): report(.added, key, initial: initial)
+            default: report(.changed, key)
+            }
+        }
+    }
+
+    /// Why the item must wait (the inbox's settle rules), nil when settled.
+    private func waitReason(_ key: Key, _ info: stat, kind: InboxProcessor.Kind) -> InboxProcessor.WaitReason? {
+        let parent = Key(root: key.root, relative: Array(key.relative.dropLast(key.name.count + 1)))
+        let folder: FolderDescriptor
+        if let cached = parentCache, cached.key == parent {
+            folder = cached.folder
+        } else {
+            guard let opened = try? FolderDescriptor.open(path(parent)) else {
+                // Its folder is gone: the next look finds the item gone too.
+                return .changedRecently(secondsAgo: 0)
+            }
+            parentCache = (parent, opened)
+            folder = opened
+        }
+        return options.settle.wait(for: info, kind: kind, FileName(key.name), in: folder)
+    }
+
+    // MARK: Reporting
+
+    private func report(_ change: FolderEvent.Change, _ key: Key, from: Key? = nil, initial: Bool = false) {
+        guard let entry = entries[key] else { return }
+        let type = try? typing.type(forPath: path(key), options: options.typing)
+        var event = FolderEvent(
+            change: change, root: roots[key.root].path, path: path(key), oldPath: from.map(path), kind: entry.kind,
+            type: type, isInitial: initial)
+        let remembered = entry.type
+        entries[key]?.type = type?.type
+        if type == nil { event.type = nil }
+        if passes(event, remembered: remembered) { emit(.event(event)) }
+    }
+
+    /// Whether the event's item conforms to the type asked for: by its
+    /// type, or for a removed (or renamed) item by what it was.
+    private func passes(_ event: FolderEvent, remembered: UTType?) -> Bool {
+        guard let filter = options.conformingTo else { return true }
+        if let type = event.type?.type, type.conforms(to: filter) { return true }
+        if let remembered, remembered.conforms(to: filter) { return true }
+        if event.change == .removed || event.change == .renamed, remembered == nil {
+            let name = FileTyping.fileName(of: event.oldPath ?? event.path)
+            return typing.type(forName: name).type.conforms(to: filter)
+        }
+        return false
+    }
+
+    // MARK: Events
+
+    private func markDirty(_ key: Key) {
+        if dirtySet.insert(key).inserted { dirty.append(key) }
+    }
+
+    /// Reads and handles every event ready: renames paired by cookie, other
+    /// events mark their item to be looked at, and a lost event (queue
+    /// overflow) or a watched folder moved or removed starts a rescan.
+    func handleEvents() throws(FolderWatcher.Failure) {
+        var movedFrom: (cookie: UInt32, key: Key)?
+        var overflowed = false
+        var goneRoots: [Int] = []
+        var events = notify.read()
+        while !events.isEmpty {
+            for event in events {
+                if event.has(IN_Q_OVERFLOW) {
+                    overflowed = true
+                    continue
+                }
+                if let index = roots.indices.first(where: { roots[$0].parentWatch == event.watch }) {
+                    if event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF) || event.has(IN_IGNORED) {
+                        throw FolderWatcher.Failure(
+                            path: roots[index].path, reason: "the folder holding it was moved or removed")
+                    }
+                    if event.name == Array(roots[index].bytes.split(separator: 0x2F).last ?? []) {
+                        goneRoots.append(index)
+                    }
+                    continue
+                }
+                guard let folder = watches[event.watch] else { continue }
+                if event.has(IN_IGNORED) {
+                    watches[event.watch] = nil
+                    if folder.relative.isEmpty { goneRoots.append(folder.root) }
+                    continue
+                }
+                if event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF) {
+                    if folder.relative.isEmpty { goneRoots.append(folder.root) }
+                    continue
+                }
+                let key = folder.child(event.name)
+                if event.has(IN_MOVED_FROM) {
+                    if let pending = movedFrom { markDirty(pending.key) }
+                    movedFrom = (event.cookie, key)
+                    continue
+                }
+                if event.has(IN_MOVED_TO), let pending = movedFrom, pending.cookie == event.cookie {
+                    movedFrom = nil
+                    try rename(pending.key, to: key)
+                    continue
+                }
+                if let pending = movedFrom {
+                    markDirty(pending.key)
+                    movedFrom = nil
+                }
+                markDirty(key)
+            }
+            // The other half of a rename may be on its way.
+            events = movedFrom != nil && notify.waitReadable(milliseconds: 2) ? notify.read() : []
+        }
+        if let pending = movedFrom { markDirty(pending.key) }
+        let keys = dirty
+        dirty = []
+        dirtySet = []
+        parentCache = nil
+        for key in keys where !overflowed { try look(at: key) }
+        for index in Set(goneRoots).sorted() {
+            try rescan(index, reason: "the folder was moved or removed")
+        }
+        if overflowed {
+            for index in roots.indices where roots[index].watch != nil {
+                try rescan(
+                    index,
+                    reason: "the kernel's event queue overflowed " + InotifyQueue.limit("max_queued_events"))
+            }
+        }
+    }
+
+    /// Lists the folder again and reports every difference from what was
+    /// known. A folder gone from its path has its items reported removed,
+    /// and is watched for again from the folder holding it.
+    private func rescan(_ index: Int, reason: String) throws(FolderWatcher.Failure) {
+        emit(.rescanned(root: roots[index].path, reason: reason))
+        let rootKey = Key(root: index, relative: [])
+        let present = Self.status(roots[index].bytes, follow: true)?.isDirectory ?? false
+        let watch = present ? try notify.add(roots[index].bytes, mask: Self.rootMask) : nil
+        if let watch, roots[index].watch == watch {
+            listed = []
+            defer { listed = nil }
+            try walk(rootKey, existing: nil)
+            let seen = listed ?? []
+            let gone = entries.keys.filter { $0.root == index && !$0.relative.isEmpty && !seen.contains($0) }
+            for key in gone.sorted(by: { $0.relative.count > $1.relative.count }) where entries[key] != nil {
+                vanish(key)
+            }
+            return
+        }
+        // Another folder, or none, is at the path now: everything known is gone.
+        let known = entries.keys.filter { $0.root == index && !$0.relative.isEmpty }
+        for key in known.sorted(by: { $0.relative.count > $1.relative.count }) { vanishOne(key) }
+        for (watch, folder) in watches where folder.root == index {
+            watches[watch] = nil
+            notify.remove(watch)
+        }
+        roots[index].watch = nil
+        if let watch {
+            // The new watch took the place of the old one, which was just removed: watch anew.
+            notify.remove(watch)
+        }
+        if present {
+            try attachRoot(index, reportExisting: true)
+        } else {
+            try waitForRoot(index)
+        }
+    }
+
+    /// Watches the folder holding a missing watched folder for it to come back.
+    private func waitForRoot(_ index: Int) throws(FolderWatcher.Failure) {
+        let bytes = roots[index].bytes
+        let parent: [UInt8]
+        if let slash = bytes.lastIndex(of: 0x2F) {
+            parent = slash == 0 ? [0x2F] : Array(bytes[..<slash])
+        } else {
+            parent = [0x2E]
+        }
+        guard let watch = try notify.add(parent, mask: Self.parentMask) else {
+            throw FolderWatcher.Failure(path: roots[index].path, reason: "the folder holding it is gone")
+        }
+        roots[index].parentWatch = watch
+        // It may have come back before the watch was in place.
+        if Self.status(roots[index].bytes, follow: true)?.isDirectory ?? false {
+            try attachRoot(index, reportExisting: true)
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import ArgumentParser
+import DocumentHandlers
+import FolderWatching
+import InboxProcessing
+import SystemBase
+import UniformTypes
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print each settled change in folders, typed: added, removed, changed, renamed.",
+        discussion: """
+            One line per change, as it settles: "added PATH: TYPE (MIME)", "changed
+            PATH: TYPE (MIME)", "renamed OLD -> NEW: TYPE (MIME)", "removed PATH"; types
+            as uti file gives them. An added or changed file is printed once unchanged
+            for --settle seconds and no process has it open for writing (the rules of
+            uti inbox); a folder at once. A file created and removed before it settles
+            is not printed. When events may have been lost (the kernel's queue
+            overflowed) or a watched folder was moved or removed, the folder is listed
+            again, "rescan FOLDER: REASON" is printed, and then the differences.
+            Names are escaped as uti inbox escapes them; in JSON a name that is not
+            UTF-8 also comes as hex ("pathHex").
+
+            "uti: watching ..." on standard error says the watch has begun. Stop with
+            SIGINT or SIGTERM: exit 0. Exit 2 for bad arguments or a folder that
+            cannot be watched (missing, not a folder, a watch limit reached: the
+            limit is named); 1 when the watch cannot go on (the folder holding a
+            removed watched folder is gone too).
+
+            --exec runs a command for each change, after its line is printed, without
+            a shell: every argument after --exec is the command, "{}" in it is
+            replaced by the path, and UTI_EVENT, UTI_PATH, UTI_OLD_PATH, UTI_TYPE and
+            UTI_MIME are set. Changes wait while it runs. A command that fails is
+            named on standard error and the watch goes on.
+              uti watch ~/Downloads --type public.image --exec notify-send "new image" {}
+            """)
+
+    @OptionGroup var registryOptions: RegistryOptions
+    @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Watch subfolders too.")
+    var recursive = false
+    @Flag(help: "Print one JSON object a line (the schema is in README.md).")
+    var json = false
+    @Option(
+        name: .customLong("type"),
+        help: ArgumentHelp(
+            "Print only items whose type conforms to this one (public.image, jpg, image/png).", valueName: "type"))
+    var type: String?
+    @Option(
+        help: ArgumentHelp(
+            "Print an added or changed file once unchanged this long and not open for writing (default 2).",
+            valueName: "seconds"))
+    var settle: Double = 2
+    @Flag(
+        name: .customLong("no-writer-check"),
+        help: "Do not wait for processes that have a file open for writing.")
+    var noWriterCheck = false
+    @Flag(help: "Print what the folders hold first, as added.")
+    var initial = false
+    @Option(
+        name: .customLong("exec"), parsing: .remaining,
+        help: ArgumentHelp("Run this command for each change (every argument after --exec).", valueName: "command"))
+    var command: [String] = []
+    @Argument(help: "The folders to watch.")
+    var folders: [String]
+
+    func validate() throws {
+        if folders.isEmpty { throw ValidationError("give at least one folder") }
+        if folders.contains("") { throw ValidationError("an empty folder path was given") }
+        if !settle.isFinite || settle < 0 || settle > 86_400 {
+            throw ValidationError("--settle \(settle): give seconds from 0 to 86400")
+        }
+        if let type, type.isEmpty { throw ValidationError("--type needs a type") }
+    }
+
+    func run() throws {
+        let registry = try registryOptions.load()
+        var options = FolderWatcher.Options()
+        options.recursive = recursive
+        options.settle = SettlePolicy(interval: settle, checkWriters: !noWriterCheck)
+        options.reportsExisting = initial
+        if let type {
+            options.conformingTo = try QueryResolver(registry: registry).declaredArgument(type, "--type")
+        }
+        let watcher = FolderWatcher(
+            folderPaths: folders.map(PathText.bytes), options: options, typing: FileTyping(registry: registry))
+        let printer = WatchPrinter(json: json, command: command)
+        let signal: Int32
+        do {
+            signal = try watcher.run { printer.handle($0, folders: folders.count) }
+        } catch {
+            fflush(nil)
+            Console.error("uti: \(error)")
+            throw ExitCode(printer.started ? Status.no : Status.error)
+        }
+        fflush(nil)
+        Console.error("uti: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM")")
+    }
+}
+
+/// Prints a watch's reports, one line (or JSON object) each, flushed as it
+/// is printed, and runs the `--exec` command for each change.
+final class WatchPrinter {
+    let json: Bool
+    let command: [String]
+    /// Whether the watch began (later failures exit 1, not 2).
+    private(set) var started = false
+
+    init(json: Bool, command: [String]) {
+        self.json = json
+        self.command = command
+    }
+
+    func handle(_ report: FolderWatchReport, folders: Int) {
+        switch report {
+        case .ready(let items):
+            started = true
+            Console.error("uti: watching \(folders) folder\(folders == 1 ? "" : "s") (\(items) items)")
+        case .rescanned(let root, let reason):
+            if json {
+                print(JSON.object([("event", .string("rescan")), ("folder", .string(root)), ("reason", .string(reason))]).serialized(indent: nil))
+            } else {
+                print("rescan \(root): \(Escaping.controls(reason))")
+            }
+            fflush(nil)
+        case .event(let event):
+            print(json ? Self.json(event).serialized(indent: nil) : Self.line(event))
+            fflush(nil)
+            if !command.isEmpty { run(for: event) }
+        }
+    }
+
+    static func line(_ event: FolderEvent) -> String {
+        var text = event.change.rawValue + " "
+        if let old = event.displayOldPath { text += old + " -> " }
+        text += event.displayPath
+        if let result = event.type {
+            text += ": \(result.type.identifier)"
+            let mime = FileCommand.mimeType(result)
+            if !mime.isEmpty { text += " (\(mime))" }
+        }
+        return text
+    }
+
+    static func json(_ event: FolderEvent) -> JSON {
+        var members: [(String, JSON)] = [("event", .string(event.change.rawValue))]
+        members += JSON.path("path", bytes: event.path)
+        if let old = event.oldPath { members += JSON.path("from", bytes: old) }
+        members.append(("kind", .string(event.kind.rawValue)))
+        members.append(("type", .optional(event.type?.type.identifier)))
+        members.append(("mimeType", .optional(event.type.map(FileCommand.mimeType))))
+        members.append(("initial", .bool(event.isInitial)))
+        return .object(members)
+    }
+
+    /// Runs the command with `{}` replaced by the path and the event in the
+    /// environment; its failure is said and the watch goes on.
+    private func run(for event: FolderEvent) {
+        let path = PathText.text(event.path)
+        let argv = command.map { $0.replacingOccurrences(of: "{}", with: path) }
+        var environment = [
+            "UTI_EVENT": event.change.rawValue, "UTI_PATH": path,
+            "UTI_TYPE": event.type?.type.identifier ?? "", "UTI_MIME": event.type.map(FileCommand.mimeType) ?? "",
+        ]
+        if let old = event.oldPath { environment["UTI_OLD_PATH"] = PathText.text(old) }
+        do {
+            let status = try ProcessLauncher.run(argv, adding: environment)
+            if status != 0 {
+                Console.error(
+                    "uti: \(ExecCommand.shellQuoted(argv, rawByte: PathText.rawByte)) exited with status \(status)")
+            }
+        } catch {
+            // Said by ProcessLauncher.
+        }
+    }
+}
