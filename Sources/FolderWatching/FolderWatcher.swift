@@ -108,7 +108,9 @@ public struct FolderWatcher: Sendable {
     }
 
     /// The watch: wait for events, the next item to settle, or `wake`.
-    private func watch(waitingOn wake: Int32, _ report: (FolderWatchReport) -> Void, shouldStop: () -> Bool)
+    private func watch(
+        waitingOn wake: Int32, _ report: (FolderWatchReport) -> Void, shouldStop: () -> Bool
+    )
         throws(Failure)
     {
         uti_lease_scope_begin()

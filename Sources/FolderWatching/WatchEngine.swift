@@ -156,19 +156,20 @@ final class WatchEngine {
             }
         }
         for index in roots.indices { try attachRoot(index, reportExisting: options.reportsExisting) }
-        if options.recursive { try refuseNestedRoots() }
         emit(.ready(items: entries.count))
     }
 
-    /// A folder inside another watched recursively would share its watches.
-    private func refuseNestedRoots() throws(FolderWatcher.Failure) {
-        for (watch, key) in watches where !key.relative.isEmpty {
-            if let other = roots.indices.first(where: { roots[$0].watch == watch && $0 != key.root }) {
-                throw FolderWatcher.Failure(
-                    path: roots[other].path,
-                    reason: "is inside \(roots[key.root].path), which is watched with its subfolders")
-            }
+    /// The failure for a folder reached twice: named twice, or one inside
+    /// another watched with its subfolders (they would share watches).
+    private func overlap(_ key: Key, _ other: Key) -> FolderWatcher.Failure {
+        if other.relative.isEmpty && key.relative.isEmpty {
+            return FolderWatcher.Failure(
+                path: roots[key.root].path, reason: "is the same folder as \(roots[other.root].path)")
         }
+        let (inner, outer) = key.relative.isEmpty ? (key, other) : (other, key)
+        return FolderWatcher.Failure(
+            path: roots[inner.root].path,
+            reason: "is inside \(roots[outer.root].path), which is watched with its subfolders")
     }
 
     /// Watches the folder of root `index` (the folder first, then its
@@ -184,9 +185,7 @@ final class WatchEngine {
             try waitForRoot(index)
             return
         }
-        if let other = watches[watch], other != key {
-            throw FolderWatcher.Failure(path: roots[index].path, reason: "is the same folder as \(path(other))")
-        }
+        if let other = watches[watch], other != key { throw overlap(key, other) }
         roots[index].watch = watch
         watches[watch] = key
         try walk(key, existing: reportExisting)
@@ -230,8 +229,9 @@ final class WatchEngine {
     /// Watches a folder inside the tree; false when it is gone.
     private func watchFolder(_ key: Key) throws(FolderWatcher.Failure) -> Bool {
         guard let watch = try notify.add(path(key), mask: Self.folderMask) else { return false }
-        // The same folder reached twice (a bind mount) keeps its first name.
-        if watches[watch] == nil || watches[watch] == key { watches[watch] = key }
+        if let other = watches[watch], other.relative.isEmpty, other != key { throw overlap(key, other) }
+        // A folder found under a new name (moved while events were lost) is known by that name now.
+        watches[watch] = key
         return true
     }
 
@@ -339,6 +339,8 @@ final class WatchEngine {
             for item in inside {
                 let moved = Key(root: to.root, relative: to.relative + item.relative[from.relative.count...])
                 entries[moved] = entries.removeValue(forKey: item)
+                // What was settling there settles under its new path.
+                if entries[moved]?.state != .known { schedule(moved, after: 0) }
             }
             for (watch, folder) in watches where folder == from || folder.isInside(from) {
                 watches[watch] = Key(root: to.root, relative: to.relative + folder.relative[from.relative.count...])

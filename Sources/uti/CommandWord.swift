@@ -9,7 +9,8 @@ enum CommandWord {
     /// Options whose value is the next argument, in every command.
     /// `CommandWordTests` checks the list against the parser.
     static let optionsTakingValues: Set<String> = [
-        "--add", "--all-declared", "--app", "--apps", "--class", "--conforming-to", "--declarations", "--inbox",
+        "--add", "--all-declared", "--app", "--apps", "--class", "--conforming-to", "--declarations", "--exec",
+        "--inbox",
         "--language",
         "--remove", "--role", "--selector", "--settle", "--tag-class", "--type",
     ]

@@ -435,7 +435,9 @@ enum ProcessLauncher {
             if environment[name] == nil { variables.append(strdup(entry)) }
             index += 1
         }
-        for (name, value) in environment.sorted(by: { $0.key < $1.key }) { variables.append(cString(name + "=" + value)) }
+        for (name, value) in environment.sorted(by: { $0.key < $1.key }) {
+            variables.append(cString(name + "=" + value))
+        }
         variables.append(nil)
         defer { for pointer in cArguments + variables { free(pointer) } }
         var attributes = posix_spawnattr_t()

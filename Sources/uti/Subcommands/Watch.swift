@@ -48,7 +48,9 @@ struct Watch: ParsableCommand {
         help: ArgumentHelp(
             "Print only items whose type conforms to this one (public.image, jpg, image/png).", valueName: "type"))
     var type: String?
+    // Unconditional, so that "--settle -1" is refused for its value rather than read as a missing one.
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Print an added or changed file once unchanged this long and not open for writing (default 2).",
             valueName: "seconds"))
@@ -120,7 +122,9 @@ final class WatchPrinter {
             Console.error("uti: watching \(folders) folder\(folders == 1 ? "" : "s") (\(items) items)")
         case .rescanned(let root, let reason):
             if json {
-                print(JSON.object([("event", .string("rescan")), ("folder", .string(root)), ("reason", .string(reason))]).serialized(indent: nil))
+                print(
+                    JSON.object([("event", .string("rescan")), ("folder", .string(root)), ("reason", .string(reason))])
+                        .serialized(indent: nil))
             } else {
                 print("rescan \(root): \(Escaping.controls(reason))")
             }

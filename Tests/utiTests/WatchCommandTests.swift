@@ -1,0 +1,255 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A running `uti watch`: its output read as it comes.
+final class WatchSession: @unchecked Sendable {
+    let process = Process()
+    private final class Output: @unchecked Sendable {
+        let lock = NSLock()
+        var out = ""
+        var err = ""
+    }
+    private let output = Output()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = Run.binary
+        process.arguments = ["watch"] + arguments
+        process.environment = Run.environment(["XDG_DATA_DIRS": "/usr/share"])
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        for (pipe, isError) in [(out, false), (err, true)] {
+            let handle = pipe.fileHandleForReading
+            let output = output
+            Thread.detachNewThread {
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    let text = String(decoding: data, as: UTF8.self)
+                    output.lock.withLock { if isError { output.err += text } else { output.out += text } }
+                }
+            }
+        }
+    }
+
+    var lines: [String] { output.lock.withLock { output.out }.split(separator: "\n").map(String.init) }
+    var errors: String { output.lock.withLock { output.err } }
+
+    /// Waits until `condition` holds of the output lines (up to `seconds`).
+    @discardableResult
+    func wait(seconds: Double = 20, until condition: ([String]) -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if condition(lines) { return true }
+            usleep(20_000)
+        }
+        return condition(lines)
+    }
+
+    /// Waits for "uti: watching" on standard error.
+    func waitUntilWatching() throws {
+        let end = Date().addingTimeInterval(20)
+        while Date() < end && !errors.contains("uti: watching") && process.isRunning { usleep(10_000) }
+        #expect(errors.contains("uti: watching"), "\(errors)")
+    }
+
+    /// Stops it with SIGTERM; its exit status.
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        usleep(50_000)
+        return process.terminationStatus
+    }
+
+    func objects() -> [[String: Any]] {
+        lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+}
+
+@Suite struct WatchCommandTests {
+    let folder = TemporaryFolder("uti-watch")
+
+    @Test func eachKindOfChangeIsPrintedOnceItSettles() throws {
+        let root = folder.path
+        let watch = try WatchSession(["--settle", "0.3", root])
+        try watch.waitUntilWatching()
+        try folder.write("notes.txt", "hello\n")
+        #expect(watch.wait { $0.count == 1 })
+        try "more\n".write(toFile: root + "/notes.txt", atomically: false, encoding: .utf8)
+        #expect(watch.wait { $0.count == 2 })
+        #expect(rename(root + "/notes.txt", root + "/notes.md") == 0)
+        #expect(watch.wait { $0.count == 3 })
+        #expect(unlink(root + "/notes.md") == 0)
+        #expect(watch.wait { $0.count == 4 })
+        #expect(watch.stop() == 0)
+        #expect(
+            watch.lines == [
+                "added \(root)/notes.txt: public.plain-text (text/plain)",
+                "changed \(root)/notes.txt: public.plain-text (text/plain)",
+                "renamed \(root)/notes.txt -> \(root)/notes.md: net.daringfireball.markdown (text/markdown)",
+                "removed \(root)/notes.md",
+            ])
+        #expect(watch.errors.hasSuffix("uti: stopped by SIGTERM\n"))
+    }
+
+    /// A folder made in a recursive watch is watched before it is listed:
+    /// files made in it at once are each reported, once.
+    @Test func filesMadeAtOnceInANewSubfolderAreEachReportedOnce() throws {
+        let watch = try WatchSession(["-r", "--json", "--settle", "0.2", folder.path])
+        try watch.waitUntilWatching()
+        for level in ["a", "a/b", "a/b/c"] {
+            try folder.makeFolder(level)
+            for n in 0..<50 { try folder.write("\(level)/f\(n).txt", "x") }
+        }
+        #expect(watch.wait { $0.count >= 153 })
+        usleep(500_000)
+        #expect(watch.stop() == 0)
+        let paths = watch.objects().compactMap { $0["event"] as? String == "added" ? $0["path"] as? String : nil }
+        #expect(paths.count == 153)
+        #expect(Set(paths).count == 153)
+        #expect(paths.first == folder.path("a"))
+    }
+
+    /// While uti is stopped, more events arrive than the kernel queues: the
+    /// folder is listed again, the rescan is said, and every file is
+    /// reported once.
+    @Test func aQueueOverflowIsRescannedAndNothingIsMissedOrRepeated() throws {
+        try folder.makeFolder("in")
+        let watch = try WatchSession(["-r", "--json", "--settle", "0.2", folder.path])
+        try watch.waitUntilWatching()
+        let limit =
+            Int(
+                (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
+        let count = limit + 500
+        kill(watch.process.processIdentifier, SIGSTOP)
+        for n in 0..<count {
+            let fd = open(folder.path("in/f\(n)"), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            close(fd)
+        }
+        kill(watch.process.processIdentifier, SIGCONT)
+        #expect(watch.wait(seconds: 60) { $0.count >= count + 1 })
+        usleep(500_000)
+        #expect(watch.stop() == 0)
+        let objects = watch.objects()
+        #expect(
+            objects.contains {
+                $0["event"] as? String == "rescan" && ($0["reason"] as? String ?? "").contains("overflowed")
+            })
+        let added = objects.filter { $0["event"] as? String == "added" }.compactMap { $0["path"] as? String }
+        #expect(added.count == count)
+        #expect(Set(added).count == count)
+    }
+
+    @Test func aWatchedFolderRemovedAndMadeAgainIsRescanned() throws {
+        let root = folder.path("box")
+        try folder.makeFolder("box")
+        try folder.write("box/old.txt", "x")
+        let watch = try WatchSession(["--settle", "0.2", root])
+        try watch.waitUntilWatching()
+        try FileManager.default.removeItem(atPath: root)
+        #expect(watch.wait { $0.contains("removed \(root)/old.txt") })
+        try folder.makeFolder("box")
+        try folder.write("box/new.txt", "y")
+        #expect(watch.wait { $0.contains { $0.hasPrefix("added \(root)/new.txt") } })
+        #expect(watch.stop() == 0)
+        #expect(
+            watch.lines == [
+                "removed \(root)/old.txt", "rescan \(root): the folder was moved or removed",
+                "added \(root)/new.txt: public.plain-text (text/plain)",
+            ])
+    }
+
+    /// The inbox's rules: a file open for writing is not reported until
+    /// its writer closes it.
+    @Test func aFileOpenForWritingWaitsForItsWriter() throws {
+        let watch = try WatchSession(["--settle", "0", folder.path])
+        try watch.waitUntilWatching()
+        let fd = open(folder.path("big.bin"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        _ = write(fd, "abc", 3)
+        #expect(!watch.wait(seconds: 1.5) { !$0.isEmpty })
+        close(fd)
+        #expect(watch.wait { $0.count == 1 })
+        #expect(watch.stop() == 0)
+    }
+
+    @Test func typeKeepsOnlyConformingItemsAndInitialListsWhatIsThere() throws {
+        try folder.write("before.png", "x")
+        try folder.write("before.txt", "x")
+        let watch = try WatchSession(["--settle", "0.2", "--type", "public.image", "--initial", "--json", folder.path])
+        try watch.waitUntilWatching()
+        try folder.write("after.txt", "x")
+        try folder.write("after.jpg", "x")
+        #expect(watch.wait { $0.count == 2 })
+        usleep(500_000)
+        #expect(watch.stop() == 0)
+        let objects = watch.objects()
+        #expect(objects.map { $0["path"] as? String } == [folder.path("before.png"), folder.path("after.jpg")])
+        #expect(objects.map { $0["initial"] as? Bool } == [true, false])
+        #expect(objects.map { $0["mimeType"] as? String } == ["image/png", "image/jpeg"])
+    }
+
+    @Test func execRunsTheCommandWithoutAShellForEachChange() throws {
+        let log = folder.path("log")
+        try folder.makeFolder("in")
+        let script = "printf '%s|%s|%s|%s\\n' \"$UTI_EVENT\" \"$1\" \"$UTI_TYPE\" \"$UTI_MIME\" >> \"\(log)\""
+        let watch = try WatchSession([
+            "--settle", "0.2", folder.path("in"), "--exec", "/bin/sh", "-c", script, "sh", "{}",
+        ])
+        try watch.waitUntilWatching()
+        try folder.write("in/a b;$(id).txt", "x")
+        #expect(watch.wait { $0.count == 1 })
+        usleep(300_000)
+        #expect(watch.stop() == 0)
+        let logged = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(logged == "added|\(folder.path("in"))/a b;$(id).txt|public.plain-text|text/plain\n")
+    }
+
+    @Test func namesThatAreNotUTF8AreEscaped() throws {
+        let watch = try WatchSession(["--settle", "0.2", "--json", folder.path])
+        try watch.waitUntilWatching()
+        let name = Array(folder.path.utf8) + Array("/caf".utf8) + [0xE9, 0x0A] + Array(".txt".utf8) + [0]
+        let fd = name.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644) }
+        }
+        close(fd)
+        #expect(watch.wait { $0.count == 1 })
+        #expect(watch.stop() == 0)
+        let object = try #require(watch.objects().first)
+        #expect(object["path"] as? String == folder.path + "/caf\\xe9\\n.txt")
+        #expect((object["pathHex"] as? String)?.hasSuffix("636166e90a2e747874") == true)
+    }
+
+    @Test(arguments: [
+        (["/nonexistent-uti-watch"], "/nonexistent-uti-watch: No such file or directory"),
+        (["--settle", "-1", "/tmp"], "--settle -1.0: give seconds from 0 to 86400"),
+        (["--type", "com.example.nosuch", "/tmp"], "no type is declared with this identifier"),
+        (["/tmp", "/tmp/"], "is already watched"),
+    ])
+    func badArgumentsExitWithStatus2(arguments: [String], message: String) throws {
+        let run = try Run(["watch"] + arguments)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
+
+    @Test func aFileOrANestedFolderInARecursiveWatchIsRefused() throws {
+        try folder.write("file", "x")
+        try folder.makeFolder("inner")
+        let notFolder = try Run(["watch", folder.path("file")])
+        #expect(notFolder.status == 2)
+        #expect(notFolder.stderr.contains("is not a folder"))
+        let nested = try Run(["watch", "-r", folder.path, folder.path("inner")])
+        #expect(nested.status == 2)
+        #expect(nested.stderr.contains("is inside \(folder.path)"), "\(nested.stderr)")
+        // Without -r, a subfolder is one item of the other folder: both may be watched.
+        let flat = try WatchSession([folder.path, folder.path("inner")])
+        try flat.waitUntilWatching()
+        #expect(flat.stop() == 0)
+    }
+}
