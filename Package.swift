@@ -87,7 +87,9 @@ let package = Package(
         // The code of the DocC articles, compiled and run (tools/extract-article-code.py).
         .testTarget(
             name: "DocumentationTests",
-            dependencies: ["UniformTypeIdentifiers", "UniformTypes", "InboxProcessing", "DocumentHandlers"]
+            dependencies: [
+                "UniformTypeIdentifiers", "UniformTypes", "InboxProcessing", "FolderWatching", "DocumentHandlers",
+            ]
         ),
         .testTarget(
             name: "InboxProcessingTests",

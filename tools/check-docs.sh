@@ -13,7 +13,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 command -v docc >/dev/null 2>&1 || PATH=/opt/swift/usr/bin:$PATH
-modules="UniformTypeIdentifiers UniformTypes PropertyLists SharedMIMEInfo InboxProcessing DocumentHandlers"
+modules="UniformTypeIdentifiers UniformTypes PropertyLists SharedMIMEInfo InboxProcessing FolderWatching DocumentHandlers"
 output=""
 if [ "${1:-}" = --output ]; then
     [ $# -ge 2 ] || { echo "check-docs.sh: --output needs a folder" >&2; exit 2; }
@@ -33,7 +33,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 graphs="$work/graphs"
 mkdir -p "$graphs"
-for module in DocumentHandlers UniformTypeIdentifiers InboxProcessing; do
+for module in DocumentHandlers UniformTypeIdentifiers InboxProcessing FolderWatching; do
     if ! swift build --package-path "$root" --scratch-path "$root/.build/docs" --target "$module" \
         -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" \
         -Xswiftc -Xfrontend -Xswiftc -symbol-graph-skip-synthesized-members >"$work/build.log" 2>&1; then

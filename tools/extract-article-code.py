@@ -49,7 +49,8 @@ def render(path, blocks):
     out += sorted(set(imports) | {"import Testing"}) + [""]
     out.append(f"@Suite struct {module}{article}Article {{")
     for n, body in enumerate(bodies, 1):
-        out.append(f"    @Test func block{n}() throws {{")
+        effects = "async throws" if any("await " in line for line in body) else "throws"
+        out.append(f"    @Test func block{n}() {effects} {{")
         out += [("        " + line) if line.strip() else "" for line in body]
         out.append("    }")
         if n < len(bodies):

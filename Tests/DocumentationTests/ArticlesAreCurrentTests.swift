@@ -32,6 +32,6 @@ import Testing
                 }
             }
         }
-        #expect(articles == 4)
+        #expect(articles == 5)
     }
 }
