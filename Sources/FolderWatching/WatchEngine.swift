@@ -259,6 +259,9 @@ final class WatchEngine {
                     entry.stamp = stamp
                     entries[key] = entry
                     schedule(key, after: 0)
+                } else if entry.state != .known {
+                    // Settling, and something happened to it (a writer closed it): look again now.
+                    schedule(key, after: 0)
                 }
                 return false
             }

@@ -86,12 +86,12 @@ public struct SettlePolicy: Sendable {
 
     /// How long to wait before asking again about an item that must wait
     /// for `reason`: until the interval has passed since its last change
-    /// (and a little more, so the next look finds it settled), a second or
+    /// (and 5 ms more, so the next look finds it settled), a second or
     /// the interval for a writer or a link's target, the rest of the writer
     /// window when writers cannot be told.
     package func retryDelay(after reason: InboxProcessor.WaitReason) -> Double {
         switch reason {
-        case .changedRecently(let age): return max(interval - age, 0) + 0.05
+        case .changedRecently(let age): return max(interval - age, 0) + 0.005
         case .openForWriting: return max(interval, 1)
         case .writerUnknown(let age): return max(writerWindow - age, 1)
         case .linkTargetInInbox: return max(interval, 1)
