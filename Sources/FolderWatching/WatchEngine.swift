@@ -91,6 +91,8 @@ final class WatchEngine {
     private var parentCache: (key: Key, folder: FolderDescriptor)?
     /// During a rescan: every item listed.
     private var listed: Set<Key>?
+    /// Folders to list, with `existing` as `inspect` takes it.
+    private var toList: [(Key, Bool?)] = []
 
     static let folderMask = UInt32(
         IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB
@@ -192,20 +194,25 @@ final class WatchEngine {
     }
 
     /// Lists `folder` and looks at each item (`existing` as `look` takes
-    /// it; a new folder in a recursive watch is watched and listed in turn).
-    /// During a rescan, each item listed joins `listed`, and folders known
-    /// before are listed again.
+    /// it), then the folders still to list. During a rescan, each item
+    /// listed joins `listed`, and folders known before are listed again.
     private func walk(_ folder: Key, existing: Bool?) throws(FolderWatcher.Failure) {
-        var pending = [folder]
-        while let next = pending.popLast() {
+        toList.append((folder, existing))
+        try listPending()
+    }
+
+    /// Lists the folders waiting to be listed, without recursion (a tree
+    /// may be as deep as paths allow): new folders found join the list.
+    private func listPending() throws(FolderWatcher.Failure) {
+        while let (next, existing) = toList.popLast() {
             guard let names = Self.names(in: path(next)) else { continue }
             for name in names {
                 let child = next.child(name)
                 listed?.insert(child)
                 let wasKnownFolder = entries[child]?.kind == .folder
-                try look(at: child, existing: existing)
+                try inspect(child, existing: existing)
                 if listed != nil, options.recursive, wasKnownFolder, entries[child]?.kind == .folder {
-                    if try watchFolder(child) { pending.append(child) }
+                    if try watchFolder(child) { toList.append((child, existing)) }
                 }
             }
         }
@@ -237,16 +244,22 @@ final class WatchEngine {
 
     // MARK: Looking at an item
 
+    /// Compares the item with what is known of it, and lists it if it is a
+    /// new folder of a recursive watch.
+    private func look(at key: Key) throws(FolderWatcher.Failure) {
+        try inspect(key, existing: nil)
+        try listPending()
+    }
+
     /// Compares the item with what is known of it. `existing` is set while
     /// listing at the start: true reports the items found, false takes them
-    /// as known. Returns true when the item is a new folder, which a
-    /// recursive watch has then watched and listed.
-    @discardableResult
-    private func look(at key: Key, existing: Bool? = nil) throws(FolderWatcher.Failure) -> Bool {
+    /// as known. A new folder of a recursive watch is watched, then queued
+    /// to be listed (`listPending`).
+    private func inspect(_ key: Key, existing: Bool?) throws(FolderWatcher.Failure) {
         guard let info = Self.status(path(key)) else {
             let code = errno
             if code == ENOENT || code == ENOTDIR { vanish(key) }
-            return false
+            return
         }
         let kind = InboxProcessor.kind(of: info)
         let stamp = Stamp(info)
@@ -263,17 +276,13 @@ final class WatchEngine {
                     // Settling, and something happened to it (a writer closed it): look again now.
                     schedule(key, after: 0)
                 }
-                return false
+                return
             }
         }
         if let existing, !existing {
             entries[key] = Entry(kind: kind, stamp: stamp, state: .known)
-            if kind == .folder && options.recursive {
-                guard try watchFolder(key) else { return false }
-                try walk(key, existing: false)
-                return true
-            }
-            return false
+            if kind == .folder && options.recursive, try watchFolder(key) { toList.append((key, false)) }
+            return
         }
         let initial = existing ?? false
         if kind == .folder {
@@ -283,19 +292,15 @@ final class WatchEngine {
                 // Watched before it is listed, so nothing created in it meanwhile is missed.
                 guard try watchFolder(key) else {
                     vanish(key)
-                    return false
+                    return
                 }
             }
             report(.added, key, initial: initial)
-            if options.recursive {
-                try walk(key, existing: existing)
-                return true
-            }
-            return false
+            if options.recursive { toList.append((key, existing)) }
+            return
         }
         entries[key] = Entry(kind: kind, stamp: stamp, state: .settlingAdd(initial: initial))
         schedule(key, after: 0)
-        return false
     }
 
     /// The item is gone: reported removed if it was reported (a folder's

@@ -28,6 +28,7 @@ struct UTI: ParsableCommand {
               uti validate MyApp.app           check an app's types, document and URL types
               printf 'a.jpg\\nb.txt\\n' | uti batch --file
               uti inbox ~/Documents            move Documents/Inbox into Documents
+              uti watch -r ~/Downloads         print each settled change, typed
               uti open-in notes.md             which applications open it, best first
               uti open-in https://example.org  which applications open a URL
               uti set-default md vim.desktop   make vim open Markdown files

@@ -168,6 +168,22 @@ final class WatchSession: @unchecked Sendable {
 
     /// The inbox's rules: a file open for writing is not reported until
     /// its writer closes it.
+    /// Folders are listed without recursion: a tree as deep as paths allow
+    /// (2,000 levels) is watched whole.
+    @Test func aTreeAsDeepAsPathsAllowIsWatched() throws {
+        let watch = try WatchSession(["-r", "--settle", "0.1", folder.path])
+        try watch.waitUntilWatching()
+        var path = folder.path
+        for _ in 0..<2000 {
+            path += "/d"
+            #expect(mkdir(path, 0o755) == 0)
+        }
+        try "x".write(toFile: path + "/f.txt", atomically: false, encoding: .utf8)
+        #expect(watch.wait(seconds: 60) { $0.count == 2001 })
+        #expect(watch.stop() == 0)
+        #expect(watch.lines.last == "added \(path)/f.txt: public.plain-text (text/plain)")
+    }
+
     @Test func aFileOpenForWritingWaitsForItsWriter() throws {
         let watch = try WatchSession(["--settle", "0", folder.path])
         try watch.waitUntilWatching()

@@ -119,7 +119,8 @@ final class WatchPrinter {
         switch report {
         case .ready(let items):
             started = true
-            Console.error("uti: watching \(folders) folder\(folders == 1 ? "" : "s") (\(items) items)")
+            Console.error(
+                "uti: watching \(folders) folder\(folders == 1 ? "" : "s") (\(items) item\(items == 1 ? "" : "s"))")
         case .rescanned(let root, let reason):
             if json {
                 print(
