@@ -205,7 +205,7 @@ final class WatchEngine {
     /// may be as deep as paths allow): new folders found join the list.
     private func listPending() throws(FolderWatcher.Failure) {
         while let (next, existing) = toList.popLast() {
-            guard let names = Self.names(in: path(next)) else { continue }
+            guard let names = DirectoryListing.names(inPath: path(next)) else { continue }
             for name in names {
                 let child = next.child(name)
                 listed?.insert(child)
@@ -216,21 +216,6 @@ final class WatchEngine {
                 }
             }
         }
-    }
-
-    /// The names in the folder at `path`, as bytes; nil when it cannot be listed.
-    static func names(in path: [UInt8]) -> [[UInt8]]? {
-        let dir = (path + [0]).withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { opendir($0.baseAddress!) }
-        }
-        guard let dir else { return nil }
-        defer { closedir(dir) }
-        var names: [[UInt8]] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-            if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
-        }
-        return names
     }
 
     /// Watches a folder inside the tree; false when it is gone.
@@ -476,6 +461,7 @@ final class WatchEngine {
         var movedFrom: (cookie: UInt32, key: Key)?
         var overflowed = false
         var goneRoots: [Int] = []
+        var returnedRoots: [Int] = []
         var events = notify.read()
         while !events.isEmpty {
             for event in events {
@@ -489,7 +475,7 @@ final class WatchEngine {
                             path: roots[index].path, reason: "the folder holding it was moved or removed")
                     }
                     if event.name == Array(roots[index].bytes.split(separator: 0x2F).last ?? []) {
-                        goneRoots.append(index)
+                        returnedRoots.append(index)
                     }
                     continue
                 }
@@ -531,6 +517,9 @@ final class WatchEngine {
         for key in keys where !overflowed { try look(at: key) }
         for index in Set(goneRoots).sorted() {
             try rescan(index, reason: "the folder was moved or removed")
+        }
+        for index in Set(returnedRoots).sorted() where roots[index].watch == nil {
+            try rootReturned(index)
         }
         if overflowed {
             for index in roots.indices where roots[index].watch != nil {
@@ -593,8 +582,14 @@ final class WatchEngine {
         }
         roots[index].parentWatch = watch
         // It may have come back before the watch was in place.
-        if Self.status(roots[index].bytes, follow: true)?.isDirectory ?? false {
-            try attachRoot(index, reportExisting: true)
-        }
+        if Self.status(roots[index].bytes, follow: true)?.isDirectory ?? false { try rootReturned(index) }
+    }
+
+    /// A folder that was gone is there again: said, watched, and what it
+    /// holds reported as added.
+    private func rootReturned(_ index: Int) throws(FolderWatcher.Failure) {
+        guard Self.status(roots[index].bytes, follow: true)?.isDirectory ?? false else { return }
+        emit(.rescanned(root: roots[index].path, reason: "the folder is there again"))
+        try attachRoot(index, reportExisting: true)
     }
 }

@@ -78,7 +78,16 @@ public enum FileStatus {
 public enum DirectoryListing {
     /// Nil when the folder cannot be opened.
     public static func names(in folder: String) -> [[UInt8]]? {
-        guard let dir = opendir(folder) else { return nil }
+        names(inPath: Array(folder.utf8))
+    }
+
+    /// The names in the folder at `path`, given as bytes (a path need not
+    /// be UTF-8); nil when it cannot be opened.
+    public static func names(inPath path: [UInt8]) -> [[UInt8]]? {
+        let dir = (path + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { opendir($0.baseAddress!) }
+        }
+        guard let dir else { return nil }
         defer { closedir(dir) }
         var names: [[UInt8]] = []
         while let entry = readdir(dir) {

@@ -117,3 +117,21 @@ package func waitForChild(_ pid: pid_t) throws(SystemError) -> ChildExit {
     _ = try valueOrErrno("waitpid") { waitpid(pid, &status, 0) }
     return ChildExit(status: status)
 }
+
+/// Runs `body` with spawn attributes that start the child with no signal
+/// blocked and every signal at its default action, whatever the calling
+/// thread blocks or the process ignores (a watch blocks SIGINT and SIGTERM;
+/// a child must not inherit that).
+package func withDefaultSignalAttributes<T>(_ body: (UnsafeMutablePointer<posix_spawnattr_t>) throws -> T) rethrows -> T
+{
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t(), all = sigset_t()
+    sigemptyset(&none)
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    return try body(&attributes)
+}

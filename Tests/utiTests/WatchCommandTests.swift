@@ -162,7 +162,7 @@ final class WatchSession: @unchecked Sendable {
         #expect(
             watch.lines == [
                 "removed \(root)/old.txt", "rescan \(root): the folder was moved or removed",
-                "added \(root)/new.txt: public.plain-text (text/plain)",
+                "rescan \(root): the folder is there again", "added \(root)/new.txt: public.plain-text (text/plain)",
             ])
     }
 

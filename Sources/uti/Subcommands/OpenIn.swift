@@ -440,17 +440,8 @@ enum ProcessLauncher {
         }
         variables.append(nil)
         defer { for pointer in cArguments + variables { free(pointer) } }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let error = posix_spawnp(&pid, argv[0], nil, &attributes, cArguments, variables)
+        let error = withDefaultSignalAttributes { posix_spawnp(&pid, argv[0], nil, $0, cArguments, variables) }
         guard error == 0 else {
             throw Console.fail("\(argv[0]): cannot start: \(SystemError(error).reason)")
         }
