@@ -54,4 +54,8 @@ public enum FolderWatchReport: Sendable {
     /// because events may have been lost (`reason`); the differences follow
     /// as events.
     case rescanned(root: String, reason: String)
+    /// A folder inside a recursive watch that cannot be watched (its
+    /// permissions refuse it, `reason`): it is reported, but changes inside
+    /// it are not.
+    case notWatched(path: String, reason: String)
 }

@@ -37,18 +37,28 @@ final class InotifyQueue {
 
     deinit { close(fd) }
 
+    /// What adding a watch gave.
+    enum Added: Equatable {
+        /// The watch (the same one when the folder is already watched).
+        case watching(Int32)
+        /// Nothing, or no folder, is at the path any more.
+        case gone
+        /// The folder may not be read (its permissions): why.
+        case refused(String)
+    }
+
     /// Watches the folder at `path` (never following a symbolic link) for
-    /// `mask`; returns the watch, or nil when nothing, or no folder, is
-    /// there any more. Throws when the per-user limit is reached or the
-    /// folder cannot be watched.
-    func add(_ path: [UInt8], mask: UInt32) throws(FolderWatcher.Failure) -> Int32? {
+    /// `mask`. Throws when the per-user limit is reached or the system
+    /// cannot add a watch.
+    func add(_ path: [UInt8], mask: UInt32) throws(FolderWatcher.Failure) -> Added {
         let watch = (path + [0]).withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { inotify_add_watch(fd, $0.baseAddress!, mask) }
         }
-        if watch >= 0 { return watch }
+        if watch >= 0 { return .watching(watch) }
         let error = SystemError.current
         switch error.code {
-        case ENOENT, ENOTDIR, ELOOP: return nil
+        case ENOENT, ENOTDIR, ELOOP: return .gone
+        case EACCES, EPERM: return .refused(error.reason)
         case ENOSPC:
             throw FolderWatcher.Failure(
                 path: FileName(path).escaped,

@@ -71,7 +71,11 @@ final class WatchEngine {
     struct Root {
         /// As given, escaped for display.
         let path: String
-        let bytes: [UInt8]
+        /// As given (without a trailing slash): the start of the paths reported.
+        let shown: [UInt8]
+        /// Where it leads when the watch begins (symbolic links resolved):
+        /// every look goes there, so a link put in its place later is not followed.
+        var bytes: [UInt8]
         var watch: Int32?
         /// While the folder is missing: the watch on the folder holding it.
         var parentWatch: Int32?
@@ -83,7 +87,11 @@ final class WatchEngine {
     private let emit: (FolderWatchReport) -> Void
     private var roots: [Root]
     private var entries: [Key: Entry] = [:]
+    /// The items of each folder that has any (an index of `entries`).
+    private var children: [Key: Set<Key>] = [:]
     private var watches: [Int32: Key] = [:]
+    /// The watch of each folder watched (the reverse of `watches`).
+    private var watchOf: [Key: Int32] = [:]
     private var due = DueQueue<(key: Key, generation: Int)>()
     /// Items to look at once the events read are paired, in the order seen.
     private var dirty: [Key] = []
@@ -97,9 +105,8 @@ final class WatchEngine {
     static let folderMask = UInt32(
         IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB
             | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
-    /// A watched folder named through a symbolic link is watched where it leads.
-    static let rootMask = folderMask & ~UInt32(IN_DONT_FOLLOW)
-    static let parentMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+    /// Added to what a folder watched already is watched for (`IN_MASK_ADD`).
+    static let parentMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_MASK_ADD)
 
     init(
         roots: [[UInt8]], options: FolderWatcher.Options, typing: FileTyping,
@@ -112,7 +119,7 @@ final class WatchEngine {
         self.roots = roots.map { bytes in
             var trimmed = bytes
             while trimmed.count > 1 && trimmed.last == 0x2F { trimmed.removeLast() }
-            return Root(path: FileName(bytes).escaped, bytes: trimmed)
+            return Root(path: FileName(bytes).escaped, shown: trimmed, bytes: trimmed)
         }
     }
 
@@ -128,16 +135,78 @@ final class WatchEngine {
         return result == 0 ? info : nil
     }
 
+    /// `path` with symbolic links resolved, nil when it cannot be.
+    static func realPath(_ path: [UInt8]) -> [UInt8]? {
+        let resolved = (path + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { realpath($0.baseAddress!, nil) }
+        }
+        guard let resolved else { return nil }
+        defer { free(resolved) }
+        return Array(UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)))
+    }
+
     static func now() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
-    func path(_ key: Key) -> [UInt8] {
-        let root = roots[key.root].bytes
-        if key.relative.isEmpty { return root }
-        return (root.last == 0x2F ? root : root + [0x2F]) + key.relative
+    /// Where the item is, to look at it.
+    func path(_ key: Key) -> [UInt8] { join(roots[key.root].bytes, key.relative) }
+
+    /// The item's path as reported: under the folder as it was given.
+    func shownPath(_ key: Key) -> [UInt8] { join(roots[key.root].shown, key.relative) }
+
+    private func join(_ root: [UInt8], _ relative: [UInt8]) -> [UInt8] {
+        if relative.isEmpty { return root }
+        return (root.last == 0x2F ? root : root + [0x2F]) + relative
+    }
+
+    // MARK: The index
+
+    private func parent(of key: Key) -> Key {
+        Key(root: key.root, relative: Array(key.relative.dropLast(min(key.name.count + 1, key.relative.count))))
+    }
+
+    private func insert(_ key: Key, _ entry: Entry) {
+        if entries.updateValue(entry, forKey: key) == nil { children[parent(of: key), default: []].insert(key) }
+    }
+
+    @discardableResult
+    private func remove(_ key: Key) -> Entry? {
+        guard let entry = entries.removeValue(forKey: key) else { return nil }
+        let folder = parent(of: key)
+        children[folder]?.remove(key)
+        if children[folder]?.isEmpty == true { children[folder] = nil }
+        return entry
+    }
+
+    /// The items inside a folder, each before what it holds.
+    private func descendants(of folder: Key) -> [Key] {
+        var found: [Key] = []
+        var pending = [folder]
+        while let next = pending.popLast() {
+            for child in children[next] ?? [] {
+                found.append(child)
+                pending.append(child)
+            }
+        }
+        return found
+    }
+
+    private func bind(_ watch: Int32, to key: Key) {
+        if let old = watches[watch], old != key, watchOf[old] == watch { watchOf[old] = nil }
+        watches[watch] = key
+        watchOf[key] = watch
+    }
+
+    /// Forgets a folder's watch, and asks the kernel to drop it.
+    private func unbind(_ key: Key) {
+        guard let watch = watchOf.removeValue(forKey: key) else { return }
+        if watches[watch] == key {
+            watches[watch] = nil
+            notify.remove(watch)
+        }
     }
 
     // MARK: Starting
@@ -152,6 +221,7 @@ final class WatchEngine {
             guard let info = Self.status(root.bytes, follow: true) else {
                 throw FolderWatcher.Failure(path: root.path, reason: SystemError.current.reason)
             }
+            if let real = Self.realPath(root.bytes) { roots[index].bytes = real }
             guard info.isDirectory else { throw FolderWatcher.Failure(path: root.path, reason: "is not a folder") }
             guard identities.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted else {
                 throw FolderWatcher.Failure(path: root.path, reason: "is already watched (named twice)")
@@ -177,20 +247,27 @@ final class WatchEngine {
     /// Watches the folder of root `index` (the folder first, then its
     /// contents are listed) and records what it holds.
     private func attachRoot(_ index: Int, reportExisting: Bool) throws(FolderWatcher.Failure) {
-        if let parent = roots[index].parentWatch {
-            notify.remove(parent)
-            watches[parent] = nil
-            roots[index].parentWatch = nil
-        }
+        releaseParentWatch(index)
         let key = Key(root: index, relative: [])
-        guard let watch = try notify.add(roots[index].bytes, mask: Self.rootMask) else {
+        switch try notify.add(roots[index].bytes, mask: Self.folderMask) {
+        case .gone:
             try waitForRoot(index)
-            return
+        case .refused(let reason):
+            throw FolderWatcher.Failure(path: roots[index].path, reason: "cannot watch: \(reason)")
+        case .watching(let watch):
+            if let other = watches[watch], other != key { throw overlap(key, other) }
+            roots[index].watch = watch
+            bind(watch, to: key)
+            try walk(key, existing: reportExisting)
         }
-        if let other = watches[watch], other != key { throw overlap(key, other) }
-        roots[index].watch = watch
-        watches[watch] = key
-        try walk(key, existing: reportExisting)
+    }
+
+    /// Drops the watch on the folder holding a watched folder that was gone,
+    /// unless another watched folder waits there too.
+    private func releaseParentWatch(_ index: Int) {
+        guard let parent = roots[index].parentWatch else { return }
+        roots[index].parentWatch = nil
+        if !roots.contains(where: { $0.parentWatch == parent }) && watches[parent] == nil { notify.remove(parent) }
     }
 
     /// Lists `folder` and looks at each item (`existing` as `look` takes
@@ -212,19 +289,28 @@ final class WatchEngine {
                 let wasKnownFolder = entries[child]?.kind == .folder
                 try inspect(child, existing: existing)
                 if listed != nil, options.recursive, wasKnownFolder, entries[child]?.kind == .folder {
-                    if try watchFolder(child) { toList.append((child, existing)) }
+                    if try watchFolder(child) == .watching { toList.append((child, existing)) }
                 }
             }
         }
     }
 
-    /// Watches a folder inside the tree; false when it is gone.
-    private func watchFolder(_ key: Key) throws(FolderWatcher.Failure) -> Bool {
-        guard let watch = try notify.add(path(key), mask: Self.folderMask) else { return false }
-        if let other = watches[watch], other.relative.isEmpty, other != key { throw overlap(key, other) }
-        // A folder found under a new name (moved while events were lost) is known by that name now.
-        watches[watch] = key
-        return true
+    enum FolderWatch { case watching, gone, refused }
+
+    /// Watches a folder inside the tree. One its permissions refuse is
+    /// said (`FolderWatchReport.notWatched`) and left unwatched.
+    private func watchFolder(_ key: Key) throws(FolderWatcher.Failure) -> FolderWatch {
+        switch try notify.add(path(key), mask: Self.folderMask) {
+        case .gone: return .gone
+        case .refused(let reason):
+            emit(.notWatched(path: FileName(shownPath(key)).escaped, reason: reason))
+            return .refused
+        case .watching(let watch):
+            if let other = watches[watch], other.relative.isEmpty, other != key { throw overlap(key, other) }
+            // A folder found under a new name (moved while events were lost) is known by that name now.
+            bind(watch, to: key)
+            return .watching
+        }
     }
 
     // MARK: Looking at an item
@@ -255,7 +341,7 @@ final class WatchEngine {
                 if kind != .folder && entry.stamp != stamp {
                     if entry.state == .known { entry.state = .settlingChange }
                     entry.stamp = stamp
-                    entries[key] = entry
+                    insert(key, entry)
                     schedule(key, after: 0)
                 } else if entry.state != .known {
                     // Settling, and something happened to it (a writer closed it): look again now.
@@ -265,26 +351,25 @@ final class WatchEngine {
             }
         }
         if let existing, !existing {
-            entries[key] = Entry(kind: kind, stamp: stamp, state: .known)
-            if kind == .folder && options.recursive, try watchFolder(key) { toList.append((key, false)) }
+            insert(key, Entry(kind: kind, stamp: stamp, state: .known))
+            if kind == .folder && options.recursive, try watchFolder(key) == .watching { toList.append((key, false)) }
             return
         }
         let initial = existing ?? false
         if kind == .folder {
             // A folder is reported at once: its items settle each on their own.
-            entries[key] = Entry(kind: kind, stamp: stamp, state: .known)
-            if options.recursive {
-                // Watched before it is listed, so nothing created in it meanwhile is missed.
-                guard try watchFolder(key) else {
-                    vanish(key)
-                    return
-                }
+            insert(key, Entry(kind: kind, stamp: stamp, state: .known))
+            // Watched before it is listed, so nothing created in it meanwhile is missed.
+            let watch = options.recursive ? try watchFolder(key) : .refused
+            if watch == .gone {
+                vanish(key)
+                return
             }
             report(.added, key, initial: initial)
-            if options.recursive { toList.append((key, existing)) }
+            if watch == .watching { toList.append((key, existing)) }
             return
         }
-        entries[key] = Entry(kind: kind, stamp: stamp, state: .settlingAdd(initial: initial))
+        insert(key, Entry(kind: kind, stamp: stamp, state: .settlingAdd(initial: initial)))
         schedule(key, after: 0)
     }
 
@@ -293,21 +378,17 @@ final class WatchEngine {
     private func vanish(_ key: Key) {
         guard let entry = entries[key] else { return }
         if entry.kind == .folder {
-            let inside = entries.keys.filter { $0.isInside(key) }.sorted { $0.relative.count > $1.relative.count }
-            for item in inside { vanishOne(item) }
-            for (watch, folder) in watches where folder == key || folder.isInside(key) {
-                watches[watch] = nil
-                notify.remove(watch)
-            }
+            for item in descendants(of: key).reversed() { vanishOne(item) }
         }
         vanishOne(key)
     }
 
     private func vanishOne(_ key: Key) {
-        guard let entry = entries.removeValue(forKey: key) else { return }
+        guard let entry = remove(key) else { return }
+        if entry.kind == .folder { unbind(key) }
         if case .settlingAdd = entry.state { return }
         let event = FolderEvent(
-            change: .removed, root: roots[key.root].path, path: path(key), oldPath: nil, kind: entry.kind,
+            change: .removed, root: roots[key.root].path, path: shownPath(key), oldPath: nil, kind: entry.kind,
             type: nil, isInitial: false)
         if passes(event, remembered: entry.type) { emit(.event(event)) }
     }
@@ -326,18 +407,14 @@ final class WatchEngine {
         }
         let replaced = entries[to]
         if replaced != nil { vanishQuietly(to) }
-        entries[from] = nil
-        if entry.kind == .folder {
-            let inside = entries.keys.filter { $0.isInside(from) }
-            for item in inside {
-                let moved = Key(root: to.root, relative: to.relative + item.relative[from.relative.count...])
-                entries[moved] = entries.removeValue(forKey: item)
-                // What was settling there settles under its new path.
-                if entries[moved]?.state != .known { schedule(moved, after: 0) }
-            }
-            for (watch, folder) in watches where folder == from || folder.isInside(from) {
-                watches[watch] = Key(root: to.root, relative: to.relative + folder.relative[from.relative.count...])
-            }
+        // The item and everything in it move to their new paths.
+        for item in [from] + descendants(of: from) {
+            let moved = Key(root: to.root, relative: to.relative + item.relative[from.relative.count...])
+            guard let value = remove(item) else { continue }
+            insert(moved, value)
+            if let watch = watchOf.removeValue(forKey: item) { bind(watch, to: moved) }
+            // What was settling there settles under its new path.
+            if item != from && value.state != .known { schedule(moved, after: 0) }
         }
         let stamp = Stamp(info)
         let written = entry.kind != .folder && stamp != entry.stamp
@@ -348,10 +425,10 @@ final class WatchEngine {
             if let replaced, replaced.state != .settlingAdd(initial: false), replaced.kind == entry.kind {
                 entry.state = .settlingChange
             }
-            entries[to] = entry
+            insert(to, entry)
             schedule(to, after: 0)
         case .known, .settlingChange:
-            entries[to] = entry
+            insert(to, entry)
             report(.renamed, to, from: from)
             if written || entry.state == .settlingChange {
                 entries[to]?.state = .settlingChange
@@ -362,20 +439,23 @@ final class WatchEngine {
 
     /// Forgets an item replaced by a rename: the rename event says it.
     private func vanishQuietly(_ key: Key) {
-        guard let entry = entries.removeValue(forKey: key) else { return }
+        guard let entry = entries[key] else { return }
         if entry.kind == .folder {
-            for item in entries.keys where item.isInside(key) { entries[item] = nil }
-            for (watch, folder) in watches where folder == key || folder.isInside(key) { watches[watch] = nil }
+            for item in descendants(of: key) {
+                remove(item)
+                unbind(item)
+            }
+            unbind(key)
         }
+        remove(key)
     }
 
     // MARK: Settling
 
     private func schedule(_ key: Key, after delay: Double) {
-        guard var entry = entries[key] else { return }
-        entry.generation += 1
-        entries[key] = entry
-        due.push((key, entry.generation), at: Self.now() + delay)
+        guard let generation = entries[key]?.generation else { return }
+        entries[key]?.generation = generation + 1
+        due.push((key, generation + 1), at: Self.now() + delay)
     }
 
     /// Seconds until the next item must be looked at; nil when none waits.
@@ -391,7 +471,7 @@ final class WatchEngine {
                 continue
             }
             entry.stamp = Stamp(info)
-            entries[key] = entry
+            entries[key]?.stamp = entry.stamp
             if let reason = waitReason(key, info, kind: entry.kind) {
                 schedule(key, after: options.settle.retryDelay(after: reason))
                 continue
@@ -426,26 +506,45 @@ final class WatchEngine {
     private func report(_ change: FolderEvent.Change, _ key: Key, from: Key? = nil, initial: Bool = false) {
         guard let entry = entries[key] else { return }
         let type = try? typing.type(forPath: path(key), options: options.typing)
-        var event = FolderEvent(
-            change: change, root: roots[key.root].path, path: path(key), oldPath: from.map(path), kind: entry.kind,
-            type: type, isInitial: initial)
         let remembered = entry.type
         entries[key]?.type = type?.type
-        if type == nil { event.type = nil }
-        if passes(event, remembered: remembered) { emit(.event(event)) }
+        var event = FolderEvent(
+            change: change, root: roots[key.root].path, path: shownPath(key), oldPath: from.map(shownPath),
+            kind: entry.kind, type: type, isInitial: initial)
+        guard let filter = options.conformingTo else {
+            emit(.event(event))
+            return
+        }
+        let now = type?.type.conforms(to: filter) ?? false
+        guard change == .renamed, let from else {
+            if now { emit(.event(event)) }
+            return
+        }
+        // Seen through the filter, a rename into the type is an arrival and one out of it a departure.
+        let before = (remembered ?? typing.type(forName: FileTyping.fileName(of: shownPath(from))).type)
+            .conforms(to: filter)
+        switch (before, now) {
+        case (true, true): emit(.event(event))
+        case (false, true):
+            event.change = .added
+            event.oldPath = nil
+            emit(.event(event))
+        case (true, false):
+            emit(
+                .event(
+                    FolderEvent(
+                        change: .removed, root: event.root, path: shownPath(from), oldPath: nil, kind: entry.kind,
+                        type: nil, isInitial: false)))
+        case (false, false): break
+        }
     }
 
-    /// Whether the event's item conforms to the type asked for: by its
-    /// type, or for a removed (or renamed) item by what it was.
+    /// Whether a removed item passes the filter: by the type it was
+    /// reported with, else by its name's.
     private func passes(_ event: FolderEvent, remembered: UTType?) -> Bool {
         guard let filter = options.conformingTo else { return true }
-        if let type = event.type?.type, type.conforms(to: filter) { return true }
-        if let remembered, remembered.conforms(to: filter) { return true }
-        if event.change == .removed || event.change == .renamed, remembered == nil {
-            let name = FileTyping.fileName(of: event.oldPath ?? event.path)
-            return typing.type(forName: name).type.conforms(to: filter)
-        }
-        return false
+        let type = remembered ?? typing.type(forName: FileTyping.fileName(of: event.path)).type
+        return type.conforms(to: filter)
     }
 
     // MARK: Events
@@ -469,26 +568,34 @@ final class WatchEngine {
                     overflowed = true
                     continue
                 }
-                if let index = roots.indices.first(where: { roots[$0].parentWatch == event.watch }) {
-                    if event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF) || event.has(IN_IGNORED) {
+                let waiting = roots.indices.filter { roots[$0].parentWatch == event.watch }
+                // The folder holding a missing watched folder may itself be watched: its events count twice.
+                if !waiting.isEmpty {
+                    let alsoWatched = watches[event.watch] != nil
+                    if !alsoWatched && (event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF) || event.has(IN_IGNORED)) {
                         throw FolderWatcher.Failure(
-                            path: roots[index].path, reason: "the folder holding it was moved or removed")
+                            path: roots[waiting[0]].path, reason: "the folder holding it was moved or removed")
                     }
-                    if event.name == Array(roots[index].bytes.split(separator: 0x2F).last ?? []) {
-                        returnedRoots.append(index)
+                    returnedRoots += waiting.filter {
+                        event.name == Array(roots[$0].bytes.split(separator: 0x2F).last ?? [])
                     }
-                    continue
+                    if !alsoWatched { continue }
                 }
                 guard let folder = watches[event.watch] else { continue }
                 if event.has(IN_IGNORED) {
                     watches[event.watch] = nil
-                    if folder.relative.isEmpty { goneRoots.append(folder.root) }
+                    if watchOf[folder] == event.watch { watchOf[folder] = nil }
+                    if folder.relative.isEmpty && roots[folder.root].watch == event.watch {
+                        goneRoots.append(folder.root)
+                    }
                     continue
                 }
                 if event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF) {
                     if folder.relative.isEmpty { goneRoots.append(folder.root) }
                     continue
                 }
+                // The folder's own mode or times changed: nothing to report.
+                if event.name.isEmpty { continue }
                 let key = folder.child(event.name)
                 if event.has(IN_MOVED_FROM) {
                     if let pending = movedFrom { markDirty(pending.key) }
@@ -536,30 +643,29 @@ final class WatchEngine {
     private func rescan(_ index: Int, reason: String) throws(FolderWatcher.Failure) {
         emit(.rescanned(root: roots[index].path, reason: reason))
         let rootKey = Key(root: index, relative: [])
-        let present = Self.status(roots[index].bytes, follow: true)?.isDirectory ?? false
-        let watch = present ? try notify.add(roots[index].bytes, mask: Self.rootMask) : nil
-        if let watch, roots[index].watch == watch {
+        // Never through a symbolic link put in the folder's place.
+        let present = Self.status(roots[index].bytes)?.isDirectory ?? false
+        var added = present ? try notify.add(roots[index].bytes, mask: Self.folderMask) : .gone
+        if case .watching(let watch) = added, roots[index].watch == watch {
             listed = []
             defer { listed = nil }
             try walk(rootKey, existing: nil)
             let seen = listed ?? []
-            let gone = entries.keys.filter { $0.root == index && !$0.relative.isEmpty && !seen.contains($0) }
-            for key in gone.sorted(by: { $0.relative.count > $1.relative.count }) where entries[key] != nil {
-                vanish(key)
-            }
+            for key in descendants(of: rootKey).reversed() where !seen.contains(key) { vanish(key) }
             return
         }
         // Another folder, or none, is at the path now: everything known is gone.
-        let known = entries.keys.filter { $0.root == index && !$0.relative.isEmpty }
-        for key in known.sorted(by: { $0.relative.count > $1.relative.count }) { vanishOne(key) }
+        for key in descendants(of: rootKey).reversed() { vanishOne(key) }
         for (watch, folder) in watches where folder.root == index {
             watches[watch] = nil
+            watchOf[folder] = nil
             notify.remove(watch)
         }
         roots[index].watch = nil
-        if let watch {
+        if case .watching(let watch) = added {
             // The new watch took the place of the old one, which was just removed: watch anew.
             notify.remove(watch)
+            added = .gone
         }
         if present {
             try attachRoot(index, reportExisting: true)
@@ -577,18 +683,18 @@ final class WatchEngine {
         } else {
             parent = [0x2E]
         }
-        guard let watch = try notify.add(parent, mask: Self.parentMask) else {
+        guard case .watching(let watch) = try notify.add(parent, mask: Self.parentMask) else {
             throw FolderWatcher.Failure(path: roots[index].path, reason: "the folder holding it is gone")
         }
         roots[index].parentWatch = watch
         // It may have come back before the watch was in place.
-        if Self.status(roots[index].bytes, follow: true)?.isDirectory ?? false { try rootReturned(index) }
+        if Self.status(roots[index].bytes)?.isDirectory ?? false { try rootReturned(index) }
     }
 
     /// A folder that was gone is there again: said, watched, and what it
     /// holds reported as added.
     private func rootReturned(_ index: Int) throws(FolderWatcher.Failure) {
-        guard Self.status(roots[index].bytes, follow: true)?.isDirectory ?? false else { return }
+        guard Self.status(roots[index].bytes)?.isDirectory ?? false else { return }
         emit(.rescanned(root: roots[index].path, reason: "the folder is there again"))
         try attachRoot(index, reportExisting: true)
     }

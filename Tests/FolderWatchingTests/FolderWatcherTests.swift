@@ -32,7 +32,7 @@ import UniformTypes
                 switch report {
                 case .ready: try start()
                 case .event(let event): events.append(event)
-                case .rescanned: break
+                case .rescanned, .notWatched: break
                 }
                 if events.count == count { break }
             }

@@ -16,9 +16,17 @@ final class WatchSession: @unchecked Sendable {
     }
     private let output = Output()
 
-    init(_ arguments: [String]) throws {
-        process.executableURL = Run.binary
-        process.arguments = ["watch"] + arguments
+    /// Starts `uti watch ARGUMENTS`, as the user `asUser` when given (root
+    /// only, through setpriv).
+    init(_ arguments: [String], asUser: Int? = nil) throws {
+        if let asUser {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments =
+                ["--reuid=\(asUser)", "--regid=\(asUser)", "--clear-groups", Run.binary.path, "watch"] + arguments
+        } else {
+            process.executableURL = Run.binary
+            process.arguments = ["watch"] + arguments
+        }
         process.environment = Run.environment(["XDG_DATA_DIRS": "/usr/share"])
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -267,5 +275,97 @@ final class WatchSession: @unchecked Sendable {
         let flat = try WatchSession([folder.path, folder.path("inner")])
         try flat.waitUntilWatching()
         #expect(flat.stop() == 0)
+    }
+
+    /// A folder's own mode or times changing is not an item of it.
+    @Test func aFolderChangingModeOrTimesPrintsNothing() throws {
+        try folder.makeFolder("old")
+        let watch = try WatchSession(["-r", "--settle", "0.2", folder.path])
+        try watch.waitUntilWatching()
+        #expect(chmod(folder.path("old"), 0o700) == 0)
+        #expect(utimes(folder.path("old"), nil) == 0)
+        #expect(utimes(folder.path, nil) == 0)
+        try folder.write("old/f.txt", "x")
+        #expect(watch.wait { !$0.isEmpty })
+        usleep(500_000)
+        #expect(watch.stop() == 0)
+        #expect(watch.lines == ["added \(folder.path)/old/f.txt: public.plain-text (text/plain)"])
+    }
+
+    /// A symbolic link put in a watched folder's place is not followed: the
+    /// folder is gone until a folder is there again.
+    @Test func aLinkInTheWatchedFoldersPlaceIsNotFollowed() throws {
+        try folder.makeFolder("w")
+        try folder.makeFolder("elsewhere")
+        try folder.write("elsewhere/secret.txt", "x")
+        let root = folder.path("w")
+        let watch = try WatchSession(["-r", "--settle", "0.2", root])
+        try watch.waitUntilWatching()
+        #expect(rmdir(root) == 0)
+        #expect(symlink(folder.path("elsewhere"), root) == 0)
+        #expect(watch.wait { $0.count >= 1 })
+        usleep(300_000)
+        #expect(unlink(root) == 0)
+        try folder.makeFolder("w")
+        try folder.write("w/ok.txt", "x")
+        #expect(watch.wait { $0.contains { $0.hasPrefix("added \(root)/ok.txt") } })
+        #expect(watch.stop() == 0)
+        #expect(!watch.lines.contains { $0.contains("secret") })
+    }
+
+    /// Another user's folder it may not read is said on standard error, and
+    /// the watch goes on.
+    @Test func aSubfolderThatCannotBeReadIsSaidAndTheWatchGoesOn() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        #expect(chmod(folder.path, 0o1777) == 0)
+        let watch = try WatchSession(
+            ["-r", "--settle", "0.2", "--no-writer-check", folder.path],
+            asUser: 65534)
+        try watch.waitUntilWatching()
+        #expect(mkdir(folder.path("private"), 0o700) == 0)
+        try folder.write("after.txt", "x")
+        #expect(watch.wait { $0.contains { $0.hasPrefix("added \(folder.path)/after.txt") } })
+        #expect(watch.stop() == 0)
+        #expect(watch.errors.contains("\(folder.path)/private: cannot watch: Permission denied"), "\(watch.errors)")
+        #expect(watch.lines.contains("added \(folder.path)/private: public.folder (inode/directory)"))
+    }
+
+    /// Seen through --type, a rename into the type is an arrival and one
+    /// out of it a departure.
+    @Test func renamesAcrossTheTypeFilterAreArrivalsAndDepartures() throws {
+        try folder.write("c.txt", "x")
+        try folder.write("d.png", "x")
+        let watch = try WatchSession(["--settle", "0.2", "--type", "public.image", folder.path])
+        try watch.waitUntilWatching()
+        #expect(rename(folder.path("c.txt"), folder.path("c.jpg")) == 0)
+        #expect(rename(folder.path("d.png"), folder.path("d.txt")) == 0)
+        #expect(watch.wait { $0.count == 2 })
+        usleep(300_000)
+        #expect(watch.stop() == 0)
+        #expect(
+            watch.lines == ["added \(folder.path)/c.jpg: public.jpeg (image/jpeg)", "removed \(folder.path)/d.png"])
+    }
+
+    /// SIGTERM while a command runs reaches the command, and the watch stops.
+    @Test func aStopWhileACommandRunsReachesTheCommand() throws {
+        let log = folder.path("log")
+        try folder.makeFolder("in")
+        let script = "trap 'echo TERM > \"\(log)\"; kill $!; exit 3' TERM; sleep 30 </dev/null >/dev/null 2>&1 & wait"
+        let watch = try WatchSession(["--settle", "0.1", folder.path("in"), "--exec", "/bin/sh", "-c", script])
+        try watch.waitUntilWatching()
+        try folder.write("in/a", "x")
+        #expect(watch.wait { $0.count == 1 })
+        usleep(500_000)
+        let stopped = Date()
+        #expect(watch.stop() == 0)
+        #expect(Date().timeIntervalSince(stopped) < 10)
+        #expect((try? String(contentsOfFile: log, encoding: .utf8)) == "TERM\n")
+    }
+
+    @Test(arguments: [["--exec"], ["--exec", ""]])
+    func execWithoutACommandIsRefused(exec: [String]) throws {
+        let run = try Run(["watch", "/tmp"] + exec)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--exec"))
     }
 }

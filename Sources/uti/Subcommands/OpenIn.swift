@@ -420,6 +420,17 @@ enum ProcessLauncher {
     /// SIGTERM, and a child must not inherit that); returns its status as a
     /// shell gives it.
     static func run(_ argv: [String], adding environment: [String: String] = [:]) throws -> Int32 {
+        try run(argv, adding: environment, forwardingTermination: false).exit.shellStatus
+    }
+
+    /// Runs `argv` as `run(_:adding:)` does. With `forwardingTermination`,
+    /// for a caller that has SIGINT and SIGTERM blocked (a watch), either
+    /// signal arriving while the child runs is sent on to it, and raised
+    /// again in the calling thread once the child has ended, so the caller
+    /// stops as it would have; `signal` is that signal.
+    static func run(
+        _ argv: [String], adding environment: [String: String], forwardingTermination: Bool
+    ) throws -> (exit: ChildExit, signal: Int32?) {
         // Each argument as its bytes: a path need not be UTF-8 (see PathText).
         func cString(_ text: String) -> UnsafeMutablePointer<CChar>? {
             (PathText.bytes(text).filter { $0 != 0 } + [0]).withUnsafeBufferPointer { buffer in
@@ -445,7 +456,33 @@ enum ProcessLauncher {
         guard error == 0 else {
             throw Console.fail("\(argv[0]): cannot start: \(SystemError(error).reason)")
         }
-        do { return try waitForChild(pid).shellStatus } catch { throw Console.fail("\(argv[0]): \(error.reason)") }
+        var forwarded: Int32?
+        if forwardingTermination {
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            sigaddset(&signals, SIGINT)
+            sigaddset(&signals, SIGTERM)
+            while true {
+                var info = siginfo_t()
+                // Ended? (It is reaped below.)
+                if waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0
+                    || info._sifields._sigchld.si_pid == pid
+                {
+                    break
+                }
+                var tick = timespec(tv_sec: 0, tv_nsec: 50_000_000)
+                let signal = sigtimedwait(&signals, nil, &tick)
+                if signal == SIGINT || signal == SIGTERM {
+                    forwarded = signal
+                    kill(pid, signal)
+                    break
+                }
+            }
+        }
+        let exit: ChildExit
+        do { exit = try waitForChild(pid) } catch { throw Console.fail("\(argv[0]): \(error.reason)") }
+        if let forwarded { pthread_kill(pthread_self(), forwarded) }
+        return (exit, forwarded)
     }
 }
 

@@ -75,6 +75,13 @@ struct Watch: ParsableCommand {
             throw ValidationError("--settle \(settle): give seconds from 0 to 86400")
         }
         if let type, type.isEmpty { throw ValidationError("--type needs a type") }
+        // `--exec` takes every argument after it: given with none, or an empty program, it would run nothing.
+        let arguments = PathText.commandLineArguments()
+        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        if arguments[..<end].contains("--exec") && command.isEmpty {
+            throw ValidationError("--exec needs a command: every argument after it")
+        }
+        if let program = command.first, program.isEmpty { throw ValidationError("--exec: the command is empty") }
     }
 
     func run() throws {
@@ -109,6 +116,8 @@ final class WatchPrinter {
     let command: [String]
     /// Whether the watch began (later failures exit 1, not 2).
     private(set) var started = false
+    /// Set once SIGINT or SIGTERM came while a command ran: no more are run.
+    private var stopping = false
 
     init(json: Bool, command: [String]) {
         self.json = json
@@ -130,11 +139,23 @@ final class WatchPrinter {
                 print("rescan \(root): \(Escaping.controls(reason))")
             }
             fflush(nil)
+        case .notWatched(let path, let reason):
+            Console.error("uti: \(path): cannot watch: \(reason); changes inside it are not reported")
         case .event(let event):
             print(json ? Self.json(event).serialized(indent: nil) : Self.line(event))
             fflush(nil)
-            if !command.isEmpty { run(for: event) }
+            if !command.isEmpty && !stopping { run(for: event) }
         }
+    }
+
+    /// SIGKILL, SIGTERM…: the name `kill -l` gives, with its prefix.
+    static func signalName(_ signal: Int32) -> String {
+        let names: [Int32: String] = [
+            SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL", SIGABRT: "SIGABRT",
+            SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV", SIGPIPE: "SIGPIPE",
+            SIGALRM: "SIGALRM", SIGTERM: "SIGTERM", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2",
+        ]
+        return names[signal] ?? "signal \(signal)"
     }
 
     static func line(_ event: FolderEvent) -> String {
@@ -171,10 +192,13 @@ final class WatchPrinter {
         ]
         if let old = event.oldPath { environment["UTI_OLD_PATH"] = PathText.text(old) }
         do {
-            let status = try ProcessLauncher.run(argv, adding: environment)
-            if status != 0 {
-                Console.error(
-                    "uti: \(ExecCommand.shellQuoted(argv, rawByte: PathText.rawByte)) exited with status \(status)")
+            let (exit, signal) = try ProcessLauncher.run(argv, adding: environment, forwardingTermination: true)
+            if signal != nil { stopping = true }
+            let quoted = ExecCommand.shellQuoted(argv, rawByte: PathText.rawByte)
+            if let signal = exit.signal {
+                Console.error("uti: \(quoted) was ended by signal \(signal) (\(Self.signalName(signal)))")
+            } else if let code = exit.code, code != 0 {
+                Console.error("uti: \(quoted) exited with status \(code)")
             }
         } catch {
             // Said by ProcessLauncher.
