@@ -18,6 +18,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -94,6 +95,10 @@ def main():
     parser.add_argument("--checkpoint", type=float, default=60, help="seconds between checkpoints")
     parser.add_argument("--report", help="write a Markdown report here")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--overflow-every", type=int, default=5,
+        help="every N checkpoints, stop uti (SIGSTOP) while 17,000 files arrive so its queue overflows, "
+        "and remove them after the next checkpoint (0: never)")
     args = parser.parse_args()
 
     random.seed(args.seed)
@@ -115,12 +120,30 @@ def main():
     folders = [root]
     files = []
     operations = {
-        "create": 0, "append": 0, "rename": 0, "delete": 0, "mkdir": 0, "rename-folder": 0, "delete-folder": 0}
+        "create": 0, "append": 0, "rename": 0, "delete": 0, "mkdir": 0, "rename-folder": 0, "delete-folder": 0,
+        "burst": 0, "burst-removed": 0}
     checkpoints = []
     counter = 0
     start = time.monotonic()
     next_checkpoint = start + args.checkpoint
     failed = False
+
+    burst = [None]
+
+    def overflow():
+        """Files arrive while uti is stopped: the kernel's queue overflows."""
+        folder = os.path.join(root, f"burst{counter}")
+        os.mkdir(folder)
+        time.sleep(args.settle + 1)
+        os.kill(watcher.pid, signal.SIGSTOP)
+        try:
+            for n in range(17_000):
+                with open(os.path.join(folder, f"b{n}"), "w"):
+                    pass
+        finally:
+            os.kill(watcher.pid, signal.SIGCONT)
+        operations["burst"] += 17_000
+        burst[0] = folder
 
     def checkpoint():
         time.sleep(args.settle + 1.5)
@@ -199,6 +222,12 @@ def main():
         time.sleep(1 / args.rate)
         if time.monotonic() >= next_checkpoint:
             failed |= not checkpoint()
+            if burst[0]:
+                shutil.rmtree(burst[0])
+                operations["burst-removed"] += 17_000
+                burst[0] = None
+            elif args.overflow_every and len(checkpoints) % args.overflow_every == 0:
+                overflow()
             next_checkpoint = time.monotonic() + args.checkpoint
     failed |= not checkpoint()
 
@@ -217,7 +246,8 @@ def main():
             out.write(
                 "Operations at a steady rate in a watched tree: files created (0–5000 bytes), appended to, "
                 "renamed within and across folders, deleted; folders created, moved with what they hold, and removed "
-                "with what they hold. "
+                "with what they hold; every few checkpoints uti is stopped (SIGSTOP) while 17,000 files arrive, so the "
+                "kernel's queue overflows and a rescan must find them, and they are removed after the next checkpoint. "
                 "At each checkpoint the operations pause until everything has settled, and the tree the events "
                 "describe must equal the tree on disk.\n\n")
             out.write(f"Operations: " + ", ".join(f"{k} {v}" for k, v in operations.items()) + ".\n\n")
