@@ -38,7 +38,8 @@ struct UTI: ParsableCommand {
         version: version,
         subcommands: [
             Lookup.self, FileCommand.self, Tags.self, Conforms.self, Equal.self, Supertypes.self,
-            Descendants.self, Decode.self, Graph.self, Validate.self, Batch.self, Filter.self, InboxCommand.self, Watch.self,
+            Descendants.self, Decode.self, Graph.self, Validate.self, Batch.self, Filter.self, InboxCommand.self,
+            Watch.self,
             OpenIn.self, SetDefault.self, Defaults.self,
         ],
         defaultSubcommand: Lookup.self
