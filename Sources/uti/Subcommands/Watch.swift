@@ -27,14 +27,17 @@ struct Watch: ParsableCommand {
             "uti: watching ..." on standard error says the watch has begun. Stop with
             SIGINT or SIGTERM: exit 0. Exit 2 for bad arguments or a folder that
             cannot be watched (missing, not a folder, a watch limit reached: the
-            limit is named); 1 when the watch cannot go on (the folder holding a
-            removed watched folder is gone too).
+            limit is named); 1 when the watch cannot go on (a watch limit reached
+            later, or the folder holding a removed watched folder gone too). A
+            subfolder whose permissions refuse a watch is named on standard error;
+            the watch goes on without it.
 
             --exec runs a command for each change, after its line is printed, without
             a shell: every argument after --exec is the command, "{}" in it is
             replaced by the path, and UTI_EVENT, UTI_PATH, UTI_OLD_PATH, UTI_TYPE and
             UTI_MIME are set. Changes wait while it runs. A command that fails is
-            named on standard error and the watch goes on.
+            named on standard error and the watch goes on; SIGINT or SIGTERM while it
+            runs is passed on to it, and uti stops once it has ended.
               uti watch ~/Downloads --type public.image --exec notify-send "new image" {}
             """)
 
