@@ -127,12 +127,7 @@ final class WatchEngine {
     /// nil with `errno` set when there is none.
     static func status(_ path: [UInt8], follow: Bool = false) -> stat? {
         var info = stat()
-        let result = (path + [0]).withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) {
-                follow ? stat($0.baseAddress!, &info) : lstat($0.baseAddress!, &info)
-            }
-        }
-        return result == 0 ? info : nil
+        return FileStatus.withCPath(path) { follow ? stat($0, &info) : lstat($0, &info) } == 0 ? info : nil
     }
 
     /// `path` with symbolic links resolved, nil when it cannot be.
@@ -405,11 +400,16 @@ final class WatchEngine {
             markDirty(to)
             return
         }
+        // Items of the batch still to be looked at moved with it.
+        if dirty.contains(where: { $0 == from || $0.isInside(from) }) {
+            dirty = dirty.map { $0 == from || $0.isInside(from) ? moved($0, from: from, to: to) : $0 }
+            dirtySet = Set(dirty)
+        }
         let replaced = entries[to]
         if replaced != nil { vanishQuietly(to) }
         // The item and everything in it move to their new paths.
         for item in [from] + descendants(of: from) {
-            let moved = Key(root: to.root, relative: to.relative + item.relative[from.relative.count...])
+            let moved = moved(item, from: from, to: to)
             guard let value = remove(item) else { continue }
             insert(moved, value)
             if let watch = watchOf.removeValue(forKey: item) { bind(watch, to: moved) }
@@ -435,6 +435,11 @@ final class WatchEngine {
                 schedule(to, after: 0)
             }
         }
+    }
+
+    /// Where `item`, at or inside `from`, is once `from` is renamed to `to`.
+    private func moved(_ item: Key, from: Key, to: Key) -> Key {
+        Key(root: to.root, relative: to.relative + item.relative[from.relative.count...])
     }
 
     /// Forgets an item replaced by a rename: the rename event says it.

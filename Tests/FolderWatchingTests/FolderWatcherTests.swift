@@ -80,6 +80,23 @@ import UniformTypes
         #expect(events.map(\.displayPath) == [root + "/new", root + "/new/late.txt"])
     }
 
+    /// A folder made inside a new folder that is renamed at once (one batch
+    /// of events names it under the old path) is found under the new path,
+    /// and watched.
+    @Test func aFolderMadeInAFolderRenamedAtOnceIsFoundAndWatched() async throws {
+        let root = folder.path
+        let events = try await events(of: watcher(recursive: true), count: 4) {
+            mkdir(root + "/n", 0o755)
+            usleep(50_000)
+            mkdir(root + "/n/a", 0o755)
+            rename(root + "/n", root + "/m")
+            usleep(500_000)
+            try folder.write("m/a/later.txt", "x")
+        }
+        #expect(events.map(\.change) == [.added, .renamed, .added, .added])
+        #expect(events.map(\.displayPath) == [root + "/n", root + "/m", root + "/m/a", root + "/m/a/later.txt"])
+    }
+
     /// Events that cannot be delivered while the reader is busy overflow the
     /// kernel's queue: the watch rescans, and every file is reported once.
     @Test func anOverflowWhileTheReaderIsBusyIsRescanned() throws {

@@ -362,7 +362,7 @@ final class WatchSession: @unchecked Sendable {
         #expect((try? String(contentsOfFile: log, encoding: .utf8)) == "TERM\n")
     }
 
-    @Test(arguments: [["--exec"], ["--exec", ""]])
+    @Test(arguments: [["--exec"], ["--exec", ""], ["--exec", " "], ["--exec", "no-such-program-uti"]])
     func execWithoutACommandIsRefused(exec: [String]) throws {
         let run = try Run(["watch", "/tmp"] + exec)
         #expect(run.status == 2)

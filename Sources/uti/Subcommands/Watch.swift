@@ -84,7 +84,22 @@ struct Watch: ParsableCommand {
         if arguments[..<end].contains("--exec") && command.isEmpty {
             throw ValidationError("--exec needs a command: every argument after it")
         }
-        if let program = command.first, program.isEmpty { throw ValidationError("--exec: the command is empty") }
+        if let program = command.first {
+            if program.isEmpty { throw ValidationError("--exec: the command is empty") }
+            if !Self.canRun(program) { throw ValidationError("--exec: \(program): no such program (on PATH)") }
+        }
+    }
+
+    /// Whether `program` names an executable file: itself when it holds a
+    /// `/`, else the first match on `PATH`, as `posix_spawnp` looks.
+    static func canRun(_ program: String) -> Bool {
+        if program.contains("/") { return access(program, X_OK) == 0 }
+        let path = ProcessEnvironment.current["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":", omittingEmptySubsequences: false).contains { folder in
+            let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + program
+            var info = stat()
+            return access(candidate, X_OK) == 0 && stat(candidate, &info) == 0 && !info.isDirectory
+        }
     }
 
     func run() throws {
@@ -145,9 +160,12 @@ final class WatchPrinter {
         case .notWatched(let path, let reason):
             Console.error("uti: \(path): cannot watch: \(reason); changes inside it are not reported")
         case .event(let event):
+            // Once a stop came while a command ran, the rest of the pass is not printed: each line printed had
+            // its command.
+            if stopping { return }
             print(json ? Self.json(event).serialized(indent: nil) : Self.line(event))
             fflush(nil)
-            if !command.isEmpty && !stopping { run(for: event) }
+            if !command.isEmpty { run(for: event) }
         }
     }
 
