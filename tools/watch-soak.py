@@ -121,7 +121,7 @@ def main():
     files = []
     operations = {
         "create": 0, "append": 0, "rename": 0, "delete": 0, "mkdir": 0, "rename-folder": 0, "delete-folder": 0,
-        "burst": 0, "burst-removed": 0}
+        "quick-folder": 0, "burst": 0, "burst-removed": 0}
     checkpoints = []
     counter = 0
     start = time.monotonic()
@@ -198,6 +198,18 @@ def main():
                 path = files.pop(random.randrange(len(files)))
                 os.unlink(path)
                 operations["delete"] += 1
+            elif choice < 0.945:
+                # A folder made, filled and renamed at once: one batch of events names it under two paths.
+                first = os.path.join(random.choice(folders), f"q{counter}")
+                os.mkdir(first)
+                os.mkdir(os.path.join(first, "inner"))
+                with open(os.path.join(first, "inner", "f.txt"), "w") as f:
+                    f.write("x")
+                moved = first + "-moved"
+                os.rename(first, moved)
+                folders += [moved, os.path.join(moved, "inner")]
+                files.append(os.path.join(moved, "inner", "f.txt"))
+                operations["quick-folder"] += 1
             elif choice < 0.955 or len(folders) < 3:
                 path = os.path.join(random.choice(folders), f"d{counter}")
                 os.mkdir(path)
@@ -246,7 +258,7 @@ def main():
             out.write(
                 "Operations at a steady rate in a watched tree: files created (0–5000 bytes), appended to, "
                 "renamed within and across folders, deleted; folders created, moved with what they hold, and removed "
-                "with what they hold; every few checkpoints uti is stopped (SIGSTOP) while 17,000 files arrive, so the "
+                "with what they hold; folders made, filled and renamed at once; every few checkpoints uti is stopped (SIGSTOP) while 17,000 files arrive, so the "
                 "kernel's queue overflows and a rescan must find them, and they are removed after the next checkpoint. "
                 "At each checkpoint the operations pause until everything has settled, and the tree the events "
                 "describe must equal the tree on disk.\n\n")
