@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import SystemBase
 import TestSupport
 import Testing
 
@@ -39,15 +40,6 @@ final class InboxTree {
 /// Runs `path` with `arguments` and the test environment, no signal blocked
 /// or ignored, output thrown away; its wait status.
 func spawnWithDefaultSignals(_ path: String, _ arguments: [String]) throws -> Int32 {
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var none = sigset_t(), all = sigset_t()
-    sigemptyset(&none)
-    sigfillset(&all)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -61,7 +53,7 @@ func spawnWithDefaultSignals(_ path: String, _ arguments: [String]) throws -> In
     let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for pointer in argv + envp { free(pointer) } }
     var pid = pid_t()
-    let error = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+    let error = withDefaultSignalAttributes { posix_spawn(&pid, path, &actions, $0, argv, envp) }
     guard error == 0 else { throw POSIXError(POSIXErrorCode(rawValue: error) ?? .EIO) }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
