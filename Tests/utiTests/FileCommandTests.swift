@@ -80,6 +80,13 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
             #expect(nothing.status == 1)
             #expect(nothing.stderr == "uti: no-such-thing: no such file, and the name gives no type\n")
             #expect(nothing.stdout == "ascii.txt: public.plain-text (text/plain, plain text document) by name\n")
+            // The forms that leave out the path keep one line per path: an empty one for a path not typed.
+            for (form, line) in [("-b", "public.plain-text"), ("--mime", "text/plain")] {
+                let short = try Run(
+                    ["file", form, "no-such-thing", "ascii.txt"], environment: systemData, directory: dir)
+                #expect(short.status == 1)
+                #expect(short.stdout == "\n\(line)\n")
+            }
         }
     }
 }

@@ -110,6 +110,8 @@ struct FileCommand: ParsableCommand {
                     results.append(
                         .object(JSON.path("path", bytes: PathText.bytes(label)) + [("error", .string(error.reason))]))
                 }
+                // The forms without the path keep one line per path, as `uti batch` does.
+                if form == .brief || form == .mime { out += "\n" }
                 continue
             }
             // A path where nothing is was typed by its name alone: every form
