@@ -31,6 +31,8 @@ struct FileCommand: ParsableCommand {
             is there and its name gives no type) and when nothing is at a path
             (its name is typed all the same, marked "no such file", on standard
             error for -b, --mime and -i) unless --no-sniff asked for names alone.
+            With -b and --mime a path that could not be typed prints an empty line,
+            so the lines stay one per path.
             """)
 
     @OptionGroup var registryOptions: RegistryOptions
