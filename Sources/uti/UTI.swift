@@ -58,6 +58,14 @@ struct UTI: ParsableCommand {
             Glibc.exit(Status.error)
         }
         if let status = CommandSpelling.check(arguments) ?? FastPath.run(arguments) { Glibc.exit(status) }
+        // The parser answers `help WORD` with the general help when WORD is no command: a typo would read as success.
+        if arguments.count > 2, arguments[1] == "help",
+            let word = arguments.dropFirst(2).first(where: { !$0.hasPrefix("-") }),
+            !FastPath.commandNames.contains(word)
+        {
+            Console.error("uti: help: \"\(Escaping.name(word))\" is not a command; uti --help lists them")
+            Glibc.exit(Status.error)
+        }
         do {
             var command = try parseAsRoot(Array(arguments.dropFirst()))
             try command.run()

@@ -389,6 +389,18 @@ func fixture(_ name: String) -> String {
     }
 }
 
+/// `uti help WORD` for a word that is no command is an error, not the
+/// general help with status 0.
+@Suite struct HelpForNoCommandTests {
+    @Test(arguments: ["nosuch", "wtach", "jpg"])
+    func helpForAWordThatIsNoCommandIsAnError(word: String) throws {
+        let run = try Run(["help", word])
+        #expect(run.status == 2)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr == "uti: help: \"\(word)\" is not a command; uti --help lists them\n")
+    }
+}
+
 /// A cache folder `uti` cannot use costs every run the sources' reading:
 /// it is said once a run, whichever door the query came in by.
 @Suite struct UnusableCacheFolderTests {
