@@ -144,7 +144,8 @@ struct QueryOptions: ParsableArguments {
     @Option(
         name: .customLong("tag-class"),
         help: ArgumentHelp(
-            "Read queries as tags of this class (extension, mime, ostype, or a class identifier).", valueName: "class"))
+            "Read queries as tags of this class (extension, mime, ostype, or a class identifier).", valueName: "class"),
+        completion: .list(["extension", "mime", "ostype"]))
     var tagClass: String?
     @Option(
         name: .customLong("conforming-to"),

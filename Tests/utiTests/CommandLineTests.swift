@@ -125,6 +125,9 @@ func fixture(_ name: String) -> String {
         #expect(version.status == 0 && version.stdout == "0.1.0\n")
         let completion = try Run("--generate-completion-script", "bash")
         #expect(completion.status == 0 && completion.stdout.contains("uti"))
+        // The values --class, --tag-class and --role accept are offered.
+        #expect(completion.stdout.contains("-W 'extension'$'\\n''mime'$'\\n''ostype'"))
+        #expect(completion.stdout.contains("'viewer'$'\\n''editor'$'\\n''shell'"))
     }
 }
 

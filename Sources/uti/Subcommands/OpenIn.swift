@@ -62,7 +62,8 @@ struct OpenIn: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Only applications with this role: any (or all), viewer (Viewer, Editor, desktop entries), editor, shell.",
-            valueName: "role"))
+            valueName: "role"),
+        completion: .list(["any", "all", "viewer", "editor", "shell"]))
     var role: String = "any"
     @Option(
         help: ArgumentHelp(

@@ -55,7 +55,9 @@ struct SetDefault: ParsableCommand {
     var type: String?
     @Argument(help: "The application: a desktop file ID (vim.desktop) or a bundle identifier.")
     var app: String?
-    @Option(help: ArgumentHelp("The role the default is for: viewer, editor, shell or all.", valueName: "role"))
+    @Option(
+        help: ArgumentHelp("The role the default is for: viewer, editor, shell or all.", valueName: "role"),
+        completion: .list(["viewer", "editor", "shell", "all"]))
     var role: String = "all"
     @Option(
         name: .customLong("file"),

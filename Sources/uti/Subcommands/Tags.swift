@@ -15,7 +15,8 @@ struct Tags: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @Option(
         name: .customLong("class"),
-        help: ArgumentHelp("Only this tag class: extension, mime, ostype, or a class identifier.", valueName: "class"))
+        help: ArgumentHelp("Only this tag class: extension, mime, ostype, or a class identifier.", valueName: "class"),
+        completion: .list(["extension", "mime", "ostype"]))
     var tagClass: String?
     @Flag(help: "Only the preferred (first declared) tag; needs --class.")
     var preferred = false
