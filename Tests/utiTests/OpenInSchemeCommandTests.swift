@@ -226,6 +226,17 @@ import Testing
             ["set-default", "--no-system", "--file", tree.root + "/none.settings"], environment: tree.environment)
         #expect(missing.status == 2)
         #expect(missing.stderr == "uti: \(tree.root)/none.settings: No such file or directory\n")
+        // "-" reads the list from standard input, and names it so.
+        let piped = try Run(
+            ["set-default", "--no-system", "--file", "-"], stdin: "html browser.desktop\ntxt nobody.desktop\n",
+            environment: tree.environment)
+        #expect(piped.status == 2)
+        #expect(
+            piped.stderr == """
+                uti: standard input:2: error: nobody.desktop: no desktop entry or app bundle has this ID
+                uti: standard input: nothing was written
+
+                """)
     }
 
     @Test func validateChecksAnAppsDocumentAndURLTypes() throws {

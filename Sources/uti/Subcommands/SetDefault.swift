@@ -61,7 +61,8 @@ struct SetDefault: ParsableCommand {
     var role: String = "all"
     @Option(
         name: .customLong("file"),
-        help: ArgumentHelp("Set every default this file lists, all or none.", valueName: "settings"))
+        help: ArgumentHelp(
+            "Set every default this file lists, all or none (- reads standard input).", valueName: "settings"))
     var settingsFile: String?
     @Flag(help: "Remove the user's default for TYPE instead.")
     var clear = false
@@ -141,15 +142,27 @@ struct SetDefault: ParsableCommand {
         if let allDeclaredApp {
             requests = try declaredRequests(of: allDeclaredApp, resolver: resolver)
         } else if let settingsFile {
+            // "-" is standard input, as for `uti file -`.
+            let name = settingsFile == "-" ? "standard input" : settingsFile
             let settings: DefaultSettings
-            do { settings = try DefaultSettings.read(path: settingsFile) } catch {
-                throw Console.fail(error.description)
+            if settingsFile == "-" {
+                let limit = DefaultSettings.maximumBytes
+                let bytes: [UInt8]
+                do { bytes = try FileTyping.readPrefix(of: 0, count: limit + 1, label: name) } catch {
+                    throw Console.fail(error.description)
+                }
+                if bytes.count > limit { throw Console.fail("\(name): longer than \(limit) bytes; not read") }
+                settings = DefaultSettings(bytes: bytes, file: name)
+            } else {
+                do { settings = try DefaultSettings.read(path: settingsFile) } catch {
+                    throw Console.fail(error.description)
+                }
             }
             for problem in settings.problems { Console.error("uti: \(problem)") }
             failed = !settings.problems.isEmpty
-            if settings.lines.isEmpty && !failed { throw Console.fail("\(settingsFile): sets no defaults") }
+            if settings.lines.isEmpty && !failed { throw Console.fail("\(name): sets no defaults") }
             requests = settings.lines.map {
-                Request(subject: $0.subject, app: $0.app, role: $0.role, place: "\(settingsFile):\($0.number)")
+                Request(subject: $0.subject, app: $0.app, role: $0.role, place: "\(name):\($0.number)")
             }
         } else if let type, let given = addedApp ?? removedApp {
             requests = [
@@ -163,7 +176,9 @@ struct SetDefault: ParsableCommand {
         // Every request is checked (and each bad one named) before anything is written.
         let planned = plan(requests, resolver: resolver)
         if failed || planned.contains(where: { $0 == nil }) {
-            if let settingsFile { throw Console.fail("\(settingsFile): nothing was written") }
+            if let settingsFile {
+                throw Console.fail("\(settingsFile == "-" ? "standard input" : settingsFile): nothing was written")
+            }
             throw ExitCode(Status.error)
         }
         let valid = planned.compactMap { $0 }
