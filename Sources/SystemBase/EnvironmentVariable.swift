@@ -48,7 +48,9 @@ public struct EnvironmentVariable: Sendable, Hashable {
     public static let currentDesktop = EnvironmentVariable(
         "XDG_CURRENT_DESKTOP", "the desktops whose `DESKTOP-mimeapps.list` files are read first (`:`-separated)")
     public static let path = EnvironmentVariable(
-        "PATH", "where the `TryExec` and `Exec` programs of desktop entries are looked for")
+        "PATH",
+        "where the `TryExec` and `Exec` programs of desktop entries, and the program of `uti watch --exec`, are looked for"
+    )
     public static let terminal = EnvironmentVariable(
         "TERMINAL",
         "the terminal (run as `TERMINAL -e COMMAND`) for `Terminal=true` entries when there is no `xdg-terminal-exec`")

@@ -94,7 +94,7 @@ struct Watch: ParsableCommand {
     /// `/`, else the first match on `PATH`, as `posix_spawnp` looks.
     static func canRun(_ program: String) -> Bool {
         if program.contains("/") { return access(program, X_OK) == 0 }
-        let path = ProcessEnvironment.current["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        let path = EnvironmentVariable.path.value(in: ProcessEnvironment.current) ?? "/usr/local/bin:/usr/bin:/bin"
         return path.split(separator: ":", omittingEmptySubsequences: false).contains { folder in
             let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + program
             var info = stat()
