@@ -234,6 +234,7 @@ def main():
         time.sleep(1 / args.rate)
         if time.monotonic() >= next_checkpoint:
             failed |= not checkpoint()
+            write_report(args, operations, checkpoints, failed, finished=False)
             if burst[0]:
                 shutil.rmtree(burst[0])
                 operations["burst-removed"] += 17_000
@@ -247,6 +248,11 @@ def main():
     watcher.wait(timeout=10)
     shutil.rmtree(root, ignore_errors=True)
 
+    write_report(args, operations, checkpoints, failed, finished=True)
+    sys.exit(1 if failed else 0)
+
+
+def write_report(args, operations, checkpoints, failed, finished):
     if args.report:
         with open(args.report, "w") as out:
             first, last = checkpoints[0], checkpoints[-1]
@@ -274,7 +280,8 @@ def main():
                 out.write(
                     f"| {c['seconds']} | {c['operations']} | {c['events']} | {c['rescans']} | {c['items']} "
                     f"| {c['unreported']} | {c['phantom']} | {c['errors']} | {c['rss_mib']} |\n")
-    sys.exit(1 if failed else 0)
+            if not finished:
+                out.write(f"\nThe run was still going when this was written ({checkpoints[-1]['seconds']} s).\n")
 
 
 if __name__ == "__main__":

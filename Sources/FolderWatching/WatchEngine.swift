@@ -357,7 +357,9 @@ final class WatchEngine {
             // Watched before it is listed, so nothing created in it meanwhile is missed.
             let watch = options.recursive ? try watchFolder(key) : .refused
             if watch == .gone {
-                vanish(key)
+                // Moved on (or removed) before it could be watched, and never reported: a rename event
+                // lists it where it went.
+                remove(key)
                 return
             }
             report(.added, key, initial: initial)
@@ -435,6 +437,17 @@ final class WatchEngine {
                 schedule(to, after: 0)
             }
         }
+        if entry.kind == .folder && options.recursive { try relist(to) }
+    }
+
+    /// Lists a folder and every folder known inside it again (a folder
+    /// renamed just after it was made may have been listed under its old
+    /// path, which was already gone); what was not known is reported.
+    private func relist(_ folder: Key) throws(FolderWatcher.Failure) {
+        let outer = listed
+        listed = outer ?? []
+        defer { listed = outer }
+        try walk(folder, existing: nil)
     }
 
     /// Where `item`, at or inside `from`, is once `from` is renamed to `to`.

@@ -97,6 +97,54 @@ import UniformTypes
         #expect(events.map(\.displayPath) == [root + "/n", root + "/m", root + "/m/a", root + "/m/a/later.txt"])
     }
 
+    /// A folder made, filled and renamed at once, twenty times: whatever
+    /// order the events come in, each item is reported under its new path,
+    /// and nothing is reported removed.
+    @Test func foldersMadeFilledAndRenamedAtOnceAreEachFound() async throws {
+        let root = folder.path
+        let watcher = watcher(recursive: true)
+        let task = Task {
+            var events: [FolderEvent] = []
+            for try await report in watcher.reports() {
+                if case .ready = report {
+                    for n in 0..<20 {
+                        mkdir(root + "/q\(n)", 0o755)
+                        mkdir(root + "/q\(n)/inner", 0o755)
+                        try folder.write("q\(n)/inner/f.txt", "x")
+                        rename(root + "/q\(n)", root + "/m\(n)")
+                    }
+                }
+                if case .event(let event) = report { events.append(event) }
+                let files = events.filter { $0.change == .added && $0.displayPath.hasSuffix("/inner/f.txt") }
+                if files.count == 20 { break }
+            }
+            return events
+        }
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(30))
+            task.cancel()
+        }
+        defer { timeout.cancel() }
+        let events = try await task.value
+        #expect(!events.contains { $0.change == .removed })
+        // The tree the events describe (a rename moves what is inside) is the tree on disk.
+        var tree = Set<String>()
+        for event in events {
+            switch event.change {
+            case .added: #expect(tree.insert(event.displayPath).inserted, "added twice: \(event.displayPath)")
+            case .renamed:
+                let old = event.displayOldPath ?? ""
+                let moved = tree.filter { $0 == old || $0.hasPrefix(old + "/") }
+                tree.subtract(moved)
+                tree.formUnion(moved.map { event.displayPath + $0.dropFirst(old.count) })
+            default: break
+            }
+        }
+        var expected = Set<String>()
+        for n in 0..<20 { expected.formUnion([root + "/m\(n)", root + "/m\(n)/inner", root + "/m\(n)/inner/f.txt"]) }
+        #expect(tree == expected)
+    }
+
     /// Events that cannot be delivered while the reader is busy overflow the
     /// kernel's queue: the watch rescans, and every file is reported once.
     @Test func anOverflowWhileTheReaderIsBusyIsRescanned() throws {
