@@ -686,6 +686,8 @@ final class WatchEngine {
             added = .gone
         }
         if present {
+            // Said as when it comes back later, so the lines do not depend on how fast it came back.
+            emit(.rescanned(root: roots[index].path, reason: "the folder is there again"))
             try attachRoot(index, reportExisting: true)
         } else {
             try waitForRoot(index)
