@@ -106,16 +106,8 @@ final class InotifyQueue {
     static func limit(_ name: String) -> String {
         let path = "/proc/sys/fs/inotify/" + name
         let value = (try? FileContents.read(path, limit: 64)).map {
-            String(decoding: $0, as: UTF8.self).trimmingASCIIWhitespace()
+            String(decoding: $0, as: UTF8.self).trimmingWhitespace()
         }
         return "(fs.inotify.\(name) = \(value ?? "unknown"), \(path))"
-    }
-}
-
-extension String {
-    fileprivate func trimmingASCIIWhitespace() -> String {
-        var scalars = Substring(self)
-        while let last = scalars.last, last == "\n" || last == " " || last == "\t" { scalars.removeLast() }
-        return String(scalars)
     }
 }
