@@ -347,17 +347,19 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        // Stopped once it holds the cache file (mapped, under its lease).
+        // Stopped once it holds the cache file (mapped, under its lease): the file open, and the lease
+        // in /proc/locks (it is taken just after the open, so the open alone is not enough).
         var holding = false
         let deadline = Date().addingTimeInterval(20)
+        let pid = process.processIdentifier
         while !holding && process.isRunning && Date() < deadline {
-            let fds =
-                (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd")) ?? []
-            holding = fds.contains { fd in
-                (try? FileManager.default.destinationOfSymbolicLink(
-                    atPath: "/proc/\(process.processIdentifier)/fd/\(fd)"))?
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            let open = fds.contains { fd in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"))?
                     .hasSuffix(image) == true
             }
+            let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+            holding = open && locks.split(separator: "\n").contains { $0.contains("LEASE") && $0.contains(" \(pid) ") }
         }
         kill(process.processIdentifier, SIGSTOP)
         #expect(holding)
