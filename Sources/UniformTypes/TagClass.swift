@@ -32,7 +32,31 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
     /// `;` (which lookups ignore). White space may surround the essence; a
     /// type starting with `.` is refused, so `./a/b` or `/tmp/pic.dat` is
     /// never taken for one.
-    public static func isMIMESyntax(_ text: String) -> Bool { mimeSyntaxProblem(text) == nil }
+    public static func isMIMESyntax(_ text: String) -> Bool {
+        if let answer = text.utf8.withContiguousStorageIfAvailable(isMIMESyntax(utf8:)) { return answer }
+        var text = text
+        return text.withUTF8(isMIMESyntax(utf8:))
+    }
+
+    /// `isMIMESyntax` over UTF-8 bytes, in one pass without allocating
+    /// (`mimeSyntaxProblem` says what is wrong, this only whether).
+    static func isMIMESyntax(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+        var start = 0
+        while start < end, bytes[start] == 32 || bytes[start] == 9 { start += 1 }
+        while end > start, bytes[end - 1] == 32 || bytes[end - 1] == 9 { end -= 1 }
+        var slash = -1
+        for i in start..<end {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "/") {
+                guard slash < 0 else { return false }
+                slash = i
+            } else if !isTokenByte(byte) {
+                return false
+            }
+        }
+        return slash > start && slash < end - 1 && bytes[start] != UInt8(ascii: ".")
+    }
 
     /// What keeps `text` from being a MIME type (see `isMIMESyntax`), or nil
     /// when it is one.
@@ -59,9 +83,21 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
     }
 
     /// Printable ASCII other than a space and RFC 2045's `tspecials`.
+    @inline(__always)
     private static func isTokenByte(_ byte: UInt8) -> Bool {
-        byte > 32 && byte < 127 && !#"()<>@,;:\"/[]?="#.utf8.contains(byte)
+        // Bit n of the mask is set when byte 64 * word + n is a token byte:
+        // 33...126 less `()<>@,;:\"/[]?=`.
+        byte < 64
+            ? tokenBytesBelow64 >> UInt64(byte) & 1 != 0
+            : byte < 128 && tokenBytesFrom64 >> UInt64(byte - 64) & 1 != 0
     }
+
+    /// Bytes 0–63 that are token bytes, bit n for byte n (`!#$%&'*+-.`,
+    /// digits).
+    private static let tokenBytesBelow64: UInt64 = 0x03ff_6cfa_0000_0000
+    /// Bytes 64–127 that are token bytes, bit n for byte 64 + n (letters and
+    /// `^`, `_`, `` ` ``, `{`, `|`, `}`, `~`).
+    private static let tokenBytesFrom64: UInt64 = 0x7fff_ffff_c7ff_fffe
 
     /// Whether tags of this class match regardless of case. Extensions and
     /// MIME types do; OSTypes and the others are exact.

@@ -403,7 +403,115 @@ import Testing
         #expect(registry.type(mimeType: text)?.identifier == identifier)
     }
 
+    /// The one-pass check and the one that says what is wrong agree on
+    /// every string of up to five characters drawn from those that matter.
+    @Test func theQuickCheckAgreesWithTheProblemOnEveryShortString() {
+        let alphabet = ["a", "Z", "/", ";", " ", "\t", ".", "(", "=", "é", "\u{7f}", "+"]
+        var texts = [""]
+        var checked = 0
+        for _ in 0..<5 {
+            texts = texts.flatMap { text in alphabet.map { text + $0 } }
+            for text in texts {
+                #expect(
+                    TagClass.isMIMESyntax(text) == (TagClass.mimeSyntaxProblem(text) == nil), "\(text.debugDescription)"
+                )
+                checked += 1
+            }
+        }
+        #expect(checked > 200_000)
+        for scalar in (0...255).compactMap(Unicode.Scalar.init) {
+            for text in ["a/\(scalar)", "\(scalar)/a", "a\(scalar)b/c"] {
+                #expect(
+                    TagClass.isMIMESyntax(text) == (TagClass.mimeSyntaxProblem(text) == nil), "\(text.debugDescription)"
+                )
+            }
+        }
+    }
+
     @Test func anUnknownWellFormedMIMETypeIsDynamic() {
         #expect(registry.type(mimeType: "application/x-uti-unknown!#$&^_.+-")?.isDynamic == true)
     }
 }
+
+/// Types keep a registry they were made from alive exactly as long as they
+/// need it; the permanent registries need no keeping.
+@Suite struct TypeLifetimeTests {
+    /// A registry of its own, its `public.jpeg`, a dynamic type of it, and
+    /// a weak reference to it.
+    private func typesOfABuiltRegistry() -> (UTType, UTType, () -> TypeRegistry?) {
+        let registry = RegistryBuilder.bundled().build()
+        weak var weakRegistry = registry
+        let jpeg = registry.declaredType("public.jpeg")!
+        let dynamic = registry.type(filenameExtension: "uti-no-such-extension")!
+        return (jpeg, dynamic, { weakRegistry })
+    }
+
+    @Test func typesKeepABuiltRegistryAliveAndLetItGoWhenGone() {
+        var types: (UTType, UTType)?
+        var registry: () -> TypeRegistry? = { nil }
+        do {
+            let (jpeg, dynamic, weak) = typesOfABuiltRegistry()
+            types = (jpeg, dynamic)
+            registry = weak
+        }
+        // Only the types hold the registry now; they still answer from it.
+        #expect(registry() != nil)
+        #expect(types?.0.identifier == "public.jpeg")
+        #expect(types?.0.conforms(to: types!.0.registry.declaredType("public.image")!) == true)
+        #expect(types?.1.isDynamic == true)
+        #expect(types?.1.registry === registry())
+        types = nil
+        #expect(registry() == nil)
+    }
+
+    @Test func aDynamicTypeAloneKeepsItsRegistry() {
+        var dynamic: UTType?
+        var registry: () -> TypeRegistry? = { nil }
+        do {
+            let (_, type, weak) = typesOfABuiltRegistry()
+            dynamic = type
+            registry = weak
+        }
+        #expect(registry() != nil)
+        #expect(dynamic?.conforms(to: dynamic!.registry.declaredType("public.data")!) == true)
+        dynamic = nil
+        #expect(registry() == nil)
+    }
+
+    /// Types of a permanent registry, of a built one, and dynamic ones,
+    /// through code generic over `Result` and `Optional` many times: a
+    /// copy or destruction that got the type's layout wrong would release
+    /// a registry once too often, and the loop would free it.
+    @Test(arguments: [false, true])
+    func typesSurviveGenericCode(built: Bool) throws {
+        let registry = built ? RegistryBuilder.bundled().build() : TypeRegistry.bundled
+        let types = [registry.declaredType("public.jpeg"), registry.type(filenameExtension: "uti-no-such-extension")]
+        for _ in 0..<20_000 {
+            for type in types {
+                let result: Result<UTType, any Error> = wrapped(type)
+                let copies = [try result.get(), try unwrapped(result), try #require(type)]
+                #expect(copies.allSatisfy { $0 == type })
+            }
+        }
+        #expect(registry.declaredType("public.jpeg")?.identifier == "public.jpeg")
+        #expect(TypeRegistry.bundled.type(filenameExtension: "png")?.identifier == "public.png")
+    }
+
+    @Test func typesOfTheBundledRegistryCompareWithThoseOfABuiltOne() {
+        let built = RegistryBuilder.bundled().build()
+        let ours = built.declaredType("public.jpeg")!, bundled = TypeRegistry.bundled.declaredType("public.jpeg")!
+        #expect(ours == bundled)
+        #expect(ours.hashValue == bundled.hashValue)
+        #expect(ours.conforms(to: TypeRegistry.bundled.declaredType("public.image")!))
+        #expect(bundled.conforms(to: built.declaredType("public.image")!))
+        #expect(!bundled.conforms(to: built.declaredType("public.text")!))
+    }
+}
+
+private struct NoType: Error {}
+
+@inline(never) private func wrapped<T>(_ value: T?) -> Result<T, any Error> {
+    value.map { .success($0) } ?? .failure(NoType())
+}
+
+@inline(never) private func unwrapped<T>(_ result: Result<T, any Error>) throws -> T { try result.get() }
