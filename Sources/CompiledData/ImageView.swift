@@ -152,7 +152,7 @@ public struct ImageView: @unchecked Sendable {
     public static let headerSize = ImageHeader.size
 
     private let storage: ImageStorage
-    private let words: UnsafePointer<UInt32>
+    @usableFromInline let words: UnsafePointer<UInt32>
     public let wordCount: Int
     private let pool: UnsafePointer<UInt8>
     public let poolCount: Int
@@ -261,21 +261,29 @@ public struct ImageView: @unchecked Sendable {
     }
 
     /// The word at `index`; 0 outside the image.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func word(_ index: Int) -> UInt32 {
         index >= 0 && index < wordCount ? words[index] : 0
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public func int(_ index: Int) -> Int { Int(word(index)) }
 
     /// The count stored at `index`, cut to how many entries of `entryWords`
     /// words fit in the image from word `start` on: a damaged count gives
     /// fewer entries, never a walk past the image.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func count(at index: Int, entryWords: Int, from start: Int) -> Int {
         guard start >= 0, start <= wordCount else { return 0 }
         return min(int(index), (wordCount - start) / entryWords)
+    }
+
+    /// The list of words at `index`: its length word, cut to what the
+    /// image holds and to `limit`, then that many words.
+    @inlinable @inline(__always)
+    public func wordList(at index: Int, limit: Int) -> UnsafeBufferPointer<UInt32> {
+        let n = min(count(at: index, entryWords: 1, from: index + 1), limit)
+        return UnsafeBufferPointer(start: words + (n > 0 ? index + 1 : 0), count: max(n, 0))
     }
 
     /// The pool bytes of the reference in words `index`, `index + 1`; empty

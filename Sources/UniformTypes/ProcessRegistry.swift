@@ -62,7 +62,8 @@ public enum ProcessRegistry {
                 return state.added
             }
             buildCount.add(1, ordering: .relaxed)
-            let (registry, problems) = build(added: added, infoPlist: infoPlistPath)
+            let (built, problems) = build(added: added, infoPlist: infoPlistPath)
+            let registry = built.madePermanent()
             state.withLock { state in
                 state.registry = registry
                 state.problems = problems

@@ -1,6 +1,7 @@
 import CompiledData
 import PropertyLists
 import SharedMIMEInfo
+import Synchronization
 import SystemBase
 
 /// An immutable set of merged type declarations with the indexes that answer
@@ -211,16 +212,15 @@ public final class TypeRegistry: Sendable {
     @inline(__always)
     func hasAncestor(_ slot: Int32, _ ancestor: Int32) -> Bool {
         if ancestorsUnlisted(slot) { return walkAncestors(of: slot) { $0 == ancestor } }
-        let (n, start) = slots(slot, Field.ancestors)
-        for i in 0..<n where image.word(start + i) == UInt32(bitPattern: ancestor) { return true }
-        return false
+        return image.wordList(at: image.int(record(slot, Field.ancestors)), limit: count)
+            .contains(UInt32(bitPattern: ancestor))
     }
 
     /// Visits the supertypes of `slot` breadth first, each once, until
     /// `visit` returns true (then true). The parent lists of a sound image
     /// together hold at most one word each, so the walk reads no more
     /// entries than the image has words.
-    @discardableResult
+    @discardableResult @inline(never)
     private func walkAncestors(of slot: Int32, _ visit: (Int32) -> Bool) -> Bool {
         var budget = image.wordCount
         var seen: Set<Int32> = [slot]
@@ -335,7 +335,26 @@ public final class TypeRegistry: Sendable {
     }
 
     /// Bundled declarations only.
-    public static let bundled: TypeRegistry = RegistryBuilder.bundled().build()
+    public static let bundled: TypeRegistry = RegistryBuilder.bundled().build().madePermanent()
+
+    /// Whether the registry lives as long as the process, so that the types
+    /// it gives need not keep it (see `madePermanent()`).
+    var isPermanent: Bool { permanent.load(ordering: .relaxed) }
+    private let permanent = Atomic(false)
+
+    /// Registries kept for the life of the process.
+    private static let kept = Mutex<[TypeRegistry]>([])
+
+    /// Keeps this registry for the life of the process (the process
+    /// registry and `bundled`), so that the types it gives from now on
+    /// hold no reference to it. Returns the registry.
+    func madePermanent() -> TypeRegistry {
+        Self.kept.withLock { kept in
+            if !isPermanent { kept.append(self) }
+            permanent.store(true, ordering: .relaxed)
+        }
+        return self
+    }
 
     /// The registry of this process (`ProcessRegistry.registry`): the
     /// system's MIME types, the bundled declarations, those of the XDG
@@ -363,8 +382,7 @@ public final class TypeRegistry: Sendable {
         }
         return UTType(
             self,
-            undeclared: UTType.Undeclared(
-                identifier: identifier, conformsTo: contents.conformsTo, tags: contents.tags, isDynamic: true))
+            identifier: identifier, conformsTo: contents.conformsTo, tags: contents.tags, isDynamic: true)
     }
 
     /// A type that keeps `identifier` though no source declares it: no
@@ -375,8 +393,7 @@ public final class TypeRegistry: Sendable {
         declaredType(identifier)
             ?? UTType(
                 self,
-                undeclared: UTType.Undeclared(
-                    identifier: identifier, conformsTo: parents, tags: [], isDynamic: false))
+                identifier: identifier, conformsTo: parents, tags: [], isDynamic: false)
     }
 
     /// Every declared type that claims `tag` and conforms to `supertype`,
@@ -470,18 +487,27 @@ public final class TypeRegistry: Sendable {
     /// claims it, `.some(nil)` when it normalizes to nothing, and nil when
     /// the tag needs `TagClass.normalize`.
     private func plainASCIIClaimants(_ tag: String, table: Int?, dropsDot: Bool) -> (count: Int, start: Int)?? {
+        let found = tag.utf8.withContiguousStorageIfAvailable {
+            plainASCIIClaimants(utf8: $0, table: table, dropsDot: dropsDot)
+        }
+        if let found { return found }
         var tag = tag
-        return tag.withUTF8 { utf8 -> (count: Int, start: Int)?? in
-            var bytes = utf8[...]
-            if dropsDot, bytes.first == UInt8(ascii: ".") { bytes = bytes.dropFirst() }
-            guard bytes.count <= 256, bytes.allSatisfy(TagClass.isPlainTagByte) else { return .none }
-            if bytes.isEmpty { return .some(nil) }
-            guard let table else { return .some((0, 0)) }
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { lower in
-                for (i, b) in bytes.enumerated() { lower[i] = b.asciiLowercased }
-                let (n, start, _) = claimantList(key: UnsafeBufferPointer(lower), table: table)
-                return .some((n, start))
-            }
+        return tag.withUTF8 { plainASCIIClaimants(utf8: $0, table: table, dropsDot: dropsDot) }
+    }
+
+    /// `plainASCIIClaimants` over the tag's UTF-8 bytes.
+    private func plainASCIIClaimants(
+        utf8: UnsafeBufferPointer<UInt8>, table: Int?, dropsDot: Bool
+    ) -> (count: Int, start: Int)?? {
+        var bytes = utf8[...]
+        if dropsDot, bytes.first == UInt8(ascii: ".") { bytes = bytes.dropFirst() }
+        guard bytes.count <= 256, bytes.allSatisfy(TagClass.isPlainTagByte) else { return .none }
+        if bytes.isEmpty { return .some(nil) }
+        guard let table else { return .some((0, 0)) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { lower in
+            for (i, b) in bytes.enumerated() { lower[i] = b.asciiLowercased }
+            let (n, start, _) = claimantList(key: UnsafeBufferPointer(lower), table: table)
+            return .some((n, start))
         }
     }
 
@@ -495,9 +521,8 @@ public final class TypeRegistry: Sendable {
         let identifier = DynamicIdentifier.make(tag: tag, tagClass: tagClass, conformingTo: supertype?.identifier)
         return UTType(
             self,
-            undeclared: UTType.Undeclared(
-                identifier: identifier, conformsTo: supertype.map { [$0.identifier] } ?? [],
-                tags: [TagSpecification(tagClass, [tag])], isDynamic: true))
+            identifier: identifier, conformsTo: supertype.map { [$0.identifier] } ?? [],
+            tags: [TagSpecification(tagClass, [tag])], isDynamic: true)
     }
 
     /// Every type that conforms to `type`, excluding itself: breadth first,

@@ -3,20 +3,26 @@
 ///
 /// Names follow Apple's `UTType` where Apple has them. Two types are equal
 /// when their identifiers are equal, compared case-insensitively.
-public struct UTType: Sendable, Hashable, CustomStringConvertible {
-    /// What an undeclared type carries, boxed: a `UTType` stays two words,
-    /// and copying a declared one is one retain.
+public struct UTType: @unchecked Sendable, Hashable, CustomStringConvertible {
+    /// What an undeclared type carries, boxed: a `UTType` stays three
+    /// words.
     final class Undeclared: Sendable {
         let identifier: String
         let conformsTo: [String]
         let tags: [TagSpecification]
         let isDynamic: Bool
+        /// The registry of the type, when it is not permanent.
+        let keeper: TypeRegistry?
 
-        init(identifier: String, conformsTo: [String], tags: [TagSpecification], isDynamic: Bool) {
+        init(
+            identifier: String, conformsTo: [String], tags: [TagSpecification], isDynamic: Bool,
+            keeping keeper: TypeRegistry?
+        ) {
             self.identifier = identifier
             self.conformsTo = conformsTo
             self.tags = tags
             self.isDynamic = isDynamic
+            self.keeper = keeper
         }
     }
 
@@ -26,23 +32,48 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The registry that answers this type's questions.
-    public let registry: TypeRegistry
-    let storage: Storage
+    public var registry: TypeRegistry { unretainedRegistry.takeUnretainedValue() }
+
+    /// The registry, not retained.
+    private var unretainedRegistry: Unmanaged<TypeRegistry> {
+        .fromOpaque(UnsafeRawPointer(bitPattern: registryAddress).unsafelyUnwrapped)
+    }
+
+    /// The registry's address, not retained: the registry lives as long as
+    /// the process (`TypeRegistry.isPermanent`) or `owner` keeps it. A
+    /// declared type of the process registry is thereby three plain words,
+    /// copied without touching a reference count.
+    private let registryAddress: UInt
+    /// The slot of a declared type; -1 for an undeclared one.
+    private let declaredSlot: Int32
+    /// An undeclared type's `Undeclared` (which keeps the registry); the
+    /// registry of a declared type when it is not permanent; else nil.
+    /// Both are immutable and `Sendable`.
+    private let owner: AnyObject?
 
     init(_ registry: TypeRegistry, _ slot: Int32) {
-        self.registry = registry
-        self.storage = .declared(slot)
+        registryAddress = UInt(bitPattern: Unmanaged.passUnretained(registry).toOpaque())
+        declaredSlot = slot
+        owner = registry.isPermanent ? nil : registry
     }
 
-    init(_ registry: TypeRegistry, undeclared: Undeclared) {
-        self.registry = registry
-        self.storage = .undeclared(undeclared)
+    /// An undeclared type of `registry`.
+    init(_ registry: TypeRegistry, identifier: String, conformsTo: [String], tags: [TagSpecification], isDynamic: Bool)
+    {
+        registryAddress = UInt(bitPattern: Unmanaged.passUnretained(registry).toOpaque())
+        declaredSlot = -1
+        owner = Undeclared(
+            identifier: identifier, conformsTo: conformsTo, tags: tags, isDynamic: isDynamic,
+            keeping: registry.isPermanent ? nil : registry)
     }
 
-    var slot: Int32? {
-        if case .declared(let s) = storage { return s }
-        return nil
+    /// Which kind of type this is, with what it carries.
+    var storage: Storage {
+        guard declaredSlot < 0, let owner else { return .declared(declaredSlot) }
+        return .undeclared(unsafeDowncast(owner, to: Undeclared.self))
     }
+
+    var slot: Int32? { declaredSlot >= 0 ? declaredSlot : nil }
 
     // MARK: Apple's initializers, over `TypeRegistry.default`
 
@@ -95,9 +126,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
         registry.declaredType(identifier)
             ?? UTType(
                 registry,
-                undeclared: Undeclared(
-                    identifier: identifier, conformsTo: parent.map { [$0.identifier] } ?? [], tags: [], isDynamic: false
-                ))
+                identifier: identifier, conformsTo: parent.map { [$0.identifier] } ?? [], tags: [], isDynamic: false)
     }
 
     /// Every declared type that claims `tag` of `tagClass` and conforms to
@@ -233,15 +262,16 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
 
     /// Conformance is reflexive and transitive.
     public func conforms(to other: UTType) -> Bool {
-        if self == other { return true }
-        switch (storage, other.storage) {
-        case (.declared(let a), .declared(let b)):
-            return registry === other.registry
-                ? registry.hasAncestor(a, b)
-                : orderedSupertypes.contains(other)
-        default:
-            return orderedSupertypes.contains(other)
+        // Two declared types of one registry: its ancestor lists answer,
+        // without copying either type's storage.
+        let a = declaredSlot, b = other.declaredSlot
+        if a >= 0, b >= 0, registryAddress == other.registryAddress {
+            return a == b
+                || unretainedRegistry._withUnsafeGuaranteedRef { registry in
+                    b == registry.dataSlot ? registry.conformsToData(a) : registry.hasAncestor(a, b)
+                }
         }
+        return self == other || orderedSupertypes.contains(other)
     }
 
     /// Whether this type conforms to `other` and is not `other`.
@@ -258,8 +288,10 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible {
     /// Whether `a` and `b` are the same type: their identifiers are equal,
     /// compared case-insensitively.
     public static func == (a: UTType, b: UTType) -> Bool {
-        if case .declared(let x) = a.storage, case .declared(let y) = b.storage, a.registry === b.registry {
-            return x == y
+        if a.declaredSlot >= 0, b.declaredSlot >= 0,
+            a.registryAddress == b.registryAddress
+        {
+            return a.declaredSlot == b.declaredSlot
         }
         return a.identifier.lowercased() == b.identifier.lowercased()
     }
