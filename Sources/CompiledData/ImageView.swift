@@ -148,7 +148,7 @@ final class ImageStorage: @unchecked Sendable {
 public struct ImageView: @unchecked Sendable {
     static let magic: [UInt8] = Array("UTIIMAGE".utf8)
     /// The container format: the header and the word and pool sections.
-    static let formatVersion: UInt32 = 1
+    static let formatVersion: UInt32 = 2
     public static let headerSize = ImageHeader.size
 
     private let storage: ImageStorage

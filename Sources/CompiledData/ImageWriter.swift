@@ -94,7 +94,8 @@ public struct ImageWriter {
         let base = reserve(buckets * Bucket.size)
         for b in 0..<buckets { words[base + b * Bucket.size + Bucket.keyOffset] = Self.none }
         for (key, value) in entries {
-            let hash = reversedKeys ? ImageHash.reversed(key[...]) : ImageHash.forward(key[...])
+            let hash =
+                reversedKeys ? ImageHash.reversed(key[...]) : key.withUnsafeBufferPointer { ImageHash.forward($0) }
             var b = Int(hash) & (buckets - 1)
             while words[base + b * Bucket.size + Bucket.keyOffset] != Self.none { b = (b + 1) & (buckets - 1) }
             let slot = base + b * Bucket.size
@@ -129,7 +130,9 @@ public struct ImageWriter {
     }
 }
 
-/// The hashes images use: FNV-1a over bytes (keys), and a four-lane
+/// The hashes images use: over keys, eight bytes at a time (forward
+/// tables) or FNV-1a byte by byte from the end (suffix tables, whose lookups
+/// grow a key leftwards one byte at a time); and a four-lane
 /// multiply-rotate sum over whole images (damage detection).
 public enum ImageHash {
     static let basis: UInt32 = 2_166_136_261
@@ -140,10 +143,39 @@ public enum ImageHash {
 
     public static var start: UInt32 { basis }
 
+    /// The hash of a key of a forward table: its little-endian 64-bit words
+    /// (the last one zero-filled) mixed by multiplication, with its length.
+    @inlinable @inline(__always)
+    public static func forward(_ key: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        @inline(__always) func mix(_ h: UInt64, _ word: UInt64) -> UInt64 {
+            let x = (h ^ word) &* 0xFF51_AFD7_ED55_8CCD
+            return x ^ (x >> 32)
+        }
+        let n = key.count
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(n)
+        guard let base = key.baseAddress, n > 0 else { return UInt32(truncatingIfNeeded: mix(h, 0)) }
+        let raw = UnsafeRawPointer(base)
+        var i = 0
+        while n - i >= 8 {
+            h = mix(h, UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+            i += 8
+        }
+        if i < n {
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < n {
+                tail |= UInt64(base[i]) << shift
+                shift += 8
+                i += 1
+            }
+            h = mix(h, tail)
+        }
+        return UInt32(truncatingIfNeeded: mix(h, 0x2545_F491_4F6C_DD1D))
+    }
+
+    /// `forward` over any bytes.
     public static func forward<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
-        var h = basis
-        for b in bytes { h = step(h, b) }
-        return h
+        Array(bytes).withUnsafeBufferPointer { forward($0) }
     }
 
     public static func reversed<C: BidirectionalCollection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {

@@ -55,7 +55,7 @@ import Testing
         #expect {
             _ = try ImageView(patched(ImageHeader.formatVersion, 9), kind: RegistryImage.kind)
         } throws: { error in
-            "\(error)" == "image format 9, expected 1"
+            "\(error)" == "image format 9, expected 2"
         }
     }
 }
