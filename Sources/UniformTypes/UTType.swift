@@ -53,7 +53,10 @@ public struct UTType: @unchecked Sendable, Hashable, CustomStringConvertible {
 
     init(_ registry: TypeRegistry, _ slot: Int32) {
         registryAddress = UInt(bitPattern: Unmanaged.passUnretained(registry).toOpaque())
-        declaredSlot = slot
+        // A damaged image can name a negative slot; it stays a declared
+        // slot (outside every image, so it reads as empty), since only an
+        // undeclared type's slot is negative.
+        declaredSlot = slot < 0 ? .max : slot
         owner = registry.isPermanent ? nil : registry
     }
 

@@ -134,14 +134,14 @@ import Testing
     private func lookEverywhere(_ registry: TypeRegistry) {
         for type in registry.allTypes.prefix(16) {
             _ = type.tagSpecification
-            _ = type.orderedSupertypes
-            _ = registry.descendants(of: type)
+            _ = type.orderedSupertypes.map(\.identifier)
+            _ = registry.descendants(of: type).map { ($0.identifier, $0.isDynamic, $0.tagSpecification) }
             _ = registry.tags(of: type, tagClass: .filenameExtension, includingDescendants: true)
         }
         for name in ["recipe", "sample", "png", "x"] {
             _ = registry.type(filenameExtension: name)
             _ = registry.type(mimeType: "image/" + name)
-            _ = registry.types(tag: name, tagClass: .filenameExtension)
+            _ = registry.types(tag: name, tagClass: .filenameExtension).map { ($0.identifier, $0.isDynamic) }
         }
         if let database = registry.mimeDatabase {
             for name in ["x.sample", "Sample.txt", "a.png", "README"] { _ = database.guess(name: name, data: nil) }
