@@ -42,7 +42,6 @@ func lines(_ path: String) -> [String] {
 /// Runs `body` over `items` until at least a second has passed; returns calls a second.
 /// Items are borrowed from the array's buffer, not copied out of it, so that
 /// the loop itself retains nothing (as GIO's C loop over a pointer array).
-@inline(__always)
 func rate<T>(_ name: String, _ items: [T], _ body: (borrowing T) -> Bool) -> Double {
     if let only, only != name { return 0 }
     var calls = 0, hits = 0
