@@ -10,7 +10,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 command -v swift-format >/dev/null 2>&1 || PATH=/opt/swift/usr/bin:$PATH
 cd "$root"
-files=$(git ls-files '*.swift' | grep -v -e '^Sources/UniformTypes/Generated/' -e '^Tests/DocumentationTests/Articles/')
+files=$(git ls-files --cached --others --exclude-standard '*.swift' | grep -v -e '^Sources/UniformTypes/Generated/' -e '^Tests/DocumentationTests/Articles/')
 case "${1:-}" in
     --check)
         # shellcheck disable=SC2086
