@@ -50,8 +50,12 @@ import Testing
             return seen
         }
         try await waitUntil { passes.value >= 1 }  // the first pass (an absent Inbox) is done
-        try FileManager.default.createDirectory(atPath: tree.inbox, withIntermediateDirectories: true)
-        tree.write(tree.inbox, "first.txt", "1")
+        // The Inbox arrives with its file in one rename: a pass between
+        // making an empty Inbox and writing into it would remove the folder.
+        let staged = tree.root + "/Inbox"
+        try FileManager.default.createDirectory(atPath: staged, withIntermediateDirectories: true)
+        tree.write(staged, "first.txt", "1")
+        #expect(rename(staged, tree.inbox) == 0, "rename: \(errno)")
         try await waitUntil { tree.exists(tree.documents + "/first.txt") }
         task.cancel()
         let seen = try await task.value
