@@ -308,6 +308,44 @@ public struct ImageView: @unchecked Sendable {
         return String(decoding: bytes(at: index), as: UTF8.self)
     }
 
+    /// Calls `body` with each key and value of the hash table at `table`,
+    /// in bucket order; nothing when the table does not lie inside the image.
+    public func forEachEntry(table: Int, _ body: (UnsafeBufferPointer<UInt8>, UInt32) -> Void) {
+        typealias Bucket = ImageWriter.Bucket
+        let mask = Int(word(table))
+        let base = table + 1
+        guard base >= 1, (mask + 1) * Bucket.size <= wordCount - base else { return }
+        for b in 0...mask {
+            let slot = base + b * Bucket.size
+            let offset = word(slot + Bucket.keyOffset)
+            if offset == ImageWriter.none { continue }
+            body(bytes(offset: offset, count: word(slot + Bucket.keyLength)), word(slot + Bucket.value))
+        }
+    }
+
+    /// Whether two runs of bytes of the same length are equal, compared
+    /// eight bytes at a time (keys are short: a call to `memcmp` costs more).
+    @inline(__always)
+    static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = a.count
+        guard n > 0, let x = a.baseAddress, let y = b.baseAddress else { return true }
+        let p = UnsafeRawPointer(x), q = UnsafeRawPointer(y)
+        var i = 0
+        while n - i >= 8 {
+            if p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                != q.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            {
+                return false
+            }
+            i += 8
+        }
+        while i < n {
+            if x[i] != y[i] { return false }
+            i += 1
+        }
+        return true
+    }
+
     /// The value `key` maps to in the hash table at `table`, nil when absent.
     @inline(__always)
     public func lookup(table: Int, key: UnsafeBufferPointer<UInt8>) -> UInt32? {
@@ -331,9 +369,7 @@ public struct ImageView: @unchecked Sendable {
             if offset == ImageWriter.none { return nil }
             if word(slot + Bucket.hash) == hash && word(slot + Bucket.keyLength) == UInt32(key.count) {
                 let stored = bytes(offset: offset, count: word(slot + Bucket.keyLength))
-                if stored.count == key.count
-                    && (key.count == 0 || memcmp(stored.baseAddress!, key.baseAddress!, key.count) == 0)
-                {
+                if stored.count == key.count && Self.equal(stored, key) {
                     return word(slot + Bucket.value)
                 }
             }

@@ -147,17 +147,13 @@ public enum ImageHash {
     /// (the last one zero-filled) mixed by multiplication, with its length.
     @inlinable @inline(__always)
     public static func forward(_ key: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        @inline(__always) func mix(_ h: UInt64, _ word: UInt64) -> UInt64 {
-            let x = (h ^ word) &* 0xFF51_AFD7_ED55_8CCD
-            return x ^ (x >> 32)
-        }
         let n = key.count
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(n)
-        guard let base = key.baseAddress, n > 0 else { return UInt32(truncatingIfNeeded: mix(h, 0)) }
+        var h = forwardStart(count: n)
+        guard let base = key.baseAddress, n > 0 else { return forwardEnd(forwardMix(h, 0)) }
         let raw = UnsafeRawPointer(base)
         var i = 0
         while n - i >= 8 {
-            h = mix(h, UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+            h = forwardMix(h, UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
             i += 8
         }
         if i < n {
@@ -168,9 +164,27 @@ public enum ImageHash {
                 shift += 8
                 i += 1
             }
-            h = mix(h, tail)
+            h = forwardMix(h, tail)
         }
-        return UInt32(truncatingIfNeeded: mix(h, 0x2545_F491_4F6C_DD1D))
+        return forwardEnd(h)
+    }
+
+    /// `forward` in steps, for a reader that has the key's words at hand:
+    /// the start for a key of `count` bytes, ...
+    @inlinable @inline(__always)
+    public static func forwardStart(count: Int) -> UInt64 { 0x9E37_79B9_7F4A_7C15 ^ UInt64(count) }
+
+    /// ... each word mixed in (an empty key mixes one zero word), ...
+    @inlinable @inline(__always)
+    public static func forwardMix(_ h: UInt64, _ word: UInt64) -> UInt64 {
+        let x = (h ^ word) &* 0xFF51_AFD7_ED55_8CCD
+        return x ^ (x >> 32)
+    }
+
+    /// ... and the hash.
+    @inlinable @inline(__always)
+    public static func forwardEnd(_ h: UInt64) -> UInt32 {
+        UInt32(truncatingIfNeeded: forwardMix(h, 0x2545_F491_4F6C_DD1D))
     }
 
     /// `forward` over any bytes.

@@ -131,7 +131,7 @@ enum GlobMatcher {
             ?? pattern.count
     }
 
-    private static func needsLibrary(_ pattern: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func needsLibrary(_ pattern: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
         while i + 1 < pattern.count {
             if pattern[i] == UInt8(ascii: "[")
@@ -146,5 +146,105 @@ enum GlobMatcher {
 
     private static func library(_ pattern: UnsafeBufferPointer<UInt8>, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
         fnmatch(String(decoding: pattern, as: UTF8.self), String(decoding: name, as: UTF8.self), 0) == 0
+    }
+}
+
+/// Whether a glob pattern can match a file name whose part before its first
+/// dot is unknown: one or more bytes other than `.` and `/`, then a known
+/// tail (from that dot on) in any ASCII case. The answer may say yes for a
+/// pattern that never matches such a name (patterns the C library matches
+/// always do), never no for one that can.
+public struct GlobTailTest: Sendable {
+    /// One element of the pattern: `*`, or the set of bytes one position admits.
+    private struct Element: Sendable {
+        var star: Bool
+        var admits: [Bool]
+    }
+    private let elements: [Element]
+    /// The states (element positions) the pattern can be in after any
+    /// unknown first part; nil when the pattern is not examined.
+    private let afterPrefix: [Bool]?
+
+    /// The test for `pattern` (fnmatch syntax, as `GlobMatcher` reads it).
+    public init(pattern: UnsafeBufferPointer<UInt8>) {
+        guard !GlobMatcher.needsLibrary(pattern) else {
+            elements = []
+            afterPrefix = nil
+            return
+        }
+        var elements: [Element] = []
+        var i = 0
+        while i < pattern.count {
+            let c = pattern[i]
+            if c == UInt8(ascii: "*") {
+                elements.append(Element(star: true, admits: []))
+                i += 1
+            } else if c == UInt8(ascii: "?") {
+                elements.append(Element(star: false, admits: [Bool](repeating: true, count: 256)))
+                i += 1
+            } else if c == UInt8(ascii: "["), let (_, next) = GlobMatcher.bracket(pattern, i, 0) {
+                let start = i
+                elements.append(
+                    Element(star: false, admits: (0...255).map { GlobMatcher.bracket(pattern, start, UInt8($0))!.0 }))
+                i = next
+            } else {
+                var literal = c
+                if c == UInt8(ascii: "\\") && i + 1 < pattern.count {
+                    literal = pattern[i + 1]
+                    i += 2
+                } else {
+                    i += 1
+                }
+                var admits = [Bool](repeating: false, count: 256)
+                admits[Int(literal)] = true
+                elements.append(Element(star: false, admits: admits))
+            }
+        }
+        self.elements = elements
+        // The states after one or more bytes of the first part, to a fixed point.
+        var start = [Bool](repeating: false, count: elements.count + 1)
+        start[0] = true
+        Self.close(&start, elements)
+        let prefixBytes = (0...255).filter { $0 != Int(UInt8(ascii: ".")) && $0 != Int(UInt8(ascii: "/")) }
+        var reach = Self.step(start, elements, prefixBytes)
+        while true {
+            let more = Self.step(reach, elements, prefixBytes)
+            let merged = zip(reach, more).map { $0 || $1 }
+            if merged == reach { break }
+            reach = merged
+        }
+        afterPrefix = reach
+    }
+
+    /// Whether the pattern can match some name that is an unknown first
+    /// part, then `tail` in some ASCII case.
+    public func mayMatch(tail: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard var states = afterPrefix else { return true }
+        for byte in tail {
+            let lower = byte.asciiLowercased
+            let upper = lower &- 97 < 26 ? lower & ~0x20 : lower
+            states = Self.step(states, elements, [Int(byte), Int(lower), Int(upper)])
+            if !states.contains(true) { return false }
+        }
+        return states[elements.count]
+    }
+
+    /// Adds the states a `*` reaches by matching nothing.
+    private static func close(_ states: inout [Bool], _ elements: [Element]) {
+        for j in elements.indices where states[j] && elements[j].star { states[j + 1] = true }
+    }
+
+    /// The states after one byte, any of `input`.
+    private static func step(_ states: [Bool], _ elements: [Element], _ input: [Int]) -> [Bool] {
+        var next = [Bool](repeating: false, count: elements.count + 1)
+        for j in elements.indices where states[j] {
+            if elements[j].star {
+                next[j] = true
+            } else if input.contains(where: { elements[j].admits[$0] }) {
+                next[j + 1] = true
+            }
+        }
+        close(&next, elements)
+        return next
     }
 }

@@ -290,20 +290,90 @@ public struct MIMENameIndex: Sendable {
             let pattern = view.bytes(at: p + Pattern.pattern)
             poolLeft -= pattern.count
             if poolLeft < 0 { break }
-            let prefix = min(view.int(p + Pattern.literalPrefixLength), pattern.count)
-            guard name.count >= prefix, prefix == 0 || memcmpEqual(pattern, name, prefix) else { continue }
-            let bits = view.word(p + Pattern.lastByteBitmap)
-            if bits != ImageWriter.none {
-                guard let last = name.last, view.word(Int(bits) + Int(last >> 5)) & (1 << UInt32(last & 31)) != 0 else {
-                    continue
-                }
-            }
-            if GlobMatcher.matches(pattern, name) {
+            if matches(pattern: pattern, at: p, name) {
                 out[added] = pack(p + Pattern.nameIndex)
                 added += 1
             }
         }
         return added
+    }
+
+    /// Whether the pattern of the entry at `p`, whose text is `pattern`,
+    /// matches `name`: its literal prefix and last-byte set first, then the
+    /// whole pattern.
+    @inline(__always)
+    private func matches(pattern: UnsafeBufferPointer<UInt8>, at p: Int, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        let prefix = min(view.int(p + Pattern.literalPrefixLength), pattern.count)
+        guard name.count >= prefix, prefix == 0 || memcmpEqual(pattern, name, prefix) else { return false }
+        let bits = view.word(p + Pattern.lastByteBitmap)
+        if bits != ImageWriter.none {
+            guard let last = name.last, view.word(Int(bits) + Int(last >> 5)) & (1 << UInt32(last & 31)) != 0 else {
+                return false
+            }
+        }
+        return GlobMatcher.matches(pattern, name)
+    }
+
+    // MARK: Globs one by one
+
+    /// One glob of the index, as `forEachGlob` gives it.
+    public enum Glob {
+        /// A whole file name.
+        case literal(UnsafeBufferPointer<UInt8>, caseSensitive: Bool)
+        /// `*` then this text; case-sensitive when any of its globs is.
+        case suffix(UnsafeBufferPointer<UInt8>, caseSensitive: Bool)
+        /// Any other pattern, kept at word `entry` (see `patternMatches`).
+        case pattern(UnsafeBufferPointer<UInt8>, caseSensitive: Bool, entry: Int)
+    }
+
+    /// Calls `body` with every glob of every layer, as matching reads them.
+    public func forEachGlob(_ body: (Glob) -> Void) {
+        for layer in 0..<layerCount {
+            view.forEachEntry(table: layerWord(layer, Layer.literalTable)) { key, at in
+                body(.literal(key, caseSensitive: Self.caseSensitive(view.word(Int(at) + 1))))
+            }
+            view.forEachEntry(table: layerWord(layer, Layer.suffixTable)) { key, at in
+                let n = view.count(at: Int(at), entryWords: 2, from: Int(at) + 1)
+                let sensitive = (0..<n).contains { Self.caseSensitive(view.word(Int(at) + 2 + $0 * 2)) }
+                body(.suffix(key, caseSensitive: sensitive))
+            }
+            let start = layerWord(layer, Layer.patterns)
+            let n = view.count(
+                at: root + Root.layers + layer * Layer.size + Layer.patternCount, entryWords: Pattern.size, from: start)
+            for k in 0..<n {
+                let p = start + k * Pattern.size
+                body(
+                    .pattern(
+                        view.bytes(at: p + Pattern.pattern),
+                        caseSensitive: Self.caseSensitive(view.word(p + Pattern.weightAndFlags)), entry: p))
+            }
+        }
+    }
+
+    /// Whether any layer has a literal glob for `name` or for `lower` (the
+    /// name lower-cased), case aside.
+    public func hasLiteral(_ name: UnsafeBufferPointer<UInt8>, lower: UnsafeBufferPointer<UInt8>) -> Bool {
+        for layer in 0..<layerCount {
+            let table = layerWord(layer, Layer.literalTable)
+            if view.lookup(table: table, key: lower) != nil || view.lookup(table: table, key: name) != nil {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Whether the pattern at word `entry` (from `forEachGlob`) matches the
+    /// name as matching tries it: on `lower` unless it is case-sensitive,
+    /// and on `name` as given.
+    @inline(__always)
+    public func patternMatches(
+        entry: Int, _ name: UnsafeBufferPointer<UInt8>, lower: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        let pattern = view.bytes(at: entry + Pattern.pattern)
+        if !Self.caseSensitive(view.word(entry + Pattern.weightAndFlags)), matches(pattern: pattern, at: entry, lower) {
+            return true
+        }
+        return matches(pattern: pattern, at: entry, name)
     }
 
     private func memcmpEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, _ n: Int) -> Bool {

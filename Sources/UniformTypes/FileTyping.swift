@@ -150,8 +150,12 @@ public struct FileTyping: Sendable {
 
     /// The type `type(forName:)` gives, without the details: what typing
     /// many names needs. A name the globs know is answered from the
-    /// compiled indexes without allocating.
+    /// compiled indexes without allocating; most from one probe of the
+    /// registry's name table (`NameAnswers`).
     public func preferredType(forName name: String) -> UTType {
+        if let slot = name.utf8.withContiguousStorageIfAvailable({ registry.nameAnswerSlot($0) }) ?? nil {
+            return UTType(registry, slot)
+        }
         guard let db = registry.mimeDatabase, !name.utf8.contains(UInt8(ascii: "/")) else {
             return type(forName: name).type
         }

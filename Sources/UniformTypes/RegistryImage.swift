@@ -11,8 +11,8 @@ import SharedMIMEInfo
 /// `kind.layoutVersion` (`RegistryImageLayoutTests` holds the layout of
 /// every version).
 enum RegistryImage {
-    /// `UTIR`, layout 1.
-    static let kind = ImageKind(tag: 0x5554_4952, layoutVersion: 1)
+    /// `UTIR`, layout 2.
+    static let kind = ImageKind(tag: 0x5554_4952, layoutVersion: 2)
     /// Words per type record.
     static let recordSize = 22
 
@@ -25,7 +25,7 @@ enum RegistryImage {
     enum Root {
         static let count = 0, types = 1, identifiers = 2, tagClassCount = 3, tagClasses = 4, diagnostics = 5
         static let diagnosticCount = 6, mimeFlags = 7, mimeIndex = 8, mimeLayers = 9, mimeNameSlots = 11
-        static let extra = 12, dataSlot = 14, size = 15
+        static let extra = 12, dataSlot = 14, nameAnswers = 15, size = 16
     }
 
     /// An entry of the tag class table (`Root.tagClasses`).
@@ -72,7 +72,8 @@ enum RegistryImage {
             "root: count \(Root.count), types \(Root.types), identifiers \(Root.identifiers), tagClassCount \(Root.tagClassCount), "
                 + "tagClasses \(Root.tagClasses), diagnostics \(Root.diagnostics), diagnosticCount \(Root.diagnosticCount), "
                 + "mimeFlags \(Root.mimeFlags), mimeIndex \(Root.mimeIndex), mimeLayers \(Root.mimeLayers), "
-                + "mimeNameSlots \(Root.mimeNameSlots), extra \(Root.extra), dataSlot \(Root.dataSlot), size \(Root.size)",
+                + "mimeNameSlots \(Root.mimeNameSlots), extra \(Root.extra), dataSlot \(Root.dataSlot), "
+                + "nameAnswers \(Root.nameAnswers), size \(Root.size)",
             "record: identifier \(Field.identifier), kind \(Field.kind), position \(Field.position), file \(Field.file), "
                 + "description \(Field.description), referenceURL \(Field.referenceURL), version \(Field.version), "
                 + "iconName \(Field.iconName), conformsTo \(Field.conformsTo), tags \(Field.tags), parents \(Field.parents), "
@@ -89,6 +90,10 @@ enum RegistryImage {
             "diagnostic entry: severity \(DiagnosticEntry.severity), position kind \(DiagnosticEntry.positionKind), "
                 + "position \(DiagnosticEntry.position), file \(DiagnosticEntry.file), message \(DiagnosticEntry.message), "
                 + "size \(DiagnosticEntry.size)",
+            "name answer entry: slot \(NameAnswers.Entry.slot), flags \(NameAnswers.Entry.flags), "
+                + "patterns \(NameAnswers.Entry.patterns); flags: check literals \(NameAnswers.Flag.checkLiterals), "
+                + "case matters \(NameAnswers.Flag.caseMatters); pattern words \(NameAnswers.patternWords), "
+                + "limit \(NameAnswers.patternLimit)",
             "sources: " + sources.map { "\($0)" }.joined(separator: ", "),
             "MIME name index: " + MIMENameIndex.layoutDescription,
         ].joined(separator: "\n")
@@ -367,6 +372,13 @@ enum RegistryImage {
         w[root + Root.extra] = w[extraAt]
         w[root + Root.extra + 1] = w[extraAt + 1]
         w[root + Root.dataSlot] = data.map { UInt32($0) } ?? ImageWriter.none
+        w[root + Root.nameAnswers] = ImageWriter.none
+        guard input.mimeDatabase != nil else { return w.image(kind: kind, root: root) }
+        // The name table holds what the registry written so far answers:
+        // the words before it stay as they are, so its slots stay true.
+        // An image just written is well formed.
+        let written = TypeRegistry(image: try! ImageView(w.image(kind: kind, root: root), kind: kind))
+        w[root + Root.nameAnswers] = NameAnswers.write(for: written, into: &w)
         return w.image(kind: kind, root: root)
     }
 

@@ -58,6 +58,25 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
         return slash > start && slash < end - 1 && bytes[start] != UInt8(ascii: ".")
     }
 
+    /// Whether `bytes` is a MIME type with nothing to trim or drop: token
+    /// bytes only, around one `/` that is neither first nor last, not
+    /// starting with `.` (what `isMIMESyntax` accepts, less white space
+    /// and parameters).
+    @inline(__always)
+    static func isPlainMIMEType(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var slash = -1
+        for i in 0..<bytes.count {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "/") {
+                guard slash < 0 else { return false }
+                slash = i
+            } else if !isTokenByte(byte) {
+                return false
+            }
+        }
+        return slash > 0 && slash < bytes.count - 1 && bytes[0] != UInt8(ascii: ".")
+    }
+
     /// What keeps `text` from being a MIME type (see `isMIMESyntax`), or nil
     /// when it is one.
     public static func mimeSyntaxProblem(_ text: String) -> String? {

@@ -21,6 +21,10 @@ public final class TypeRegistry: Sendable {
     let tagClassCount: Int
     let tagClassesStart: Int
     private let mimeNameSlots: Int
+    /// The name answer table (`NameAnswers`), when the image has one.
+    let nameAnswerTable: Int?
+    /// The globs of `mimeDatabase`, read by `nameAnswerSlot` in place.
+    let nameIndex: MIMENameIndex?
     /// The slot of `public.data`, when declared.
     let dataSlot: Int32?
     /// The shared-mime-info database the registry was built with, if any:
@@ -53,6 +57,8 @@ public final class TypeRegistry: Sendable {
             image.int(root + Root.tagClassCount), (image.wordCount - tagClassesStart) / RegistryImage.TagClassEntry.size
         )
         mimeNameSlots = image.int(root + Root.mimeNameSlots)
+        let names = image.word(root + Root.nameAnswers)
+        nameAnswerTable = names == ImageWriter.none || names == 0 ? nil : Int(names)
         let data = image.word(root + Root.dataSlot)
         dataSlot = data == ImageWriter.none || Int(data) >= count ? nil : Int32(data)
         var extensionTable: Int?, mimeTable: Int?
@@ -75,6 +81,7 @@ public final class TypeRegistry: Sendable {
         } else {
             mimeDatabase = nil
         }
+        nameIndex = mimeDatabase?.nameIndex
     }
 
     /// The bytes stored with the registry when it was compiled.
@@ -294,10 +301,14 @@ public final class TypeRegistry: Sendable {
         return key.withUTF8 { claimantList(key: $0, table: table) }
     }
 
-    /// The claimant list of the normalized tag `key` in the tag table `table`.
-    private func claimantList(key: UnsafeBufferPointer<UInt8>, table: Int) -> (count: Int, start: Int, systemOnly: Bool)
-    {
-        guard let at = image.lookup(table: table, key: key) else { return (0, 0, false) }
+    /// The claimant list of the normalized tag `key` in the tag table
+    /// `table` (`hash` its `ImageHash.forward`, when known).
+    private func claimantList(
+        key: UnsafeBufferPointer<UInt8>, table: Int, hash: UInt32? = nil
+    ) -> (count: Int, start: Int, systemOnly: Bool) {
+        guard let at = image.lookup(table: table, key: key, hash: hash ?? ImageHash.forward(key)) else {
+            return (0, 0, false)
+        }
         let word = image.word(Int(at))
         return (
             min(Int(word & ~RegistryImage.systemOnlyTag), count), Int(at) + 1, word & RegistryImage.systemOnlyTag != 0
@@ -449,6 +460,13 @@ public final class TypeRegistry: Sendable {
     /// `public.data` unless another supertype is given; nil when `mimeType`
     /// is not one (`TagClass.isMIMESyntax`).
     public func type(mimeType: String, conformingTo supertype: UTType? = nil) -> UTType? {
+        if supertype == nil, let dataSlot, let mimeTable,
+            let found = mimeType.utf8.withContiguousStorageIfAvailable({
+                plainMIMEClaimant(utf8: $0, table: mimeTable, dataSlot)
+            }), let found
+        {
+            return found
+        }
         guard TagClass.isMIMESyntax(mimeType) else { return nil }
         if supertype == nil, let dataSlot {
             return dataClaimant(mimeType, .mimeType, table: mimeTable, dropsDot: false, dataSlot)
@@ -495,6 +513,27 @@ public final class TypeRegistry: Sendable {
         return tag.withUTF8 { plainASCIIClaimants(utf8: $0, table: table, dropsDot: dropsDot) }
     }
 
+    /// The first claimant conforming to `public.data` of a MIME type that
+    /// is a plain type/subtype pair (`TagClass.isPlainMIMEType`), checked,
+    /// lower-cased and hashed in two passes over its bytes; nil when the
+    /// tag is not that plain or no such type claims it (the caller then
+    /// takes the general way, which gives the dynamic type).
+    private func plainMIMEClaimant(utf8 bytes: UnsafeBufferPointer<UInt8>, table: Int, _ dataSlot: Int32) -> UTType? {
+        guard bytes.count <= 256, TagClass.isPlainMIMEType(utf8: bytes) else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 8) { buffer in
+            guard let (hash, _) = WordBytes.lowercase(bytes, into: buffer.baseAddress!),
+                let at = image.lookup(
+                    table: table, key: UnsafeBufferPointer(rebasing: buffer[..<bytes.count]), hash: hash)
+            else { return nil }
+            let n = min(Int(image.word(Int(at)) & ~RegistryImage.systemOnlyTag), count)
+            for i in 0..<n {
+                let slot = Int32(bitPattern: image.word(Int(at) + 1 + i))
+                if conformsToData(slot) { return UTType(self, slot) }
+            }
+            return nil
+        }
+    }
+
     /// `plainASCIIClaimants` over the tag's UTF-8 bytes.
     private func plainASCIIClaimants(
         utf8: UnsafeBufferPointer<UInt8>, table: Int?, dropsDot: Bool
@@ -504,9 +543,11 @@ public final class TypeRegistry: Sendable {
         guard bytes.count <= 256, bytes.allSatisfy(TagClass.isPlainTagByte) else { return .none }
         if bytes.isEmpty { return .some(nil) }
         guard let table else { return .some((0, 0)) }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { lower in
-            for (i, b) in bytes.enumerated() { lower[i] = b.asciiLowercased }
-            let (n, start, _) = claimantList(key: UnsafeBufferPointer(lower), table: table)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 8) { lower in
+            let key = UnsafeBufferPointer(rebasing: bytes)
+            guard let (hash, _) = WordBytes.lowercase(key, into: lower.baseAddress!) else { return .none }
+            let (n, start, _) = claimantList(
+                key: UnsafeBufferPointer(rebasing: lower[..<key.count]), table: table, hash: hash)
             return .some((n, start))
         }
     }

@@ -52,12 +52,15 @@ public struct UTType: @unchecked Sendable, Hashable, CustomStringConvertible {
     private let owner: AnyObject?
 
     init(_ registry: TypeRegistry, _ slot: Int32) {
-        registryAddress = UInt(bitPattern: Unmanaged.passUnretained(registry).toOpaque())
+        let unretained = Unmanaged.passUnretained(registry)
+        registryAddress = UInt(bitPattern: unretained.toOpaque())
         // A damaged image can name a negative slot; it stays a declared
         // slot (outside every image, so it reads as empty), since only an
         // undeclared type's slot is negative.
         declaredSlot = slot < 0 ? .max : slot
-        owner = registry.isPermanent ? nil : registry
+        // Counted only when kept, so that a permanent registry's type is
+        // made without touching the count.
+        owner = registry.isPermanent ? nil : unretained.takeUnretainedValue()
     }
 
     /// An undeclared type of `registry`.

@@ -145,6 +145,11 @@ import Testing
         }
         if let database = registry.mimeDatabase {
             for name in ["x.sample", "Sample.txt", "a.png", "README"] { _ = database.guess(name: name, data: nil) }
+            // Names the compiled name table answers, and names it sends the long way.
+            let typing = FileTyping(registry: registry)
+            for name in ["x.sample", "X.SAMPLE", "Sample.sample", "a.png", "a.b.png", "x.recipe", ".png", "README"] {
+                _ = typing.preferredType(forName: name).identifier
+            }
             _ = database.guess(name: nil, data: UnsafeRawBufferPointer(start: nil, count: 0))
             for type in database.types.prefix(8) { _ = database.parents(of: type) }
         }

@@ -48,11 +48,15 @@ public func exercise(_ registry: TypeRegistry) {
         _ = registry.supplemented(type)
         _ = registry.overridden(type)
     }
+    let typing = FileTyping(registry: registry)
     for name in probeNames {
         _ = registry.type(filenameExtension: name)
         _ = registry.type(mimeType: "image/" + name)
         _ = registry.type(identifier: "public." + name)
         _ = registry.types(tag: name, tagClass: .filenameExtension)
+        // Names the compiled name table answers, and names it sends the long way.
+        _ = typing.preferredType(forName: "x." + name).identifier
+        _ = typing.preferredType(forName: "README." + name.uppercased()).identifier
     }
     if let database = registry.mimeDatabase {
         exercise(database, content: UnsafeRawBufferPointer(start: nil, count: 0))
