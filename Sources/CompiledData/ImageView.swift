@@ -154,7 +154,7 @@ public struct ImageView: @unchecked Sendable {
     private let storage: ImageStorage
     @usableFromInline let words: UnsafePointer<UInt32>
     public let wordCount: Int
-    private let pool: UnsafePointer<UInt8>
+    @usableFromInline let pool: UnsafePointer<UInt8>
     public let poolCount: Int
     /// What the image holds, and in which layout.
     public let kind: ImageKind
@@ -293,7 +293,7 @@ public struct ImageView: @unchecked Sendable {
         bytes(offset: word(index), count: word(index + 1))
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func bytes(offset: UInt32, count: UInt32) -> UnsafeBufferPointer<UInt8> {
         let o = Int(offset), n = Int(count)
         guard offset != ImageWriter.none, o <= poolCount, n <= poolCount - o else {
@@ -325,7 +325,7 @@ public struct ImageView: @unchecked Sendable {
 
     /// Whether two runs of bytes of the same length are equal, compared
     /// eight bytes at a time (keys are short: a call to `memcmp` costs more).
-    @inline(__always)
+    @inlinable @inline(__always)
     static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         let n = a.count
         guard n > 0, let x = a.baseAddress, let y = b.baseAddress else { return true }
@@ -354,7 +354,7 @@ public struct ImageView: @unchecked Sendable {
 
     /// As `lookup(table:key:)` with the key's hash already computed (the
     /// reversed hash for tables built with `reversedKeys`).
-    @inline(__always)
+    @inlinable @inline(__always)
     public func lookup(table: Int, key: UnsafeBufferPointer<UInt8>, hash: UInt32) -> UInt32? {
         typealias Bucket = ImageWriter.Bucket
         let mask = Int(word(table))

@@ -10,12 +10,12 @@ import SystemBase
 /// The answer for a name depends on what its globs match and on its
 /// extensions. For a name whose part before the first dot is one or more
 /// bytes other than `.` and `/`, its extensions come from the tail alone,
-/// and so do its suffix matches unless a suffix glob is longer than the
-/// tail and ends with it (such a tail gets no entry). What can still
-/// depend on that first part is a literal glob or another pattern: each
-/// entry flags the literal globs that end with its tail and lists the
-/// patterns that could match (`GlobTailTest`), and a name one of them
-/// matches is typed the long way. An entry is written only when the
+/// and so do its suffix matches unless a suffix glob ends with the tail
+/// after bytes a first part could hold (such a tail gets no entry). What
+/// can still depend on that first part is a literal glob or another
+/// pattern: each entry flags literal globs that so end with its tail and
+/// lists the patterns that could match (`GlobTailTest`), and a name one of
+/// them matches is typed the long way. An entry is written only when the
 /// sample name `x` + tail matches nothing but suffixes, so its answer is
 /// the one every such name gets.
 enum NameAnswers {
@@ -72,8 +72,11 @@ enum NameAnswers {
         let typing = FileTyping(registry: registry)
         var entries: [(key: [UInt8], value: UInt32)] = []
         for tail in tails.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            // A glob longer than the tail can match such a name only when
+            // what it has before the tail could be a first part.
             func endsWithTail(_ text: [UInt8]) -> Bool {
                 text.count > tail.count && text.suffix(tail.count).elementsEqual(tail)
+                    && !text.dropLast(tail.count).contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "/") }
             }
             guard !suffixes.contains(where: { endsWithTail($0.key) }) else { continue }
             var flags: UInt32 = 0

@@ -8,13 +8,23 @@ enum WordBytes {
     /// The high bit of every byte.
     static let high: UInt64 = 0x8080_8080_8080_8080
 
-    /// The eight bytes from `i` on, zero past `count`.
+    /// The eight bytes from `i` on, zero past `count`, read only inside
+    /// `base[0..<count]`: the last word of a run of eight or more bytes is
+    /// read as the eight bytes ending at `count`, shifted down.
     @inline(__always)
     static func load(_ base: UnsafePointer<UInt8>, _ i: Int, _ count: Int) -> UInt64 {
-        if count - i >= 8 { return UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) }
-        var word: UInt64 = 0
-        for k in 0..<(count - i) { word |= UInt64(base[i + k]) << (8 * UInt64(k)) }
-        return word
+        let left = count - i
+        if left >= 8 { return word(at: base + i) }
+        if count >= 8 { return word(at: base + count - 8) >> (8 * UInt64(8 - left)) }
+        var result: UInt64 = 0
+        for k in 0..<left { result |= UInt64(base[i + k]) << (8 * UInt64(k)) }
+        return result
+    }
+
+    /// The eight bytes at `p`, the first in the lowest bits.
+    @inline(__always)
+    private static func word(at p: UnsafePointer<UInt8>) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
     }
 
     /// The high bit of each byte of `word` that equals `byte`.
@@ -54,7 +64,7 @@ enum WordBytes {
             let letters = upperCase(word)
             upper |= letters
             let lower = word | letters >> 2
-            raw.storeBytes(of: lower, toByteOffset: i, as: UInt64.self)
+            raw.storeBytes(of: lower.littleEndian, toByteOffset: i, as: UInt64.self)
             hash = ImageHash.forwardMix(hash, lower)
             i += 8
         }

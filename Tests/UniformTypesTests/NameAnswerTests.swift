@@ -131,6 +131,7 @@ import Testing
         }
         // Each rule, seen from the table: answered where it may, the long way where it must.
         #expect(fromTable("x.c") && fromTable("x.dat") && fromTable("x.tar.gz") && fromTable("x.TAR.GZ"))
+        #expect(fromTable("x.gz"), "*.tar.gz cannot match a name whose first dot starts .gz")
         #expect(!fromTable("x.C"), "a case-sensitive glob decides, so the tail's case matters")
         #expect(!fromTable("special.dat") && fromTable("other.dat"), "the literal name is checked")
         #expect(!fromTable("x.cfg") && !fromTable("a-config.cfg"), "a longer suffix ends with the tail")
