@@ -69,21 +69,24 @@ enum NameAnswers {
         }
         let tails = Set(
             suffixes.map(\.key).filter { $0.first == UInt8(ascii: ".") && $0.allSatisfy { $0 < 0x80 } })
+        // A glob longer than a tail can match a name with that tail only when
+        // what it has before the tail could be a first part: the tail then
+        // starts at the glob's first dot.
+        func tailAfterFirstPart(_ text: [UInt8]) -> [UInt8]? {
+            guard let dot = text.firstIndex(of: UInt8(ascii: ".")), dot > 0,
+                !text[..<dot].contains(UInt8(ascii: "/"))
+            else { return nil }
+            return Array(text[dot...])
+        }
+        let blocked = Set(suffixes.compactMap { tailAfterFirstPart($0.key) })
+        let literalTails = Set(literals.compactMap(tailAfterFirstPart))
+        let caseMarked = Set(suffixes.filter(\.caseMarked).map(\.key))
         let typing = FileTyping(registry: registry)
         var entries: [(key: [UInt8], value: UInt32)] = []
-        for tail in tails.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            // A glob longer than the tail can match such a name only when
-            // what it has before the tail could be a first part.
-            func endsWithTail(_ text: [UInt8]) -> Bool {
-                text.count > tail.count && text.suffix(tail.count).elementsEqual(tail)
-                    && !text.dropLast(tail.count).contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "/") }
-            }
-            guard !suffixes.contains(where: { endsWithTail($0.key) }) else { continue }
+        for tail in tails.sorted(by: { $0.lexicographicallyPrecedes($1) }) where !blocked.contains(tail) {
             var flags: UInt32 = 0
-            if literals.contains(where: endsWithTail) { flags |= Flag.checkLiterals }
-            if suffixes.contains(where: { $0.caseMarked && tail.suffix($0.key.count).elementsEqual($0.key) }) {
-                flags |= Flag.caseMatters
-            }
+            if literalTails.contains(tail) { flags |= Flag.checkLiterals }
+            if tail.indices.contains(where: { caseMarked.contains(Array(tail[$0...])) }) { flags |= Flag.caseMatters }
             let sample = Array("x".utf8) + tail
             let mayMatch = patterns.filter { tail.withUnsafeBufferPointer($0.test.mayMatch) }
             let samplePlain = sample.withUnsafeBufferPointer { name in
