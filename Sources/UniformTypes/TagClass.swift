@@ -38,24 +38,15 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
         return text.withUTF8(isMIMESyntax(utf8:))
     }
 
-    /// `isMIMESyntax` over UTF-8 bytes, in one pass without allocating
+    /// `isMIMESyntax` over UTF-8 bytes, without allocating: the essence
+    /// (before any `;`, white space trimmed) is a plain MIME type
     /// (`mimeSyntaxProblem` says what is wrong, this only whether).
     static func isMIMESyntax(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
         var start = 0
         while start < end, bytes[start] == 32 || bytes[start] == 9 { start += 1 }
         while end > start, bytes[end - 1] == 32 || bytes[end - 1] == 9 { end -= 1 }
-        var slash = -1
-        for i in start..<end {
-            let byte = bytes[i]
-            if byte == UInt8(ascii: "/") {
-                guard slash < 0 else { return false }
-                slash = i
-            } else if !isTokenByte(byte) {
-                return false
-            }
-        }
-        return slash > start && slash < end - 1 && bytes[start] != UInt8(ascii: ".")
+        return isPlainMIMEType(utf8: UnsafeBufferPointer(rebasing: bytes[start..<end]))
     }
 
     /// Whether `bytes` is a MIME type with nothing to trim or drop: token
