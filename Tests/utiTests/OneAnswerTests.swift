@@ -152,6 +152,19 @@ private func systemExtensions() throws -> [String] {
         #expect(json.stdout.contains("\"exists\":null"))
         let query = try Run(["batch"], stdin: "x\u{7F}.pdf\n", environment: systemData)
         #expect(query.status == 1)
+        // A name no file system holds (over 255 bytes, or a path of 4,096 or
+        // more) is refused as `file` refuses it, at once however many dots
+        // it has.
+        let long = String(repeating: "a.", count: 16_000) + "jpg"
+        let tooLong = try Run(
+            ["batch", "--file"], stdin: String(repeating: "a", count: 256) + ".jpg\n" + long + "\nx.jpg\n",
+            environment: systemData)
+        #expect(tooLong.status == 1 && tooLong.lines == ["", "", "public.jpeg"])
+        #expect(tooLong.stderr.hasPrefix("uti: standard input line 1: aaaa"))
+        #expect(tooLong.stderr.components(separatedBy: ": File name too long\n").count == 3)
+        let file = try Run(
+            ["file", "--no-sniff", "-b", String(repeating: "a", count: 256) + ".jpg"], environment: systemData)
+        #expect(file.status == 1 && file.stderr.hasSuffix(": File name too long\n"))
     }
 
     /// `conforms` types an existing path that names no type as written, even

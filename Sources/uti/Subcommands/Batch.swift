@@ -2,6 +2,10 @@ import ArgumentParser
 import SystemBase
 import UniformTypes
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Answer queries read from standard input, one a line, in order.",
@@ -72,6 +76,19 @@ struct Batch: ParsableCommand {
                     continue
                 }
                 let name = FileTyping.fileName(of: Array(record))
+                // What `uti file` gets from the kernel for such a path: no
+                // file can have the name, and typing a huge one takes long.
+                if name.utf8.count > Int(NAME_MAX) || record.count >= Int(PATH_MAX) {
+                    failed = true
+                    out.flush()
+                    let problem = SystemError(ENAMETOOLONG).reason
+                    Console.error("uti: standard input line \(lineNumber): \(Escaping.name(line)): \(problem)")
+                    out.line(
+                        json
+                            ? JSON.object(JSON.path("path", bytes: Array(record)) + [("error", .string(problem))])
+                                .serialized(indent: nil) : "")
+                    continue
+                }
                 if !json, case let type = typing.preferredType(forName: name), type.identifier != "public.data" {
                     type.withIdentifierUTF8 { out.line(utf8: $0) }
                     continue
