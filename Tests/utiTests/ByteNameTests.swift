@@ -73,6 +73,14 @@ extension ByteNameTests {
         #expect(run.status == 1 && run.stdout == "\npublic.jpeg\n")
         #expect(run.stderr.contains("line 1: x\\xff.pdf: is not UTF-8 text"))
     }
+
+    /// A name's length is its bytes: 200 bytes that are not UTF-8 make a
+    /// name a file system holds, though their repair as text is 600 bytes.
+    @Test func aLongNameThatIsNotUTF8IsTypedByItsBytes() throws {
+        let run = try Self.shell(
+            #"printf '%0200d.jpg\n' 0 | tr 0 '\377' | "$UTI" batch --file"#, in: "/")
+        #expect(run.status == 0 && run.stdout == "public.jpeg\n", "\(run.stderr)")
+    }
 }
 
 /// A folder the environment names in bytes that are not UTF-8 is never

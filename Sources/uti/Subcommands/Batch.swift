@@ -78,7 +78,9 @@ struct Batch: ParsableCommand {
                 let name = FileTyping.fileName(of: Array(record))
                 // What `uti file` gets from the kernel for such a path: no
                 // file can have the name, and typing a huge one takes long.
-                if name.utf8.count > Int(NAME_MAX) || record.count >= Int(PATH_MAX) {
+                // Counted in the name's own bytes: a byte that is not UTF-8 is one byte there.
+                let lastComponent = record.split(separator: UInt8(ascii: "/")).last?.count ?? 0
+                if lastComponent > Int(NAME_MAX) || record.count >= Int(PATH_MAX) {
                     failed = true
                     out.flush()
                     let problem = SystemError(ENAMETOOLONG).reason
