@@ -109,7 +109,7 @@ let package = Package(
             name: "HostileInputTests",
             dependencies: [
                 "SystemBase", "CompiledData", "PropertyLists", "SharedMIMEInfo", "UniformTypes", "DocumentHandlers",
-                "TestSupport",
+                "TestSupport", "uti",
             ],
             resources: [.copy("Corpus")]
         ),

@@ -350,7 +350,7 @@ public struct HandlerResolver: Sendable {
 
     static func types(coveredBy wildcard: String, in registry: TypeRegistry) -> [UTType] {
         let major = wildcard.dropLast(1).lowercased()
-        return registry.allTypes.filter { type in type.tags(.mimeType).contains { $0.lowercased().hasPrefix(major) } }
+        return registry.types(withTagOf: .mimeType) { $0.lowercased().hasPrefix(major) }
     }
 
     /// The types a claim names: every declared type with that tag (a tag

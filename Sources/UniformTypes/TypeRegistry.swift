@@ -89,19 +89,52 @@ public final class TypeRegistry: Sendable {
 
     /// Everything found while reading and merging the sources.
     public var diagnostics: [Diagnostic] {
-        let root = image.root
-        let start = image.int(root + RegistryImage.Root.diagnostics)
-        typealias Entry = RegistryImage.DiagnosticEntry
-        let n = image.count(at: root + RegistryImage.Root.diagnosticCount, entryWords: Entry.size, from: start)
-        return (0..<n).map { i in
-            let at = start + i * Entry.size
-            let level = image.word(at + Entry.severity)
-            let severity: Diagnostic.Severity = level == 2 ? .error : level == 1 ? .warning : .note
-            return Diagnostic(
-                severity, file: image.string(at: at + Entry.file) ?? "",
-                position: RegistryImage.decode(image.word(at + Entry.positionKind), image.word(at + Entry.position)),
-                image.string(at: at + Entry.message) ?? "")
+        answer { budget in
+            let root = image.root
+            let start = image.int(root + RegistryImage.Root.diagnostics)
+            typealias Entry = RegistryImage.DiagnosticEntry
+            let listed = image.count(at: root + RegistryImage.Root.diagnosticCount, entryWords: Entry.size, from: start)
+            // The words of each entry but its two string references, which pay for themselves.
+            let n = budget.take(upTo: listed, each: (Entry.size - 4) * 4)
+            return (0..<n).map { i in
+                let at = start + i * Entry.size
+                let level = image.word(at + Entry.severity)
+                let severity: Diagnostic.Severity = level == 2 ? .error : level == 1 ? .warning : .note
+                return Diagnostic(
+                    severity, file: image.string(at: at + Entry.file, budget: &budget) ?? "",
+                    position: RegistryImage.decode(
+                        image.word(at + Entry.positionKind), image.word(at + Entry.position)),
+                    image.string(at: at + Entry.message, budget: &budget) ?? "")
+            }
         }
+    }
+
+    // MARK: Work budgets
+
+    /// Set once an answer stopped at its work budget.
+    private let cutShort = Atomic(false)
+
+    /// True once an answer stopped at its work budget (`WorkBudget`): the
+    /// compiled image is damaged, since a sound one never comes near its
+    /// budget, and the answers made since may be incomplete.
+    public var answersWereCut: Bool { cutShort.load(ordering: .relaxed) }
+
+    /// A fresh budget for one answer (`ImageView.workBudget()`).
+    func workBudget() -> WorkBudget { image.workBudget() }
+
+    /// Notes a budget an answer is done with: one that ran out marks the
+    /// registry's answers as cut (`answersWereCut`).
+    @inline(__always)
+    func settle(_ budget: WorkBudget) {
+        if budget.ranOut { cutShort.store(true, ordering: .relaxed) }
+    }
+
+    /// `body`'s answer, made within one fresh budget.
+    @inline(__always)
+    func answer<Result>(_ body: (inout WorkBudget) -> Result) -> Result {
+        var budget = workBudget()
+        defer { settle(budget) }
+        return body(&budget)
     }
 
     // MARK: Records
@@ -116,50 +149,58 @@ public final class TypeRegistry: Sendable {
         return (min(image.count(at: at, entryWords: 1, from: at + 1), count), at + 1)
     }
 
-    func slotList(_ slot: Int32, _ field: Int) -> [Int32] {
-        let (n, start) = slots(slot, field)
+    /// The list of slots in `field` of `slot`, as far as `budget` covers it.
+    func slotList(_ slot: Int32, _ field: Int, budget: inout WorkBudget) -> [Int32] {
+        let (listed, start) = slots(slot, field)
+        let n = budget.take(upTo: listed, each: 4)
         return (0..<n).map { Int32(bitPattern: image.word(start + $0)) }
     }
 
     func identifier(_ slot: Int32) -> String { image.string(at: record(slot, Field.identifier)) ?? "" }
+
+    /// The identifier of `slot`, paid for from `budget`.
+    func identifier(_ slot: Int32, budget: inout WorkBudget) -> String {
+        image.string(at: record(slot, Field.identifier), budget: &budget) ?? ""
+    }
 
     /// The identifier's bytes in the image, valid while the registry lives.
     func identifierBytes(_ slot: Int32) -> UnsafeBufferPointer<UInt8> {
         image.bytes(at: record(slot, Field.identifier))
     }
 
-    func conformsTo(_ slot: Int32) -> [String] { strings(image.int(record(slot, Field.conformsTo))) }
+    func conformsTo(_ slot: Int32) -> [String] { answer { conformsTo(slot, budget: &$0) } }
 
-    func tagSpecification(_ slot: Int32) -> [TagSpecification] {
-        var budget = tagBudget
-        return tagSpecification(slot, budget: &budget)
+    func conformsTo(_ slot: Int32, budget: inout WorkBudget) -> [String] {
+        strings(image.int(record(slot, Field.conformsTo)), budget: &budget)
     }
 
-    /// How many tag-class entries and tags all types together can hold: in
-    /// a sound image every list lies apart from the others (an entry takes
-    /// three words, a tag two), so a walk over many types shares this
-    /// budget, and a damaged image whose lists all name one long run stops
-    /// at it instead of reading the run again for every type.
-    var tagBudget: Int { image.wordCount / 2 }
+    func tagSpecification(_ slot: Int32) -> [TagSpecification] { answer { tagSpecification(slot, budget: &$0) } }
 
     /// The tag specification of `slot`, taking what it reads from `budget`.
-    func tagSpecification(_ slot: Int32, budget: inout Int) -> [TagSpecification] {
+    func tagSpecification(_ slot: Int32, budget: inout WorkBudget) -> [TagSpecification] {
         let at = image.int(record(slot, Field.tags))
         typealias Entry = RegistryImage.TagListEntry
-        let n = min(image.count(at: at, entryWords: Entry.size, from: at + 1), max(budget, 0))
-        budget -= n
-        return (0..<n).map { i in
+        let listed = image.count(at: at, entryWords: Entry.size, from: at + 1)
+        // The word naming each entry's tags; the class reference pays for itself.
+        let n = budget.take(upTo: listed, each: 4)
+        return (0..<n).compactMap { i in
             let entry = at + 1 + i * Entry.size
-            let tags = strings(image.int(entry + Entry.tags), limit: max(budget, 0))
-            budget -= tags.count
-            return TagSpecification(TagClass(image.string(at: entry + Entry.tagClass) ?? ""), tags)
+            guard let tagClass = image.string(at: entry + Entry.tagClass, budget: &budget) else { return nil }
+            let tags = strings(image.int(entry + Entry.tags), budget: &budget)
+            return TagSpecification(TagClass(tagClass), tags)
         }
     }
 
-    private func strings(_ at: Int, limit: Int = .max) -> [String] {
-        (0..<min(image.count(at: at, entryWords: 2, from: at + 1), limit)).map {
-            image.string(at: at + 1 + $0 * 2) ?? ""
+    /// The strings of the list at `at` (a count, then a reference of two
+    /// words each), as far as `budget` covers them.
+    private func strings(_ at: Int, budget: inout WorkBudget) -> [String] {
+        var result: [String] = []
+        for i in 0..<image.count(at: at, entryWords: 2, from: at + 1) {
+            // Each reference pays for itself.
+            guard let string = image.string(at: at + 1 + i * 2, budget: &budget) else { break }
+            result.append(string)
         }
+        return result
     }
 
     func origin(_ slot: Int32) -> DeclarationOrigin {
@@ -177,28 +218,36 @@ public final class TypeRegistry: Sendable {
     }
 
     func origins(_ slot: Int32, _ field: Int) -> [DeclarationOrigin] {
-        let at = image.int(record(slot, field))
-        typealias Entry = RegistryImage.OriginEntry
-        return (0..<image.count(at: at, entryWords: Entry.size, from: at + 1)).map { i in
-            let entry = at + 1 + i * Entry.size
-            let kind = image.word(entry + Entry.sourceAndKind)
-            return DeclarationOrigin(
-                source: source(kind & 0xFF), file: image.string(at: entry + Entry.file) ?? "",
-                position: RegistryImage.decode(kind >> 8, image.word(entry + Entry.position)))
+        answer { budget in
+            let at = image.int(record(slot, field))
+            typealias Entry = RegistryImage.OriginEntry
+            // The words of each entry but the file reference, which pays for itself.
+            let listed = image.count(at: at, entryWords: Entry.size, from: at + 1)
+            let n = budget.take(upTo: listed, each: (Entry.size - 2) * 4)
+            return (0..<n).map { i in
+                let entry = at + 1 + i * Entry.size
+                let kind = image.word(entry + Entry.sourceAndKind)
+                return DeclarationOrigin(
+                    source: source(kind & 0xFF), file: image.string(at: entry + Entry.file, budget: &budget) ?? "",
+                    position: RegistryImage.decode(kind >> 8, image.word(entry + Entry.position)))
+            }
         }
     }
 
     func declaration(_ slot: Int32) -> TypeDeclaration {
-        TypeDeclaration(
-            identifier: identifier(slot),
-            kind: image.word(record(slot, Field.kind)) & RegistryImage.KindBits.declarationMask == 0
-                ? .exported : .imported,
-            conformsTo: conformsTo(slot), tagSpecification: tagSpecification(slot),
-            description: image.string(at: record(slot, Field.description)),
-            referenceURL: image.string(at: record(slot, Field.referenceURL)),
-            version: image.string(at: record(slot, Field.version)),
-            iconName: image.string(at: record(slot, Field.iconName)),
-            origin: origin(slot))
+        answer { budget in
+            TypeDeclaration(
+                identifier: identifier(slot, budget: &budget),
+                kind: image.word(record(slot, Field.kind)) & RegistryImage.KindBits.declarationMask == 0
+                    ? .exported : .imported,
+                conformsTo: conformsTo(slot, budget: &budget),
+                tagSpecification: tagSpecification(slot, budget: &budget),
+                description: image.string(at: record(slot, Field.description), budget: &budget),
+                referenceURL: image.string(at: record(slot, Field.referenceURL), budget: &budget),
+                version: image.string(at: record(slot, Field.version), budget: &budget),
+                iconName: image.string(at: record(slot, Field.iconName), budget: &budget),
+                origin: origin(slot))
+        }
     }
 
     func description(_ slot: Int32) -> String? { image.string(at: record(slot, Field.description)) }
@@ -206,39 +255,38 @@ public final class TypeRegistry: Sendable {
     /// The supertypes of `slot`, nearest first: its list, or for a type
     /// with too many to list, a walk up its parents.
     func ancestors(_ slot: Int32) -> [Int32] {
-        guard ancestorsUnlisted(slot) else { return slotList(slot, Field.ancestors) }
-        var result: [Int32] = []
-        walkAncestors(of: slot) {
-            result.append($0)
-            return false
+        answer { budget in
+            guard ancestorsUnlisted(slot) else { return slotList(slot, Field.ancestors, budget: &budget) }
+            var result: [Int32] = []
+            walkAncestors(of: slot, budget: &budget) {
+                result.append($0)
+                return false
+            }
+            return result
         }
-        return result
     }
 
     /// Whether `ancestor` is among the supertypes of `slot`.
     @inline(__always)
     func hasAncestor(_ slot: Int32, _ ancestor: Int32) -> Bool {
-        if ancestorsUnlisted(slot) { return walkAncestors(of: slot) { $0 == ancestor } }
+        if ancestorsUnlisted(slot) { return answer { walkAncestors(of: slot, budget: &$0) { $0 == ancestor } } }
+        // One list of at most `count` words: within any answer's budget.
         return image.wordList(at: image.int(record(slot, Field.ancestors)), limit: count)
             .contains(UInt32(bitPattern: ancestor))
     }
 
     /// Visits the supertypes of `slot` breadth first, each once, until
-    /// `visit` returns true (then true). The parent lists of a sound image
-    /// together hold at most one word each, so the walk reads no more
-    /// entries than the image has words.
+    /// `visit` returns true (then true), reading parent lists from `budget`.
     @discardableResult @inline(never)
-    private func walkAncestors(of slot: Int32, _ visit: (Int32) -> Bool) -> Bool {
-        var budget = image.wordCount
+    private func walkAncestors(of slot: Int32, budget: inout WorkBudget, _ visit: (Int32) -> Bool) -> Bool {
         var seen: Set<Int32> = [slot]
         var queue: [Int32] = [slot]
         var head = 0
         while head < queue.count {
             let next = queue[head]
             head += 1
-            let parents = slotList(next, Field.parents).prefix(max(budget, 0))
-            budget -= parents.count
-            for parent in parents where parent >= 0 && Int(parent) < count && seen.insert(parent).inserted {
+            for parent in slotList(next, Field.parents, budget: &budget)
+            where parent >= 0 && Int(parent) < count && seen.insert(parent).inserted {
                 if visit(parent) { return true }
                 queue.append(parent)
             }
@@ -569,31 +617,26 @@ public final class TypeRegistry: Sendable {
     /// Every type that conforms to `type`, excluding itself: breadth first,
     /// nearest first, no repeats.
     public func descendants(of type: UTType) -> [UTType] {
-        descendantSlots(of: type).map { UTType(self, $0) }
+        answer { budget in descendantSlots(of: type, budget: &budget).map { UTType(self, $0) } }
     }
 
-    /// The slots of `descendants(of:)`. The children lists of a sound image
-    /// together hold at most one word each, so the walk reads no more
-    /// entries than the image has words, however a damaged one repeats them.
-    private func descendantSlots(of type: UTType) -> [Int32] {
+    /// The slots of `descendants(of:)`, reading children lists from
+    /// `budget` and paying for each descendant's identifier (which its
+    /// caller will read) as it is found.
+    func descendantSlots(of type: UTType, budget: inout WorkBudget) -> [Int32] {
         guard let root = slot(of: type) else { return [] }
-        var budget = image.wordCount
         var seen: Set<Int32> = [root]
-        var queue: [Int32] = []
-        func enqueueChildren(of slot: Int32) {
-            let children = slotList(slot, Field.children).prefix(max(budget, 0))
-            budget -= children.count
-            queue += children
-        }
-        enqueueChildren(of: root)
+        var queue = slotList(root, Field.children, budget: &budget)
         var head = 0
         var result: [Int32] = []
         while head < queue.count {
             let next = queue[head]
             head += 1
-            guard seen.insert(next).inserted else { continue }
+            guard next >= 0, Int(next) < count, seen.insert(next).inserted,
+                image.string(at: record(next, Field.identifier), budget: &budget) != nil
+            else { continue }
             result.append(next)
-            enqueueChildren(of: next)
+            queue += slotList(next, Field.children, budget: &budget)
         }
         return result
     }
@@ -602,21 +645,77 @@ public final class TypeRegistry: Sendable {
     /// conforms to it: the type's own first, then descendants nearest first;
     /// each tag once (compared as the class compares tags).
     public func tags(of type: UTType, tagClass: TagClass, includingDescendants: Bool) -> [String] {
-        var seen: Set<String> = []
-        var result: [String] = []
-        func add(_ tags: [String]) {
-            for tag in tags where seen.insert(tagClass.normalize(tag)).inserted { result.append(tag) }
+        tagSpecification(of: type, classes: [tagClass], includingDescendants: includingDescendants).first?.tags ?? []
+    }
+
+    /// The tags of every class of `type` and, when asked, of every type
+    /// that conforms to it, in one answer: classes in the order first
+    /// seen, the type's own tags first, then descendants' nearest first;
+    /// each tag once in its class (compared as the class compares tags).
+    public func tagSpecification(of type: UTType, includingDescendants: Bool) -> [TagSpecification] {
+        tagSpecification(of: type, classes: nil, includingDescendants: includingDescendants)
+    }
+
+    /// `tagSpecification(of:includingDescendants:)` for the classes in
+    /// `classes` (in that order, each present even when empty), or all.
+    private func tagSpecification(
+        of type: UTType, classes: [TagClass]?, includingDescendants: Bool
+    ) -> [TagSpecification] {
+        var order: [TagClass] = classes ?? []
+        var found: [TagClass: (seen: Set<String>, tags: [String])] = [:]
+        for tagClass in order { found[tagClass] = ([], []) }
+        func add(_ spec: TagSpecification) {
+            if found[spec.tagClass] == nil {
+                guard classes == nil else { return }
+                order.append(spec.tagClass)
+                found[spec.tagClass] = ([], [])
+            }
+            for tag in spec.tags where found[spec.tagClass]!.seen.insert(spec.tagClass.normalize(tag)).inserted {
+                found[spec.tagClass]!.tags.append(tag)
+            }
         }
         guard let own = slot(of: type) else {
-            add(type.tags(tagClass))
-            return result
+            type.tagSpecification.forEach(add)
+            return order.map { TagSpecification($0, found[$0]!.tags) }
         }
-        // One budget for the whole walk (see `tagBudget`).
-        var budget = tagBudget
-        for slot in [own] + (includingDescendants ? descendantSlots(of: type) : []) where budget > 0 {
-            for spec in tagSpecification(slot, budget: &budget) where spec.tagClass == tagClass { add(spec.tags) }
+        answer { budget in
+            let slots = [own] + (includingDescendants ? descendantSlots(of: type, budget: &budget) : [])
+            for slot in slots { tagSpecification(slot, budget: &budget).forEach(add) }
         }
-        return result
+        return order.map { TagSpecification($0, found[$0]!.tags) }
+    }
+
+    /// The declared parents of each of `types` (`UTType.declaredParents`),
+    /// in one answer.
+    public func declaredParents(of types: [UTType]) -> [[String]] {
+        answer { budget in
+            types.map { type in
+                guard type.registry === self, let slot = type.slot else { return type.declaredParents }
+                return conformsTo(slot, budget: &budget)
+            }
+        }
+    }
+
+    /// Every declared type with a tag of `tagClass` that `isIncluded`
+    /// accepts, in declaration order, in one answer.
+    public func types(withTagOf tagClass: TagClass, where isIncluded: (String) -> Bool) -> [UTType] {
+        answer { budget in
+            (0..<Int32(count)).filter { slot in
+                tagSpecification(slot, budget: &budget).contains {
+                    $0.tagClass == tagClass && $0.tags.contains(where: isIncluded)
+                }
+            }.map { UTType(self, $0) }
+        }
+    }
+
+    /// Every declared type whose declaration file `isIncluded` accepts, in
+    /// declaration order, in one answer.
+    public func types(declaredIn isIncluded: (String) -> Bool) -> [UTType] {
+        answer { budget in
+            (0..<Int32(count)).filter { slot in
+                isIncluded(image.string(at: record(slot, Field.file), budget: &budget) ?? "")
+            }.map { UTType(self, $0) }
+        }
     }
 
     /// The tags `type`'s own declaration gives, without those the system's

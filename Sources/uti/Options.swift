@@ -53,6 +53,21 @@ struct RegistryOptions: ParsableArguments {
         try Self.loadCached(declarations: declarations, includeSystem: !noSystem, searchPath: applicationSearchPath)
     }
 
+    /// The registry the command loaded, and the cache folder it came from.
+    nonisolated(unsafe) static var loadedRegistry: (registry: TypeRegistry, cache: String?)?
+
+    /// `status`, or an error when an answer of the registry the command
+    /// loaded ran past its work budget (a damaged compiled image, whose
+    /// answers may be incomplete).
+    static func checkedAnswers(_ status: Int32) -> Int32 {
+        guard let (registry, cache) = loadedRegistry, registry.answersWereCut else { return status }
+        Console.error(
+            "uti: the compiled registry\(cache.map { " in \(Escaping.name($0))" } ?? "") is damaged: "
+                + "an answer ran past its work budget, which a sound one never does, so answers may be "
+                + "incomplete; delete the registry-*.img files there to have it rebuilt")
+        return Status.error
+    }
+
     /// The registry, from the cache when there is one. `reading` `.map`
     /// is for a process that ends after its answer and checks
     /// `TypeRegistry.isIntact` first.
@@ -69,6 +84,7 @@ struct RegistryOptions: ParsableArguments {
         cache?.reading = reading
         let loaded = try sources.load(cache: cache)
         let registry = loaded.registry
+        loadedRegistry = (registry, cache?.directory)
         // Skipped declaration files keep a registry out of the cache on
         // purpose and are reported as such; any other reason is the folder's.
         if let cache, case .notSaved(let reason) = loaded.cacheOutcome, registry.skippedSources.isEmpty {

@@ -57,7 +57,9 @@ struct UTI: ParsableCommand {
                     + "set it to a UTF-8 path (or unset it)")
             Glibc.exit(Status.error)
         }
-        if let status = CommandSpelling.check(arguments) ?? FastPath.run(arguments) { Glibc.exit(status) }
+        if let status = CommandSpelling.check(arguments) ?? FastPath.run(arguments) {
+            Glibc.exit(RegistryOptions.checkedAnswers(status))
+        }
         // The parser answers `help WORD` with the general help when WORD is no command: a typo would read as success.
         if arguments.count > 2, arguments[1] == "help",
             let word = arguments.dropFirst(2).first(where: { !$0.hasPrefix("-") }),
@@ -74,12 +76,13 @@ struct UTI: ParsableCommand {
             let message = CommandWord.withRootSuggestion(fullMessage(for: error))
             if code == .success {
                 if !message.isEmpty { print(message) }
-                Glibc.exit(0)
+                Glibc.exit(RegistryOptions.checkedAnswers(0))
             }
             if !message.isEmpty { Console.error(message) }
-            if code == .validationFailure { Glibc.exit(Status.error) }
-            Glibc.exit(code.rawValue)
+            if code == .validationFailure { Glibc.exit(RegistryOptions.checkedAnswers(Status.error)) }
+            Glibc.exit(RegistryOptions.checkedAnswers(code.rawValue))
         }
+        Glibc.exit(RegistryOptions.checkedAnswers(Status.success))
     }
 }
 

@@ -24,18 +24,18 @@ struct Graph: ParsableCommand {
     }
 
     static func dot(root: UTType, nodes: [UTType]) -> String {
-        let members = Set(nodes.map { $0.identifier.lowercased() })
+        var members: [String: String] = [:]
+        for node in nodes where members[node.identifier.lowercased()] == nil {
+            members[node.identifier.lowercased()] = node.identifier
+        }
         var lines = [
             "digraph \(quote(root.identifier)) {", "  rankdir=BT;", "  node [shape=box, fontname=\"Helvetica\"];",
         ]
         lines.append("  \(quote(root.identifier)) [style=bold];")
-        for node in nodes {
-            let parents = node.declaredParents.filter { members.contains($0.lowercased()) }
+        for (node, declared) in zip(nodes, root.registry.declaredParents(of: nodes)) {
+            let parents = declared.compactMap { members[$0.lowercased()] }
             if parents.isEmpty && node != root { lines.append("  \(quote(node.identifier));") }
-            for parent in parents {
-                let target = nodes.first { $0.identifier.lowercased() == parent.lowercased() }?.identifier ?? parent
-                lines.append("  \(quote(node.identifier)) -> \(quote(target));")
-            }
+            for parent in parents { lines.append("  \(quote(node.identifier)) -> \(quote(parent));") }
         }
         lines.append("}")
         return lines.joined(separator: "\n")

@@ -34,20 +34,17 @@ struct Tags: ParsableCommand {
         let registry = try registryOptions.load()
         let resolver = try queryOptions.resolver(registry)
         let target = descendants ? try resolver.declaredArgument(type, "TYPE") : try resolver.argument(type, "TYPE")
-        let classes: [TagClass]
+        var table: [(TagClass, [String])]
         if let tagClass {
-            do { classes = [try TagClass.parse(tagClass, registry: registry)] } catch {
+            let only: TagClass
+            do { only = try TagClass.parse(tagClass, registry: registry) } catch {
                 throw Console.fail("--class \(error)")
             }
+            table = [(only, registry.tags(of: target, tagClass: only, includingDescendants: descendants))]
         } else {
-            var seen: [TagClass] = []
-            for t in [target] + (descendants ? registry.descendants(of: target) : []) {
-                for spec in t.tagSpecification where !seen.contains(spec.tagClass) { seen.append(spec.tagClass) }
+            table = registry.tagSpecification(of: target, includingDescendants: descendants).map {
+                ($0.tagClass, $0.tags)
             }
-            classes = seen
-        }
-        var table: [(TagClass, [String])] = classes.map {
-            ($0, registry.tags(of: target, tagClass: $0, includingDescendants: descendants))
         }
         if preferred { table = table.map { ($0.0, Array($0.1.prefix(1))) } }
         if output.json {

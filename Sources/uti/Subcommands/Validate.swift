@@ -71,7 +71,7 @@ struct Validate: ParsableCommand {
             .map(\.element)
         let errors = shown.filter { $0.severity == .error }.count
         let warnings = shown.filter { $0.severity == .warning }.count
-        let types = registry.allTypes.filter { $0.origin.map { isChecked($0.file) } ?? false }.count
+        let types = registry.types(declaredIn: isChecked).count
         if output.json {
             print(
                 JSON.object([
