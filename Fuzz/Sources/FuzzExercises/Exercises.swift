@@ -33,20 +33,35 @@ public func exercise(_ database: MIMEDatabase, content: UnsafeRawBufferPointer) 
 }
 
 /// Reads everything a registry offers through its public API, for the first
-/// types it holds and for the usual lookups.
-public func exercise(_ registry: TypeRegistry) {
-    _ = registry.diagnostics
+/// types it holds and for the usual lookups. For a registry read from an
+/// image of `imageBytes` bytes, the strings its answers hold are counted and
+/// must come to at most one work budget (`WorkBudget`) for each answer.
+public func exercise(_ registry: TypeRegistry, imageBytes: Int? = nil) {
+    var answers = 0, received = 0
+    func count(_ strings: [String]) {
+        answers += 1
+        received += strings.reduce(0) { $0 + $1.utf8.count }
+    }
+    func count(_ specs: [TagSpecification]) { count(specs.flatMap { [$0.tagClass.identifier] + $0.tags }) }
+    count(registry.diagnostics.flatMap { [$0.file, $0.message] })
     for type in registry.allTypes.prefix(16) {
-        _ = type.identifier
+        count([type.identifier])
         _ = type.localizedDescription
-        _ = type.tagSpecification
-        _ = type.orderedSupertypes
+        count(type.tagSpecification)
+        count(type.orderedSupertypes.map(\.identifier))
         _ = type.conforms(to: .data)
-        _ = type.origin
-        _ = registry.descendants(of: type)
-        _ = registry.tags(of: type, tagClass: .filenameExtension, includingDescendants: true)
-        _ = registry.supplemented(type)
-        _ = registry.overridden(type)
+        count([type.origin?.file ?? ""])
+        let descendants = registry.descendants(of: type)
+        count(descendants.map(\.identifier))
+        count(registry.tags(of: type, tagClass: .filenameExtension, includingDescendants: true))
+        count(registry.tagSpecification(of: type, includingDescendants: true))
+        count(registry.declaredParents(of: descendants).flatMap { $0 })
+        count(registry.supplemented(type).map(\.file))
+        count(registry.overridden(type).map(\.file))
+    }
+    if let imageBytes {
+        let budget = WorkBudget.bytes(forImageOf: imageBytes)
+        precondition(received <= answers * budget, "\(received) bytes in \(answers) answers of \(budget)")
     }
     let typing = FileTyping(registry: registry)
     for name in probeNames {

@@ -51,5 +51,5 @@ if arguments.count == 4 && arguments[1] == "--write-seeds" {
 fuzz { input in
     var bytes = Array(input)
     guard let view = try? ImageView(withMatchingChecksum(&bytes), kind: RegistryImage.kind) else { return }
-    exercise(TypeRegistry(image: view))
+    exercise(TypeRegistry(image: view), imageBytes: view.byteCount)
 }
