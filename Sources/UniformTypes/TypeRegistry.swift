@@ -254,22 +254,50 @@ public final class TypeRegistry: Sendable {
 
     /// The supertypes of `slot`, nearest first: its list, or for a type
     /// with too many to list, a walk up its parents.
+    /// Each supertype's identifier, which the caller will read, is paid for
+    /// as it is found.
     func ancestors(_ slot: Int32) -> [Int32] {
         answer { budget in
-            guard ancestorsUnlisted(slot) else { return slotList(slot, Field.ancestors, budget: &budget) }
+            var found: [Int32] = []
+            if ancestorsUnlisted(slot) {
+                walkAncestors(of: slot, budget: &budget) {
+                    found.append($0)
+                    return false
+                }
+            } else {
+                found = slotList(slot, Field.ancestors, budget: &budget)
+            }
             var result: [Int32] = []
-            walkAncestors(of: slot, budget: &budget) {
-                result.append($0)
-                return false
+            for ancestor in found {
+                guard paidIdentifier(ancestor, &budget) else { break }
+                result.append(ancestor)
             }
             return result
         }
     }
 
+    /// Whether `budget` covers reading the identifier of `slot` (a slot
+    /// outside the registry has none to read); takes it.
+    @inline(__always)
+    private func paidIdentifier(_ slot: Int32, _ budget: inout WorkBudget) -> Bool {
+        slot < 0 || Int(slot) >= count || image.string(at: record(slot, Field.identifier), budget: &budget) != nil
+    }
+
     /// Whether `ancestor` is among the supertypes of `slot`.
     @inline(__always)
     func hasAncestor(_ slot: Int32, _ ancestor: Int32) -> Bool {
-        if ancestorsUnlisted(slot) { return answer { walkAncestors(of: slot, budget: &$0) { $0 == ancestor } } }
+        if ancestorsUnlisted(slot) { return answer { hasAncestor(slot, ancestor, budget: &$0) } }
+        return hasListedAncestor(slot, ancestor)
+    }
+
+    /// `hasAncestor` as part of a larger answer, a walk reading from `budget`.
+    func hasAncestor(_ slot: Int32, _ ancestor: Int32, budget: inout WorkBudget) -> Bool {
+        if ancestorsUnlisted(slot) { return walkAncestors(of: slot, budget: &budget) { $0 == ancestor } }
+        return hasListedAncestor(slot, ancestor)
+    }
+
+    @inline(__always)
+    private func hasListedAncestor(_ slot: Int32, _ ancestor: Int32) -> Bool {
         // One list of at most `count` words: within any answer's budget.
         return image.wordList(at: image.int(record(slot, Field.ancestors)), limit: count)
             .contains(UInt32(bitPattern: ancestor))
@@ -462,9 +490,14 @@ public final class TypeRegistry: Sendable {
         if tagClass == .mimeType && !TagClass.isMIMESyntax(tag) { return [] }
         let (n, start) = claimants(tagClass.normalize(tag), tagClass)
         var result: [UTType] = []
-        for i in 0..<n {
-            let candidate = UTType(self, Int32(bitPattern: image.word(start + i)))
-            if supertype.map({ candidate.conforms(to: $0) }) ?? true { result.append(candidate) }
+        answer { budget in
+            for i in 0..<n {
+                let slot = Int32(bitPattern: image.word(start + i))
+                // Each claimant's identifier, which the caller will read, is paid for.
+                guard paidIdentifier(slot, &budget) else { break }
+                if let supertype, !conforms(slot, to: supertype, budget: &budget) { continue }
+                result.append(UTType(self, slot))
+            }
         }
         if result.isEmpty { result.append(dynamicType(tag: tag, tagClass: tagClass, conformingTo: supertype)) }
         return result
@@ -493,6 +526,15 @@ public final class TypeRegistry: Sendable {
         }
         if target == dataSlot { return conformsToData(slot) }
         return slot == target || hasAncestor(slot, target)
+    }
+
+    /// `conforms(_:to:)` as part of a larger answer, reading from `budget`.
+    private func conforms(_ slot: Int32, to type: UTType, budget: inout WorkBudget) -> Bool {
+        guard case .declared(let target) = type.storage, type.registry === self else {
+            return UTType(self, slot).conforms(to: type)
+        }
+        if target == dataSlot { return conformsToData(slot) }
+        return slot == target || hasAncestor(slot, target, budget: &budget)
     }
 
     /// The type of a filename extension (a leading dot is accepted),

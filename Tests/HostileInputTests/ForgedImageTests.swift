@@ -10,7 +10,9 @@ import Testing
 /// type's tags name one list of thousands of references to one long run of
 /// the pool, and every type is every type's child. Each answer stops at its
 /// work budget, so the commands that walk the registry end with a bounded
-/// output and within a memory cap, and say the image is damaged.
+/// output and within a memory cap, and say the image is damaged. A second
+/// forgery also lists every type as every type's supertype and names every
+/// type by the long run.
 @Suite(.serialized) struct ForgedImageTests {
     /// The pool bytes every forged tag names.
     static let longString = 1 << 20
@@ -19,7 +21,7 @@ import Testing
 
     /// The image with the forged lists appended (the words and pool already
     /// there keep their places, so the stamps and indexes stay valid).
-    static func forged(_ bytes: [UInt8]) throws -> [UInt8] {
+    static func forged(_ bytes: [UInt8], identifiers: Bool) throws -> [UInt8] {
         let view = try ImageView(bytes, kind: RegistryImage.kind)
         let registry = TypeRegistry(image: view)
         var words = (0..<view.wordCount).map { view.word($0) }
@@ -43,6 +45,11 @@ import Testing
             let record = typesStart + slot * RegistryImage.recordSize
             words[record + RegistryImage.Field.tags] = UInt32(tags)
             words[record + RegistryImage.Field.children] = UInt32(children)
+            if identifiers {
+                words[record + RegistryImage.Field.ancestors] = UInt32(children)
+                words[record + RegistryImage.Field.identifier] = long
+                words[record + RegistryImage.Field.identifier + 1] = UInt32(longString)
+            }
         }
         var image = Array(bytes[..<ImageView.headerSize])
         func put32(_ value: Int, at offset: Int) {
@@ -69,7 +76,8 @@ import Testing
             environment: environment)
     }
 
-    @Test func aForgedCacheImageAnswersWithinItsBudget() throws {
+    @Test(arguments: [false, true])
+    func aForgedCacheImageAnswersWithinItsBudget(identifiers: Bool) throws {
         let folder = TemporaryFolder("uti-forged")
         try folder.makeFolder("home")
         try folder.makeFolder("cache")
@@ -89,7 +97,7 @@ import Testing
         let path = cache + "/" + name
         let sound = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
         // The forged image, put in its place with a record that says it was verified.
-        let image = try Self.forged(sound)
+        let image = try Self.forged(sound, identifiers: identifiers)
         try Data(image).write(to: URL(fileURLWithPath: path + ".new"))
         #expect(rename(path + ".new", path) == 0)
         var info = stat()
@@ -105,11 +113,12 @@ import Testing
             ["descendants", "public.item"], ["graph", "public.data"], ["jpg", "--json"], ["supertypes", "public.jpeg"],
         ] {
             let run = try capped(arguments, environment: environment, megabytes: megabytes)
-            // Ended on its own, with an answer no larger than its budget and
+            // Ended on its own, printing no more than the few answers it asks
+            // (a type's identifier, tags, parents and supertypes) can hold, and
             // a word that the image is damaged when an answer was cut.
             #expect([0, 1, 2].contains(run.status), "\(arguments): status \(run.status), \(run.stderr.prefix(500))")
             #expect(!run.stderr.contains("alloc"), "\(arguments): \(run.stderr.prefix(500))")
-            #expect(run.stdout.utf8.count <= 2 * budget, "\(arguments): \(run.stdout.utf8.count) bytes printed")
+            #expect(run.stdout.utf8.count <= 4 * budget, "\(arguments): \(run.stdout.utf8.count) bytes printed")
             if run.status == 2 {
                 #expect(run.stderr.contains("is damaged"), "\(arguments): \(run.stderr.prefix(500))")
             }
