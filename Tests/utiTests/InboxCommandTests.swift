@@ -45,10 +45,7 @@ func spawnWithDefaultSignals(_ path: String, _ arguments: [String]) throws -> In
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    var env = ProcessInfo.processInfo.environment
-    env["XDG_DATA_HOME"] = "/nonexistent-uti-test"
-    env["UTI_DECLARATIONS"] = nil
-    env["UTI_CACHE_DIR"] = Run.cacheDirectory
+    let env = Run.environment()
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for pointer in argv + envp { free(pointer) } }
@@ -65,11 +62,7 @@ func startUTI(_ arguments: [String]) throws -> Process {
     let process = Process()
     process.executableURL = Run.binary
     process.arguments = arguments
-    var env = ProcessInfo.processInfo.environment
-    env["XDG_DATA_HOME"] = "/nonexistent-uti-test"
-    env["UTI_DECLARATIONS"] = nil
-    env["UTI_CACHE_DIR"] = Run.cacheDirectory
-    process.environment = env
+    process.environment = Run.environment()
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()
@@ -460,6 +453,7 @@ func startUTI(_ arguments: [String]) throws -> Process {
         let process = Process()
         process.executableURL = Run.binary
         process.arguments = ["inbox", tree.documents, "--watch", "--settle", "0.2", "--no-system"]
+        process.environment = Run.environment()
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
