@@ -22,6 +22,8 @@ enum TestWorld {
             try! folder.makeFolder(name)
         }
         chmod(root + "/runtime", 0o700)
+        try! folder.makeFolder("system-mime")
+        symlink("/usr/share/mime", root + "/system-mime/mime")
         for tool in tools {
             let places: [String] = ["/usr/bin/" + tool, "/bin/" + tool]
             if let source = places.first(where: { access($0, X_OK) == 0 }) {
@@ -42,6 +44,11 @@ enum TestWorld {
     ]
 
     static var bin: String { root + "/bin" }
+
+    /// A data folder that holds the system's MIME database (README's set-up)
+    /// and nothing else of /usr/share: no desktop entry or type declaration
+    /// installed on this machine.
+    static var systemMIMEOnly: String { root + "/system-mime" }
 }
 
 /// Runs the built `uti` and captures what it prints and its exit status.
