@@ -22,44 +22,45 @@ import UniformTypes
         return FolderWatcher(folders: [folder.path], options: options, typing: typing)
     }
 
-    /// Reads reports until `count` events came, then cancels the task.
-    func events(
-        of watcher: FolderWatcher, count: Int, after start: @escaping @Sendable () throws -> Void
-    ) async throws -> [FolderEvent] {
+    /// Runs `body` with the watch's events, once the watch is ready; the
+    /// watch stops when `body` returns. A watchdog ends the watch after
+    /// `hangLimit` (the event sequence then ends), so a hung test fails
+    /// instead of hanging; nothing is judged by the time taken.
+    func watching<T: Sendable>(
+        _ watcher: FolderWatcher, _ body: @escaping @Sendable (EventReader) async throws -> T
+    ) async throws -> T {
         let task = Task {
-            var events: [FolderEvent] = []
-            for try await report in watcher.reports() {
-                switch report {
-                case .ready: try start()
-                case .event(let event): events.append(event)
-                case .rescanned, .notWatched: break
-                }
-                if events.count == count { break }
-            }
-            return events
+            let reader = EventReader(watcher.reports())
+            try await reader.waitUntilReady()
+            return try await body(reader)
         }
-        let timeout = Task {
-            try await Task.sleep(for: .seconds(30))
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(hangLimit))
             task.cancel()
         }
-        defer { timeout.cancel() }
+        defer { watchdog.cancel() }
         return try await task.value
     }
 
     @Test func eachKindIsReportedTypedInOrder() async throws {
         let root = folder.path
-        let events = try await events(of: watcher(), count: 4) {
+        let folder = folder
+        // Each change is made once the one before was reported.
+        let events = try await watching(watcher()) { reader in
             let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
             try folder.write("a.png", bytes: png + [UInt8](repeating: 0, count: 17))
-            usleep(600_000)
+            try await reader.wait(for: "added a.png") { $0.count == 1 }
             try folder.write("a.png", bytes: png + [UInt8](repeating: 1, count: 40))
-            usleep(600_000)
+            try await reader.wait(for: "changed a.png") { $0.count == 2 }
             rename(root + "/a.png", root + "/b.txt")
-            usleep(100_000)
+            try await reader.wait(for: "renamed a.png") { $0.count == 3 }
             unlink(root + "/b.txt")
+            try await reader.wait(for: "removed b.txt") { $0.count == 4 }
+            return reader.events
         }
         #expect(events.map(\.change) == [.added, .changed, .renamed, .removed])
         #expect(events.map(\.displayPath) == [root + "/a.png", root + "/a.png", root + "/b.txt", root + "/b.txt"])
+        guard events.count == 4 else { return }
         #expect(events[2].displayOldPath == root + "/a.png")
         // b.txt holds a PNG: without a MIME database, the built-in signatures type it by content.
         #expect(events.map { $0.type?.type.identifier } == ["public.png", "public.png", "public.png", nil])
@@ -71,13 +72,23 @@ import UniformTypes
     @Test func aFolderRenamedWhileAFileInItSettlesKeepsThatFile() async throws {
         try folder.makeFolder("old")
         let root = folder.path
-        let events = try await events(of: watcher(recursive: true, settle: 0.5), count: 2) {
+        let folder = folder
+        let events = try await watching(watcher(recursive: true, settle: 0.5)) { reader in
             try folder.write("old/late.txt", "x")
-            usleep(100_000)
+            // Held open for writing, late.txt cannot settle until it is closed, however slow this machine.
+            let writer = open(root + "/old/late.txt", O_WRONLY | O_APPEND | O_CLOEXEC)
+            defer { if writer >= 0 { close(writer) } }
+            // A file made after it is reported: the watch has seen late.txt, which waits.
+            try folder.write("old/marker", "m")
+            try await reader.wait(for: "added old/marker") { $0.count == 1 }
             rename(root + "/old", root + "/new")
+            try await reader.wait(for: "renamed old") { $0.count == 2 }
+            close(writer)
+            try await reader.wait(for: "added new/late.txt") { $0.count == 3 }
+            return reader.events
         }
-        #expect(events.map(\.change) == [.renamed, .added])
-        #expect(events.map(\.displayPath) == [root + "/new", root + "/new/late.txt"])
+        #expect(events.map(\.change) == [.added, .renamed, .added])
+        #expect(events.map(\.displayPath) == [root + "/old/marker", root + "/new", root + "/new/late.txt"])
     }
 
     /// A folder made inside a new folder that is renamed at once (one batch
@@ -85,13 +96,21 @@ import UniformTypes
     /// and watched.
     @Test func aFolderMadeInAFolderRenamedAtOnceIsFoundAndWatched() async throws {
         let root = folder.path
-        let events = try await events(of: watcher(recursive: true), count: 4) {
+        let folder = folder
+        let events = try await watching(watcher(recursive: true)) { reader in
+            // The pauses vary what the watch has seen when; the checks hold whichever it has.
             mkdir(root + "/n", 0o755)
             usleep(50_000)
             mkdir(root + "/n/a", 0o755)
             rename(root + "/n", root + "/m")
             usleep(500_000)
             try folder.write("m/a/later.txt", "x")
+            try await reader.wait(for: "added m/a/later.txt") {
+                $0.contains { $0.change == .added && $0.displayPath == root + "/m/a/later.txt" }
+            }
+            // Any wrong event about the tree (a removal, a repeat) comes before the marker's.
+            try await reader.waitForMarker(root + "/marker")
+            return reader.events.filter { $0.displayPath != root + "/marker" }
         }
         // `n/a` may be seen before the rename or only after it, where it went: either way the tree the
         // events describe is the tree on disk, and the file made in it later is reported.
@@ -123,30 +142,20 @@ import UniformTypes
     /// and nothing is reported removed.
     @Test func foldersMadeFilledAndRenamedAtOnceAreEachFound() async throws {
         let root = folder.path
-        let watcher = watcher(recursive: true)
-        let task = Task {
-            var events: [FolderEvent] = []
-            for try await report in watcher.reports() {
-                if case .ready = report {
-                    for n in 0..<20 {
-                        mkdir(root + "/q\(n)", 0o755)
-                        mkdir(root + "/q\(n)/inner", 0o755)
-                        try folder.write("q\(n)/inner/f.txt", "x")
-                        rename(root + "/q\(n)", root + "/m\(n)")
-                    }
-                }
-                if case .event(let event) = report { events.append(event) }
-                let files = events.filter { $0.change == .added && $0.displayPath.hasSuffix("/inner/f.txt") }
-                if files.count == 20 { break }
+        let folder = folder
+        let events = try await watching(watcher(recursive: true)) { reader in
+            for n in 0..<20 {
+                mkdir(root + "/q\(n)", 0o755)
+                mkdir(root + "/q\(n)/inner", 0o755)
+                try folder.write("q\(n)/inner/f.txt", "x")
+                rename(root + "/q\(n)", root + "/m\(n)")
             }
-            return events
+            try await reader.wait(for: "the 20 files") { events in
+                events.filter { $0.change == .added && $0.displayPath.hasSuffix("/inner/f.txt") }.count == 20
+            }
+            try await reader.waitForMarker(root + "/marker")
+            return reader.events.filter { $0.displayPath != root + "/marker" }
         }
-        let timeout = Task {
-            try await Task.sleep(for: .seconds(30))
-            task.cancel()
-        }
-        defer { timeout.cancel() }
-        let events = try await task.value
         #expect(!events.contains { $0.change == .removed })
         // The tree the events describe (a rename moves what is inside) is the tree on disk.
         let tree = Self.tree(of: events)
@@ -160,18 +169,31 @@ import UniformTypes
     @Test func anOverflowWhileTheReaderIsBusyIsRescanned() throws {
         try folder.makeFolder("in")
         let stop = try InboxWatchStop()
+        let ready = DispatchSemaphore(value: 0)
         let busy = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         final class Log: @unchecked Sendable {
-            var reports: [FolderWatchReport] = []
+            private let lock = NSLock()
+            private var reports: [FolderWatchReport] = []
+            func append(_ report: FolderWatchReport) { lock.withLock { reports.append(report) } }
+            var all: [FolderWatchReport] { lock.withLock { reports } }
+            var added: [String] {
+                all.compactMap { report -> String? in
+                    if case .event(let event) = report, event.change == .added { return event.displayPath }
+                    return nil
+                }
+            }
         }
         let log = Log()
         let watcher = watcher(recursive: true)
         Thread.detachNewThread {
             try? watcher.run(until: stop) { report in
-                log.reports.append(report)
+                log.append(report)
                 // Blocks the watch at its start until the files are made.
-                if case .ready = report { busy.wait() }
+                if case .ready = report {
+                    ready.signal()
+                    busy.wait()
+                }
             }
             done.signal()
         }
@@ -179,31 +201,74 @@ import UniformTypes
             Int(
                 (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?
                     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
-        usleep(300_000)
+        // The files are made once the watch has begun (its folders watched), while it is held.
+        #expect(ready.wait(timeout: .now() + hangLimit) == .success, "the watch never began")
         for n in 0..<(limit + 100) { close(open(folder.path("in/f\(n)"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)) }
         busy.signal()
-        let end = Date().addingTimeInterval(60)
-        while Date() < end {
-            usleep(100_000)
-            let added = log.reports.count { if case .event(let e) = $0 { e.change == .added } else { false } }
-            if added >= limit + 100 { break }
-        }
-        usleep(300_000)
+        let marker = folder.path("in/marker")
+        var end = Date().addingTimeInterval(hangLimit)
+        while log.added.count < limit + 100 && Date() < end { usleep(100_000) }
+        // Any repeat of a file comes before the marker, made after them all.
+        close(open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644))
+        end = Date().addingTimeInterval(hangLimit)
+        while !log.added.contains(marker) && Date() < end { usleep(100_000) }
+        #expect(log.added.contains(marker), "hung: the marker was never reported")
         stop.stop()
-        #expect(done.wait(timeout: .now() + 10) == .success)
-        let added = log.reports.compactMap { report -> String? in
-            if case .event(let event) = report, event.change == .added { return event.displayPath }
-            return nil
-        }
+        #expect(done.wait(timeout: .now() + hangLimit) == .success, "the watch did not stop")
+        let added = log.added.filter { $0 != marker }
         #expect(added.count == limit + 100)
         #expect(Set(added).count == limit + 100)
-        #expect(log.reports.contains { if case .rescanned = $0 { true } else { false } })
+        #expect(log.all.contains { if case .rescanned = $0 { true } else { false } })
     }
 
     @Test func aMissingFolderEndsTheSequenceWithItsFailure() async throws {
         let watcher = FolderWatcher(folders: [folder.path("nowhere")], typing: typing)
         await #expect(throws: FolderWatcher.Failure.self) {
             for try await _ in watcher.events() {}
+        }
+    }
+}
+
+/// How long a test waits for what must happen before it takes the watch for
+/// hung: far beyond the slowest run seen on a busy machine.
+let hangLimit: Double = 300
+
+/// The events of a watch, read one at a time by one task.
+final class EventReader: @unchecked Sendable {
+    private var iterator: AsyncThrowingStream<FolderWatchReport, any Error>.AsyncIterator
+    /// The events read so far, in order.
+    private(set) var events: [FolderEvent] = []
+
+    init(_ reports: AsyncThrowingStream<FolderWatchReport, any Error>) { iterator = reports.makeAsyncIterator() }
+
+    /// Reads until the watch says it is ready.
+    func waitUntilReady() async throws {
+        while let report = try await iterator.next() {
+            if case .ready = report { return }
+        }
+        Issue.record("the watch ended before it was ready")
+    }
+
+    /// Reads events until `condition` holds of them all; records a failure
+    /// naming `what` when the watch ends first (the watchdog ended it).
+    func wait(
+        for what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: ([FolderEvent]) -> Bool
+    ) async throws {
+        while !condition(events) {
+            guard let report = try await iterator.next() else {
+                Issue.record("hung: \(what) never came; events: \(events)", sourceLocation: sourceLocation)
+                return
+            }
+            if case .event(let event) = report { events.append(event) }
+        }
+    }
+
+    /// Makes the file `path` and reads until it is reported: everything
+    /// done before it was reported first.
+    func waitForMarker(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644))
+        try await wait(for: "the marker \(path)", sourceLocation: sourceLocation) {
+            $0.contains { $0.displayPath == path }
         }
     }
 }

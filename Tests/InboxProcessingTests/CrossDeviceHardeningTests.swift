@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import InboxProcessing
@@ -524,6 +525,8 @@ import Testing
         #expect(summary.moved == 1)
         // Deeper than any copy: what lies past the bound is kept, and said.
         #expect(summary.recoveryProblems.count == 1)
+        // Deeper than a path can name, and still removed with the tree.
+        #expect(TemporaryFolder.removeTree(tree.root))
     }
 
     /// An item another machine's run is moving is left to it, and said.
@@ -564,13 +567,32 @@ import Testing
 
     /// A cross-device run, which takes leases to find writers, then exits
     /// 0 when SIGIO's action is `expected` again.
+    /// `exit` runs no deinitializer, so the trees are made, used and
+    /// removed before it, and their removal is part of the check.
     static func runThenCheck(hostAction: Int) throws -> Never {
         signal(SIGIO, hostAction == 1 ? SIG_IGN : SIG_DFL)
+        let (moved, folders) = try moveOneFileAcross()
+        let removed = folders.allSatisfy { !FileManager.default.fileExists(atPath: $0) }
+        exit(moved == 1 && removed && sigioAction() == hostAction ? 0 : 1)
+    }
+
+    /// Moves one file from an Inbox on /dev/shm; how many moved, and the
+    /// temporary folders it used (gone when this returns).
+    static func moveOneFileAcross() throws -> (moved: Int, folders: [String]) {
         let tree = Tree()
         let remote = Tree(base: "/dev/shm")
         remote.write(remote.inbox, "a.txt", "a")
         let (_, summary) = try run(processor(tree) { $0.inbox = remote.inbox })
-        exit(summary.moved == 1 && sigioAction() == hostAction ? 0 : 1)
+        return (summary.moved, [tree.root, remote.root])
+    }
+
+    /// The test trees go with everything in them, on /dev/shm too, after
+    /// a run removed the Inbox inside one of them.
+    @Test(.enabled(if: CrossDeviceHardeningTests.otherFileSystem, "needs /dev/shm on another file system"))
+    func theTreesOfARunAreRemovedAfterIt() throws {
+        let (moved, folders) = try LeaseSignalScopeTests.moveOneFileAcross()
+        #expect(moved == 1)
+        for folder in folders { #expect(!FileManager.default.fileExists(atPath: folder), "\(folder) is left behind") }
     }
 
     @Test(.enabled(if: CrossDeviceHardeningTests.otherFileSystem, "needs /dev/shm on another file system"))

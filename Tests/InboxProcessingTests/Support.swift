@@ -18,8 +18,6 @@ final class Tree {
         if inbox { mkdir(self.inbox, 0o755) }
     }
 
-    deinit { remove(root) }
-
     /// Writes `contents` to `folder/name` (a name given as bytes), with an
     /// old change time unless `fresh`.
     func write(_ folder: String, _ name: [UInt8], _ contents: String, mode: mode_t = 0o644) {
@@ -72,22 +70,8 @@ final class Tree {
         return info
     }
 
-    /// Removes a tree without following links.
-    func remove(_ path: String) { remove(bytes: Array(path.utf8)) }
-
-    private func remove(bytes path: [UInt8]) {
-        var info = stat()
-        guard path.withCString({ lstat($0, &info) }) == 0 else { return }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            _ = path.withCString { unlink($0) }
-            return
-        }
-        _ = path.withCString { chmod($0, 0o755) }
-        for name in names(String(decoding: path, as: UTF8.self)) {
-            remove(bytes: path + [UInt8(ascii: "/")] + name)
-        }
-        _ = path.withCString { rmdir($0) }
-    }
+    /// Removes a tree without following links, however deep.
+    func remove(_ path: String) { TemporaryFolder.removeTree(path) }
 }
 
 /// Extensions the tests treat as known, as a registry would.

@@ -44,11 +44,86 @@ public final class TemporaryFolder: @unchecked Sendable {
     }
 
     deinit {
-        // Folders a test made read-only are opened up first, so that nothing is left behind.
-        if let walker = FileManager.default.enumerator(atPath: path) {
-            for case let relative as String in walker { chmod(path + "/" + relative, 0o755) }
+        // Everything goes, however deep (a test may build a tree deeper
+        // than a path can name) and whatever its modes.
+        Self.removeTree(path)
+    }
+
+    /// Removes `path` and everything under it without following links, and
+    /// says whether it is gone. Folders are opened by descriptor, one level
+    /// at a time, so a tree deeper than `PATH_MAX` (or than the descriptors
+    /// a process may hold) goes too; each folder is made writable first.
+    @discardableResult
+    public static func removeTree(_ path: String) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return errno == ENOENT }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { return unlink(path) == 0 }
+        let parentPath = (path as NSString).deletingLastPathComponent
+        let parent = open(parentPath.isEmpty ? "." : parentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard parent >= 0 else { return false }
+        defer { close(parent) }
+        removeFolder(named: Array((path as NSString).lastPathComponent.utf8), in: parent)
+        return lstat(path, &info) != 0 && errno == ENOENT
+    }
+
+    /// Empties and removes the folder `name` in the folder `top`: goes down
+    /// into the first subfolder left until one holds none, removes it, and
+    /// climbs back by `..`, holding one descriptor at a time. A subfolder
+    /// that cannot be opened or removed is passed over, so this ends.
+    private static func removeFolder(named name: [UInt8], in top: Int32) {
+        // Names are bytes: a test may make names that are not UTF-8.
+        func call<R>(_ name: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
+            (name + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) } }
         }
-        try? FileManager.default.removeItem(atPath: path)
+        _ = call(name) { fchmodat(top, $0, 0o700, 0) }
+        var current = call(name) { openat(top, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        guard current >= 0 else { return }
+        // The way down from `name`: each folder entered, with the subfolders of it passed over.
+        var levels: [(name: [UInt8], passedOver: Set<[UInt8]>)] = [(name, [])]
+        while true {
+            var subfolder: [UInt8]?
+            if let listing = fdopendir(dup(current)) {
+                while let entry = readdir(listing) {
+                    let entryName = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+                    if entryName == [46] || entryName == [46, 46]
+                        || levels[levels.count - 1].passedOver.contains(entryName)
+                    {
+                        continue
+                    }
+                    if call(entryName, { unlinkat(current, $0, 0) }) == 0 { continue }
+                    if errno == EISDIR || errno == EPERM {
+                        subfolder = entryName
+                        break
+                    }
+                }
+                closedir(listing)
+            }
+            if let subfolder {
+                _ = call(subfolder) { fchmodat(current, $0, 0o700, 0) }
+                let next = call(subfolder) { openat(current, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+                if next >= 0 {
+                    close(current)
+                    current = next
+                    levels.append((subfolder, []))
+                } else {
+                    levels[levels.count - 1].passedOver.insert(subfolder)
+                }
+                continue
+            }
+            let finished = levels.removeLast().name
+            if levels.isEmpty {
+                close(current)
+                _ = call(name) { unlinkat(top, $0, AT_REMOVEDIR) }
+                return
+            }
+            let up = openat(current, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            close(current)
+            guard up >= 0 else { return }
+            current = up
+            if call(finished, { unlinkat(current, $0, AT_REMOVEDIR) }) != 0 {
+                levels[levels.count - 1].passedOver.insert(finished)
+            }
+        }
     }
 
     /// The absolute path of `relative` in the folder.

@@ -4,6 +4,53 @@ import Testing
 
 @testable import uti
 
+/// The machine as the built `uti` sees it in these tests, made for this
+/// test process in a temporary folder and removed when it exits: an empty
+/// home and empty XDG folders (never the user's own configuration, data or
+/// cache), a `PATH` that holds only the few ordinary tools the tests'
+/// scripts use (so no terminal, selector or other application of the
+/// machine is ever found), and the compiled registries of this run.
+enum TestWorld {
+    static let root: String = {
+        let folder = TemporaryFolder("uti-tests")
+        let root = folder.path
+        // Kept for the whole process (`TemporaryFolder` would remove it when released), and removed at exit.
+        retained = folder
+        for name in [
+            "home", "config", "etc-xdg", "data", "share", "cache", "state", "runtime", "bin", "registry-cache",
+        ] {
+            try! folder.makeFolder(name)
+        }
+        chmod(root + "/runtime", 0o700)
+        try! folder.makeFolder("system-mime")
+        symlink("/usr/share/mime", root + "/system-mime/mime")
+        for tool in tools {
+            let places: [String] = ["/usr/bin/" + tool, "/bin/" + tool]
+            if let source = places.first(where: { access($0, X_OK) == 0 }) {
+                symlink(source, root + "/bin/" + tool)
+            }
+        }
+        atexit { TestWorld.retained = nil }
+        return root
+    }()
+
+    nonisolated(unsafe) private static var retained: TemporaryFolder?
+
+    /// What the tests' shell scripts and commands call by name: ordinary
+    /// tools, none of which opens a window or another program of the user's.
+    static let tools = [
+        "sh", "cat", "sed", "tr", "dirname", "basename", "echo", "printf", "true", "false", "sleep", "mkdir", "rm",
+        "touch", "chmod", "ls", "id", "kill", "find", "xargs", "stat", "wc", "head", "tail", "grep", "env",
+    ]
+
+    static var bin: String { root + "/bin" }
+
+    /// A data folder that holds the system's MIME database (README's set-up)
+    /// and nothing else of /usr/share: no desktop entry or type declaration
+    /// installed on this machine.
+    static var systemMIMEOnly: String { root + "/system-mime" }
+}
+
 /// Runs the built `uti` and captures what it prints and its exit status.
 struct Run {
     var status: Int32
@@ -11,19 +58,30 @@ struct Run {
     var stderr: String
 
     /// Compiled registries of this test run, kept out of the user's cache.
-    static let cacheDirectory = NSTemporaryDirectory() + "uti-test-cache-\(getpid())"
+    static var cacheDirectory: String { TestWorld.root + "/registry-cache" }
 
     static var binary: URL { BuiltProducts.url("uti") }
 
-    /// The test environment: no user or system data unless `environment`
-    /// (added last) brings some, and this run's own cache.
+    /// The test environment, built whole (nothing comes from this
+    /// process's): the test world's folders, no user or system data unless
+    /// `additions` (added last) brings some, this run's own cache, and the
+    /// C locale.
     static func environment(_ additions: [String: String] = [:]) -> [String: String] {
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_DATA_HOME"] = "/nonexistent-uti-test"
-        env["XDG_DATA_DIRS"] = "/nonexistent-uti-test"
-        env["UTI_MIME_TYPES"] = ""
-        env["UTI_DECLARATIONS"] = nil
-        env["UTI_CACHE_DIR"] = Run.cacheDirectory
+        let world = TestWorld.root
+        var env = [
+            "PATH": TestWorld.bin,
+            "HOME": world + "/home",
+            "XDG_CONFIG_HOME": world + "/config",
+            "XDG_CONFIG_DIRS": world + "/etc-xdg",
+            "XDG_DATA_HOME": world + "/data",
+            "XDG_DATA_DIRS": world + "/share",
+            "XDG_CACHE_HOME": world + "/cache",
+            "XDG_STATE_HOME": world + "/state",
+            "XDG_RUNTIME_DIR": world + "/runtime",
+            "UTI_MIME_TYPES": "",
+            "UTI_CACHE_DIR": Run.cacheDirectory,
+            "LANG": "C.UTF-8",
+        ]
         for (k, v) in additions { env[k] = v }
         return env
     }

@@ -45,10 +45,7 @@ func spawnWithDefaultSignals(_ path: String, _ arguments: [String]) throws -> In
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    var env = ProcessInfo.processInfo.environment
-    env["XDG_DATA_HOME"] = "/nonexistent-uti-test"
-    env["UTI_DECLARATIONS"] = nil
-    env["UTI_CACHE_DIR"] = Run.cacheDirectory
+    let env = Run.environment()
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for pointer in argv + envp { free(pointer) } }
@@ -65,11 +62,7 @@ func startUTI(_ arguments: [String]) throws -> Process {
     let process = Process()
     process.executableURL = Run.binary
     process.arguments = arguments
-    var env = ProcessInfo.processInfo.environment
-    env["XDG_DATA_HOME"] = "/nonexistent-uti-test"
-    env["UTI_DECLARATIONS"] = nil
-    env["UTI_CACHE_DIR"] = Run.cacheDirectory
-    process.environment = env
+    process.environment = Run.environment()
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()
@@ -206,42 +199,58 @@ func startUTI(_ arguments: [String]) throws -> Process {
     /// ends up in Documents exactly once (a writer that opens it after it
     /// was set aside makes a new file, which a later run takes). Before the
     /// set-aside, most trials here lost a line or more.
+    ///
+    /// The writer goes on until the runs have made `movesPerTrial` moves
+    /// across while it wrote, however long that takes on this machine (at
+    /// most `maximumRuns` runs, so a run that never moves cannot hang it).
     @Test(.enabled(if: otherFileSystem, "needs /dev/shm on another file system"))
     func appendsDuringCrossDeviceMovesAreNeverLost() throws {
-        var moved = 0
+        let movesPerTrial = 25, maximumRuns = 5_000
+        var remoteFolders: [String] = []
         for trial in 0..<6 {
             let tree = try InboxTree(), remote = try InboxTree(base: "/dev/shm")
+            remoteFolders.append(remote.root)
             let path = remote.inbox + "/log.txt"
-            let lines = 1500
-            let done = Mutex(false)
+            let stop = Mutex(false)
+            let written = Mutex(0)
+            let finished = DispatchSemaphore(value: 0)
             let writer = Thread {
-                for i in 0..<lines {
+                var i = 0
+                while !stop.withLock({ $0 }) {
                     let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
                     let line = Array("line \(i)\n".utf8)
                     _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
                     close(fd)
+                    i += 1
+                    written.withLock { $0 = i }
                     usleep(500)
                 }
-                done.withLock { $0 = true }
+                finished.signal()
             }
             writer.start()
-            var runs = 0
-            while !done.withLock({ $0 }) {
+            var runs = 0, moved = 0
+            while moved < movesPerTrial && runs < maximumRuns {
                 let run = try Run(
                     "inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--keep-inbox",
                     "--no-system")
                 moved += run.stdout.components(separatedBy: "(copied across file systems)").count - 1
                 runs += 1
             }
+            stop.withLock { $0 = true }
+            finished.wait()
+            // The moves really raced the writer.
+            #expect(moved >= movesPerTrial, "trial \(trial): only \(moved) moves in \(runs) runs")
             let last = try Run("inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--no-system")
             #expect(last.status == 0, "trial \(trial): \(last.stdout) \(last.stderr)")
+            let lines = written.withLock { $0 }
             let found = tree.files(under: tree.documents).values.flatMap { $0.split(separator: "\n").map(String.init) }
             #expect(
                 found.count == lines && Set(found).count == lines,
-                "trial \(trial) (\(runs) runs): \(found.count) lines found of \(lines), \(Set(found).count) distinct")
+                "trial \(trial) (\(runs) runs, \(moved) moves): \(found.count) lines found of \(lines), \(Set(found).count) distinct"
+            )
         }
-        // The moves really raced the writer.
-        #expect(moved >= 50, "only \(moved) moves while the writer was at work")
+        // The trees on /dev/shm went with their trials, though uti removed the Inboxes in them.
+        for folder in remoteFolders { #expect(!FileManager.default.fileExists(atPath: folder), "\(folder) is left") }
     }
 
     /// A package moved across file systems by runs killed at random
@@ -260,7 +269,9 @@ func startUTI(_ arguments: [String]) throws -> Process {
                 remote.write(remote.inbox + "/\(name)/Contents/Resources", "f\(i).txt", "\(name) \(i)")
             }
         }
-        // How long one whole move takes here.
+        // How long one whole move takes here. Whenever a kill lands (the
+        // moments come from a fixed seed), the package ends up whole and once.
+        var random = SplitMix64(seed: 0x5EED_F01D)
         let calibration = try InboxTree(), calibrationRemote = try InboxTree(base: "/dev/shm")
         try makePackage(calibrationRemote, "C.app")
         let started = Date()
@@ -273,11 +284,12 @@ func startUTI(_ arguments: [String]) throws -> Process {
                 "inbox", tree.documents, "--inbox", remote.inbox, "--settle", "0", "--no-system",
             ])
             if round % 2 == 0 {
-                usleep(UInt32(Double.random(in: 0.05...1.1) * whole * 1_000_000))
+                usleep(UInt32(Double.random(in: 0.05...1.1, using: &random) * whole * 1_000_000))
             } else {
-                // Killed once the source has begun to go: the copy is published and the removal under way.
-                let deadline = Date().addingTimeInterval(20)
-                while Date() < deadline {
+                // Killed once the source has begun to go: the copy is published and the removal under way
+                // (or, if the run is over first, after it: the check below holds either way).
+                let deadline = Date().addingTimeInterval(hangLimit)
+                while process.isRunning && Date() < deadline {
                     let sources = ((try? FileManager.default.contentsOfDirectory(atPath: remote.inbox)) ?? [])
                         .map { remote.inbox + "/" + $0 + "/Contents/Resources" }
                     let left =
@@ -369,10 +381,14 @@ func startUTI(_ arguments: [String]) throws -> Process {
         // home in on the moves (a kill that came before any move waits
         // longer next time, one that came after the last waits less), so
         // that runs are cut short in the middle however fast they start.
+        // The moments come from a fixed seed; the checks hold wherever a kill lands.
+        var random = SplitMix64(seed: 0xC0FF_EE00)
         var interrupted = 0
         var aimed = (emptyRun + fullRun) / 2
         var rounds = 0
-        for round in 0..<100 {
+        // Rounds go on until three kills came during the moves, however this machine's speed varies
+        // (at most 200, so that it cannot hang).
+        for round in 0..<200 {
             if round >= 40 && interrupted >= 3 { break }
             rounds += 1
             try? FileManager.default.createDirectory(atPath: tree.inbox, withIntermediateDirectories: true)
@@ -381,7 +397,8 @@ func startUTI(_ arguments: [String]) throws -> Process {
             let process = try startUTI(["inbox", tree.documents, "--settle", "0", "--no-system"])
             let delay =
                 round % 2 == 0
-                ? Double.random(in: (emptyRun * 0.7)...(fullRun * 1.2)) : aimed * Double.random(in: 0.9...1.1)
+                ? Double.random(in: (emptyRun * 0.7)...(fullRun * 1.2), using: &random)
+                : aimed * Double.random(in: 0.9...1.1, using: &random)
             usleep(UInt32(delay * 1_000_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -460,6 +477,7 @@ func startUTI(_ arguments: [String]) throws -> Process {
         let process = Process()
         process.executableURL = Run.binary
         process.arguments = ["inbox", tree.documents, "--watch", "--settle", "0.2", "--no-system"]
+        process.environment = Run.environment()
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -468,21 +486,11 @@ func startUTI(_ arguments: [String]) throws -> Process {
         // The Inbox appears after the watch began, then a file is written into it.
         try FileManager.default.createDirectory(atPath: tree.inbox, withIntermediateDirectories: false)
         tree.write(tree.inbox, "first.txt", "one")
-        var moved = false
-        for _ in 0..<100 where !moved {
-            usleep(50_000)
-            moved = FileManager.default.fileExists(atPath: tree.documents + "/first.txt")
-        }
-        #expect(moved)
+        #expect(Self.waitUntilExists(tree.documents + "/first.txt"), "first.txt was never moved")
         // A watched Inbox stays, ready for the next delivery.
         #expect(FileManager.default.fileExists(atPath: tree.inbox))
         tree.write(tree.inbox, "second.txt", "two")
-        moved = false
-        for _ in 0..<100 where !moved {
-            usleep(50_000)
-            moved = FileManager.default.fileExists(atPath: tree.documents + "/second.txt")
-        }
-        #expect(moved)
+        #expect(Self.waitUntilExists(tree.documents + "/second.txt"), "second.txt was never moved")
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
@@ -491,6 +499,13 @@ func startUTI(_ arguments: [String]) throws -> Process {
         #expect(stdout.contains("Inbox/first.txt -> first.txt"))
         #expect(stdout.contains("Inbox/second.txt -> second.txt"))
         #expect(stderr.contains(signal == SIGINT ? "stopped by SIGINT" : "stopped by SIGTERM"))
+    }
+
+    /// Waits until `path` exists; false past `hangLimit` (a hung watch).
+    static func waitUntilExists(_ path: String) -> Bool {
+        let end = Date().addingTimeInterval(hangLimit)
+        while !FileManager.default.fileExists(atPath: path) && Date() < end { usleep(20_000) }
+        return FileManager.default.fileExists(atPath: path)
     }
 }
 
@@ -584,7 +599,7 @@ func startUTI(_ arguments: [String]) throws -> Process {
             arrived.signal()
         }
         // Waits for the line while uti still runs (it is stopped only afterwards).
-        #expect(arrived.wait(timeout: .now() + 30) == .success)
+        #expect(arrived.wait(timeout: .now() + hangLimit) == .success, "the line never came: hung")
         #expect(process.isRunning)
         #expect(line.withLock { $0 }.contains("\"name\":\"a.txt\""))
     }

@@ -119,7 +119,8 @@ import Testing
         func run(_ extra: [String: String]) throws -> (Run, String?) {
             try? FileManager.default.removeItem(atPath: tree.root + "/recorded")
             var environment = tree.environment
-            environment["PATH"] = bin + ":/usr/bin:/bin"
+            // Only what the test provides: a terminal of the machine's is never found, or started.
+            environment["PATH"] = bin
             for (key, value) in extra { environment[key] = value }
             let run = try Run(
                 ["open-in", "--no-system", "--app", "vim.desktop", "--run", file], environment: environment)
@@ -234,9 +235,7 @@ import Testing
     @Test func concurrentSetDefaultsAllSurvive() throws {
         let tree = try Tree()
         let types = (0..<20).map { "text/x-uti-concurrent-\($0)" }
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in tree.environment { env[key] = value }
-        env["UTI_CACHE_DIR"] = Run.cacheDirectory
+        let env = Run.environment(tree.environment)
         _ = try Run(["set-default", "--no-system", "txt", "editor.desktop"], environment: tree.environment)
         let runs = try types.map { type in
             let process = Process()

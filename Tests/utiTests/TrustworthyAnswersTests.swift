@@ -227,7 +227,7 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
 }
 
 /// Inputs built to make the work explode, through the command line, with
-/// time and memory bounds.
+/// the expansion limit and a memory bound.
 @Suite struct AmplificationBoundsTests {
     @Test func aMillionReferencesAndATwentyThousandTypeChainStayBounded() throws {
         let folder = TemporaryFolder("uti-amplify")
@@ -262,14 +262,15 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         xml += "</array></dict></plist>\n"
         try xml.write(toFile: dir + "/chain.plist", atomically: false, encoding: .utf8)
 
-        let started = Date()
+        // What bounds the work is proven by what the runs say and hold: the
+        // expansion stops at its limit (validate names it), and no run held
+        // 512 MB; none of it is judged by the time taken.
         // Found in a uti/types folder: skipped with its error; the lookup answers.
         let skipped = try Run(["jpg", "-b"], environment: ["XDG_DATA_HOME": dir, "UTI_CACHE_DIR": dir + "/cache"])
         let validate = try Run("validate", dir + "/uti/types/amplified.plist")
         let conforms = try Run(
             ["conforms", "--declarations", dir + "/chain.plist", "ch19999", "com.example.chain.t0"],
             environment: ["UTI_CACHE_DIR": dir + "/cache"])
-        #expect(Date().timeIntervalSince(started) < 60)
         #expect(validate.status == 1 && validate.stdout.contains("expand past 67108864 bytes"))
         #expect(skipped.stdout == "public.jpeg\n" && skipped.stderr.contains("the file is skipped"))
         #expect(conforms.status == 0, "\(conforms.stderr)")
@@ -350,7 +351,8 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         // Stopped once it holds the cache file (mapped, under its lease): the file open, and the lease
         // in /proc/locks (it is taken just after the open, so the open alone is not enough).
         var holding = false
-        let deadline = Date().addingTimeInterval(20)
+        // The deadline only stops a hung test; the loop ends when uti holds the file, or has ended.
+        let deadline = Date().addingTimeInterval(hangLimit)
         let pid = process.processIdentifier
         while !holding && process.isRunning && Date() < deadline {
             let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []

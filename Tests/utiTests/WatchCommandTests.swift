@@ -6,6 +6,11 @@ import Testing
     import Glibc
 #endif
 
+/// How long a test waits for what must happen before it takes the program
+/// for hung: far beyond the slowest run seen on a busy machine. It only
+/// stops a hung test; nothing is judged by the time taken.
+let hangLimit: Double = 300
+
 /// A running `uti watch`: its output read as it comes.
 final class WatchSession: @unchecked Sendable {
     let process = Process()
@@ -15,6 +20,8 @@ final class WatchSession: @unchecked Sendable {
         var err = ""
     }
     private let output = Output()
+    /// Left by each reader at the end of its pipe.
+    private let readers = DispatchGroup()
 
     /// Starts `uti watch ARGUMENTS`, as the user `asUser` when given (root
     /// only, through setpriv).
@@ -35,6 +42,8 @@ final class WatchSession: @unchecked Sendable {
         for (pipe, isError) in [(out, false), (err, true)] {
             let handle = pipe.fileHandleForReading
             let output = output
+            let readers = readers
+            readers.enter()
             Thread.detachNewThread {
                 while true {
                     let data = handle.availableData
@@ -42,6 +51,7 @@ final class WatchSession: @unchecked Sendable {
                     let text = String(decoding: data, as: UTF8.self)
                     output.lock.withLock { if isError { output.err += text } else { output.out += text } }
                 }
+                readers.leave()
             }
         }
     }
@@ -49,29 +59,56 @@ final class WatchSession: @unchecked Sendable {
     var lines: [String] { output.lock.withLock { output.out }.split(separator: "\n").map(String.init) }
     var errors: String { output.lock.withLock { output.err } }
 
-    /// Waits until `condition` holds of the output lines (up to `seconds`).
+    /// Waits until `condition` holds of the output lines, or the watch
+    /// ended; past `hangLimit` the test is taken as hung and fails, saying
+    /// what it waited for.
     @discardableResult
-    func wait(seconds: Double = 20, until condition: ([String]) -> Bool) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if condition(lines) { return true }
-            usleep(20_000)
-        }
-        return condition(lines)
+    func wait(
+        for what: String = "the lines expected", sourceLocation: SourceLocation = #_sourceLocation,
+        until condition: ([String]) -> Bool
+    ) -> Bool {
+        let end = Date().addingTimeInterval(hangLimit)
+        while !condition(lines) && process.isRunning && Date() < end { usleep(20_000) }
+        if condition(lines) { return true }
+        let state = process.isRunning ? "hung: waited \(Int(hangLimit)) s" : "uti ended"
+        Issue.record(
+            "\(state) and never saw \(what); lines: \(lines), standard error: \(errors)",
+            sourceLocation: sourceLocation)
+        return false
+    }
+
+    /// Writes the file `path` and waits for its line. Lines come in the
+    /// order items settle, and the marker is written after everything the
+    /// test did, so once its line is there any line wrongly made of what
+    /// came before (a repeat, a change never made) is there too.
+    @discardableResult
+    func waitForMarker(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        FileManager.default.createFile(atPath: path, contents: Data("marker".utf8))
+        return wait(for: "the marker \(path)", sourceLocation: sourceLocation) { $0.contains { $0.contains(path) } }
     }
 
     /// Waits for "uti: watching" on standard error.
-    func waitUntilWatching() throws {
-        let end = Date().addingTimeInterval(20)
+    func waitUntilWatching(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let end = Date().addingTimeInterval(hangLimit)
         while Date() < end && !errors.contains("uti: watching") && process.isRunning { usleep(10_000) }
-        #expect(errors.contains("uti: watching"), "\(errors)")
+        #expect(errors.contains("uti: watching"), "\(errors)", sourceLocation: sourceLocation)
     }
 
-    /// Stops it with SIGTERM; its exit status.
-    func stop() -> Int32 {
+    /// Stops it with SIGTERM; its exit status, once it has exited and all
+    /// it printed is read. A watch that does not stop within `hangLimit`
+    /// is killed, and the test fails.
+    func stop(sourceLocation: SourceLocation = #_sourceLocation) -> Int32 {
         if process.isRunning { process.terminate() }
+        let end = Date().addingTimeInterval(hangLimit)
+        while process.isRunning && Date() < end { usleep(10_000) }
+        if process.isRunning {
+            Issue.record("uti watch did not stop on SIGTERM; killed", sourceLocation: sourceLocation)
+            kill(process.processIdentifier, SIGKILL)
+        }
         process.waitUntilExit()
-        usleep(50_000)
+        if readers.wait(timeout: .now() + hangLimit) == .timedOut {
+            Issue.record("the output of uti watch never ended", sourceLocation: sourceLocation)
+        }
         return process.terminationStatus
     }
 
@@ -116,9 +153,10 @@ final class WatchSession: @unchecked Sendable {
             for n in 0..<50 { try folder.write("\(level)/f\(n).txt", "x") }
         }
         #expect(watch.wait { $0.count >= 153 })
-        usleep(500_000)
+        watch.waitForMarker(folder.path("marker"))
         #expect(watch.stop() == 0)
         let paths = watch.objects().compactMap { $0["event"] as? String == "added" ? $0["path"] as? String : nil }
+            .filter { $0 != folder.path("marker") }
         #expect(paths.count == 153)
         #expect(Set(paths).count == 153)
         #expect(paths.first == folder.path("a"))
@@ -142,10 +180,10 @@ final class WatchSession: @unchecked Sendable {
             close(fd)
         }
         kill(watch.process.processIdentifier, SIGCONT)
-        #expect(watch.wait(seconds: 60) { $0.count >= count + 1 })
-        usleep(500_000)
+        #expect(watch.wait { $0.count >= count + 1 })
+        watch.waitForMarker(folder.path("in/marker"))
         #expect(watch.stop() == 0)
-        let objects = watch.objects()
+        let objects = watch.objects().filter { $0["path"] as? String != folder.path("in/marker") }
         #expect(
             objects.contains {
                 $0["event"] as? String == "rescan" && ($0["reason"] as? String ?? "").contains("overflowed")
@@ -190,7 +228,7 @@ final class WatchSession: @unchecked Sendable {
             #expect(mkdir(path, 0o755) == 0)
         }
         try "x".write(toFile: path + "/f.txt", atomically: false, encoding: .utf8)
-        #expect(watch.wait(seconds: 60) { $0.count == 2001 })
+        #expect(watch.wait { $0.count == 2001 })
         #expect(watch.stop() == 0)
         #expect(watch.lines.last == "added \(path)/f.txt: public.plain-text (text/plain)")
     }
@@ -202,10 +240,16 @@ final class WatchSession: @unchecked Sendable {
         try watch.waitUntilWatching()
         let fd = open(folder.path("big.bin"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         _ = write(fd, "abc", 3)
-        #expect(!watch.wait(seconds: 1.5) { !$0.isEmpty })
+        // A file made after it, and closed, is reported: big.bin was looked at first, and was held back.
+        watch.waitForMarker(folder.path("marker"))
+        #expect(watch.lines.count == 1, "\(watch.lines)")
         close(fd)
-        #expect(watch.wait { $0.count == 1 })
+        #expect(watch.wait { $0.count == 2 })
         #expect(watch.stop() == 0)
+        #expect(
+            watch.lines.map { $0.components(separatedBy: ":").first ?? "" } == [
+                "added \(folder.path("marker"))", "added \(folder.path("big.bin"))",
+            ])
     }
 
     @Test func typeKeepsOnlyConformingItemsAndInitialListsWhatIsThere() throws {
@@ -216,9 +260,9 @@ final class WatchSession: @unchecked Sendable {
         try folder.write("after.txt", "x")
         try folder.write("after.jpg", "x")
         #expect(watch.wait { $0.count == 2 })
-        usleep(500_000)
+        watch.waitForMarker(folder.path("marker.png"))
         #expect(watch.stop() == 0)
-        let objects = watch.objects()
+        let objects = watch.objects().filter { $0["path"] as? String != folder.path("marker.png") }
         #expect(objects.map { $0["path"] as? String } == [folder.path("before.png"), folder.path("after.jpg")])
         #expect(objects.map { $0["initial"] as? Bool } == [true, false])
         #expect(objects.map { $0["mimeType"] as? String } == ["image/png", "image/jpeg"])
@@ -234,7 +278,11 @@ final class WatchSession: @unchecked Sendable {
         try watch.waitUntilWatching()
         try folder.write("in/a b;$(id).txt", "x")
         #expect(watch.wait { $0.count == 1 })
-        usleep(300_000)
+        // The line is printed before the command runs: the command is done once its line is in the log.
+        let end = Date().addingTimeInterval(hangLimit)
+        while !((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").hasSuffix("\n") && Date() < end {
+            usleep(10_000)
+        }
         #expect(watch.stop() == 0)
         let logged = try String(contentsOfFile: log, encoding: .utf8)
         #expect(logged == "added|\(folder.path("in"))/a b;$(id).txt|public.plain-text|text/plain\n")
@@ -292,9 +340,13 @@ final class WatchSession: @unchecked Sendable {
         #expect(utimes(folder.path, nil) == 0)
         try folder.write("old/f.txt", "x")
         #expect(watch.wait { !$0.isEmpty })
-        usleep(500_000)
+        watch.waitForMarker(folder.path("marker.txt"))
         #expect(watch.stop() == 0)
-        #expect(watch.lines == ["added \(folder.path)/old/f.txt: public.plain-text (text/plain)"])
+        #expect(
+            watch.lines == [
+                "added \(folder.path)/old/f.txt: public.plain-text (text/plain)",
+                "added \(folder.path)/marker.txt: public.plain-text (text/plain)",
+            ])
     }
 
     /// A symbolic link put in a watched folder's place is not followed: the
@@ -345,25 +397,35 @@ final class WatchSession: @unchecked Sendable {
         #expect(rename(folder.path("c.txt"), folder.path("c.jpg")) == 0)
         #expect(rename(folder.path("d.png"), folder.path("d.txt")) == 0)
         #expect(watch.wait { $0.count == 2 })
-        usleep(300_000)
+        watch.waitForMarker(folder.path("marker.png"))
         #expect(watch.stop() == 0)
         #expect(
-            watch.lines == ["added \(folder.path)/c.jpg: public.jpeg (image/jpeg)", "removed \(folder.path)/d.png"])
+            watch.lines == [
+                "added \(folder.path)/c.jpg: public.jpeg (image/jpeg)", "removed \(folder.path)/d.png",
+                "added \(folder.path)/marker.png: public.png (image/png)",
+            ])
     }
 
-    /// SIGTERM while a command runs reaches the command, and the watch stops.
+    /// SIGTERM while a command runs reaches the command, and the watch
+    /// stops. The command sets its trap, says so, then sleeps a second at
+    /// a time (a shell runs a trap between commands, whenever the signal
+    /// came; the `wait` builtin may miss one that came just before it), for
+    /// at most 300 s: without the signal it writes no log.
     @Test func aStopWhileACommandRunsReachesTheCommand() throws {
-        let log = folder.path("log")
+        let log = folder.path("log"), ready = folder.path("ready")
         try folder.makeFolder("in")
-        let script = "trap 'echo TERM > \"\(log)\"; kill $!; exit 3' TERM; sleep 30 </dev/null >/dev/null 2>&1 & wait"
+        let script =
+            "trap 'echo TERM > \"\(log)\"; exit 3' TERM; echo ready > \"\(ready)\"; "
+            + "i=0; while [ $i -lt 300 ]; do sleep 1; i=$((i + 1)); done"
         let watch = try WatchSession(["--settle", "0.1", folder.path("in"), "--exec", "/bin/sh", "-c", script])
         try watch.waitUntilWatching()
         try folder.write("in/a", "x")
         #expect(watch.wait { $0.count == 1 })
-        usleep(500_000)
-        let stopped = Date()
+        // Stopped once the command has set its trap.
+        let end = Date().addingTimeInterval(hangLimit)
+        while !FileManager.default.fileExists(atPath: ready) && Date() < end { usleep(10_000) }
+        #expect(FileManager.default.fileExists(atPath: ready), "the command never started")
         #expect(watch.stop() == 0)
-        #expect(Date().timeIntervalSince(stopped) < 10)
         #expect((try? String(contentsOfFile: log, encoding: .utf8)) == "TERM\n")
     }
 
