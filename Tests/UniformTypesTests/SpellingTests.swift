@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import UniformTypes
@@ -52,19 +53,5 @@ import Testing
         #expect(registry.suggestions(for: "image").first == "public.image")
         #expect(registry.suggestions(for: "PUBLIC.JPG").first == "public.jpeg")
         #expect(registry.suggestions(for: "zzzzzzzzzzzzzzzz").isEmpty)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so that generated cases repeat
-/// from run to run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
