@@ -23,6 +23,9 @@ public struct WorkBudget: Sendable {
     public private(set) var spent = 0
     /// Whether a read asked for more than was left.
     public private(set) var ranOut = false
+    /// Whether a read met what no sound image holds (a count longer than
+    /// the image allows, a reference outside it).
+    public private(set) var sawDamage = false
 
     /// A budget of `bytes`.
     public init(bytes: Int) { remaining = max(bytes, 0) }
@@ -30,6 +33,9 @@ public struct WorkBudget: Sendable {
     /// How many bytes of reading an answer from an image of `imageBytes`
     /// bytes may cost: eight times the image, and 4 KiB at least.
     public static func bytes(forImageOf imageBytes: Int) -> Int { 8 * max(imageBytes, 0) + 4096 }
+
+    /// Notes that a read met what no sound image holds.
+    public mutating func noteDamage() { sawDamage = true }
 
     /// Takes `cost` bytes: true when they were left; otherwise takes what
     /// is left, marks the budget run out, and returns false.
@@ -70,6 +76,8 @@ extension ImageView {
     public func string(at index: Int, budget: inout WorkBudget) -> String? {
         if word(index) == ImageWriter.none { return nil }
         let bytes = bytes(at: index)
+        // A reference outside the pool reads as empty, and says the image is damaged.
+        if bytes.count != int(index + 1) { budget.noteDamage() }
         guard budget.take(8 + bytes.count) else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }

@@ -101,8 +101,11 @@ extension TypeRegistry {
         let word = query.lowercased()
         let tolerance = Spelling.tolerance(forLength: word.unicodeScalars.count)
         var scored: [(score: Int, rank: Int, identifier: String)] = []
+        // Every identifier is read within one answer's budget.
+        var budget = workBudget()
+        defer { settle(budget) }
         for slot in 0..<count {
-            let identifier = self.identifier(Int32(slot))
+            guard let identifier = self.identifier(Int32(slot), budget: &budget) else { break }
             let lower = identifier.lowercased()
             let last = lower.split(separator: ".").last.map(String.init) ?? lower
             let rank = lower.hasPrefix("public.") ? 0 : lower.hasPrefix("com.apple.") ? 1 : 2

@@ -114,19 +114,24 @@ public final class TypeRegistry: Sendable {
     /// Set once an answer stopped at its work budget.
     private let cutShort = Atomic(false)
 
-    /// True once an answer stopped at its work budget (`WorkBudget`): the
-    /// compiled image is damaged, since a sound one never comes near its
-    /// budget, and the answers made since may be incomplete.
+    /// True once an answer stopped at its work budget (`WorkBudget`) or
+    /// met what no sound image holds (a list longer than the registry's
+    /// types, a slot or string reference outside the image): the compiled
+    /// image is damaged, since a sound one never comes near its budget, and
+    /// answers made since may be incomplete. From then on every answer of
+    /// the registry gets an empty budget, so that a damaged image costs one
+    /// budget in all, not one for each of many answers.
     public var answersWereCut: Bool { cutShort.load(ordering: .relaxed) }
 
-    /// A fresh budget for one answer (`ImageView.workBudget()`).
-    func workBudget() -> WorkBudget { image.workBudget() }
+    /// A fresh budget for one answer (`ImageView.workBudget()`); empty once
+    /// the image proved damaged.
+    func workBudget() -> WorkBudget { answersWereCut ? WorkBudget(bytes: 0) : image.workBudget() }
 
-    /// Notes a budget an answer is done with: one that ran out marks the
-    /// registry's answers as cut (`answersWereCut`).
+    /// Notes a budget an answer is done with: one that ran out, or met
+    /// damage, marks the registry's answers as cut (`answersWereCut`).
     @inline(__always)
     func settle(_ budget: WorkBudget) {
-        if budget.ranOut { cutShort.store(true, ordering: .relaxed) }
+        if budget.ranOut || budget.sawDamage { cutShort.store(true, ordering: .relaxed) }
     }
 
     /// `body`'s answer, made within one fresh budget.
@@ -143,24 +148,26 @@ public final class TypeRegistry: Sendable {
         typesStart + Int(slot) * RegistryImage.recordSize + field
     }
 
-    /// A list of slots: its length and first element's word index.
-    @inline(__always) private func slots(_ slot: Int32, _ field: Int) -> (count: Int, start: Int) {
-        let at = image.int(record(slot, field))
-        return (min(image.count(at: at, entryWords: 1, from: at + 1), count), at + 1)
-    }
-
-    /// The list of slots in `field` of `slot`, as far as `budget` covers it.
+    /// The list of slots in `field` of `slot`, as far as `budget` covers
+    /// it. A list longer than the registry's types, or naming a slot
+    /// outside them, is noted as damage.
     func slotList(_ slot: Int32, _ field: Int, budget: inout WorkBudget) -> [Int32] {
-        let (listed, start) = slots(slot, field)
+        let at = image.int(record(slot, field))
+        let stored = image.int(at)
+        let listed = min(image.count(at: at, entryWords: 1, from: at + 1), count)
+        if stored > listed || at >= image.wordCount { budget.noteDamage() }
         let n = budget.take(upTo: listed, each: 4)
-        return (0..<n).map { Int32(bitPattern: image.word(start + $0)) }
+        let list = (0..<n).map { Int32(bitPattern: image.word(at + 1 + $0)) }
+        if list.contains(where: { $0 < 0 || Int($0) >= count }) { budget.noteDamage() }
+        return list
     }
 
     func identifier(_ slot: Int32) -> String { image.string(at: record(slot, Field.identifier)) ?? "" }
 
-    /// The identifier of `slot`, paid for from `budget`.
-    func identifier(_ slot: Int32, budget: inout WorkBudget) -> String {
-        image.string(at: record(slot, Field.identifier), budget: &budget) ?? ""
+    /// The identifier of `slot`, paid for from `budget`; nil when the
+    /// budget cannot cover it.
+    func identifier(_ slot: Int32, budget: inout WorkBudget) -> String? {
+        image.string(at: record(slot, Field.identifier), budget: &budget)
     }
 
     /// The identifier's bytes in the image, valid while the registry lives.
@@ -237,7 +244,7 @@ public final class TypeRegistry: Sendable {
     func declaration(_ slot: Int32) -> TypeDeclaration {
         answer { budget in
             TypeDeclaration(
-                identifier: identifier(slot, budget: &budget),
+                identifier: identifier(slot, budget: &budget) ?? "",
                 kind: image.word(record(slot, Field.kind)) & RegistryImage.KindBits.declarationMask == 0
                     ? .exported : .imported,
                 conformsTo: conformsTo(slot, budget: &budget),
@@ -299,8 +306,12 @@ public final class TypeRegistry: Sendable {
     @inline(__always)
     private func hasListedAncestor(_ slot: Int32, _ ancestor: Int32) -> Bool {
         // One list of at most `count` words: within any answer's budget.
-        return image.wordList(at: image.int(record(slot, Field.ancestors)), limit: count)
-            .contains(UInt32(bitPattern: ancestor))
+        let at = image.int(record(slot, Field.ancestors))
+        let list = image.wordList(at: at, limit: count)
+        if list.contains(UInt32(bitPattern: ancestor)) { return true }
+        // A "no" from a list the image cannot hold whole is noted as damage.
+        if at >= image.wordCount || image.int(at) > list.count { cutShort.store(true, ordering: .relaxed) }
+        return false
     }
 
     /// Visits the supertypes of `slot` breadth first, each once, until

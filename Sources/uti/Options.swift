@@ -63,7 +63,7 @@ struct RegistryOptions: ParsableArguments {
         guard let (registry, cache) = loadedRegistry, registry.answersWereCut else { return status }
         Console.error(
             "uti: the compiled registry\(cache.map { " in \(Escaping.name($0))" } ?? "") is damaged: "
-                + "an answer ran past its work budget, which a sound one never does, so answers may be "
+                + "an answer ran past its work budget or met what no sound image holds, so answers may be "
                 + "incomplete; delete the registry-*.img files there to have it rebuilt")
         return Status.error
     }

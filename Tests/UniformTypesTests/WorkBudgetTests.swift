@@ -52,3 +52,28 @@ import Testing
         }
     }
 }
+
+/// What no sound image holds is noted as damage, even when the answer it
+/// touches fits its budget: a "no" read from a list outside the image is
+/// not a plain "no".
+@Suite struct ImageDamageTests {
+    @Test func aSupertypeListOutsideTheImageIsDamage() throws {
+        var bytes = RegistryBuilder.bundled().compile()
+        let sound = TypeRegistry(image: try ImageView(bytes, kind: RegistryImage.kind))
+        let slot = try #require(sound.slot(forIdentifier: "public.jpeg"))
+        let typesStart = sound.image.int(sound.image.root + RegistryImage.Root.types)
+        let word = typesStart + Int(slot) * RegistryImage.recordSize + RegistryImage.Field.ancestors
+        let at = ImageView.headerSize + word * 4
+        withUnsafeBytes(of: UInt32(0x7FFF_FFF0).littleEndian) { bytes.replaceSubrange(at..<(at + 4), with: $0) }
+        let sum = bytes.withUnsafeBytes {
+            ImageHash.checksum(UnsafeRawBufferPointer(rebasing: $0[ImageView.headerSize...]))
+        }
+        for i in 0..<8 { bytes[ImageHeader.checksum + i] = UInt8(truncatingIfNeeded: sum >> (8 * UInt64(i))) }
+        let registry = TypeRegistry(image: try ImageView(bytes, kind: RegistryImage.kind))
+        let jpeg = try #require(registry.declaredType("public.jpeg"))
+        #expect(!registry.answersWereCut)
+        #expect(!jpeg.conforms(to: registry.declaredType("public.image")!))
+        #expect(registry.answersWereCut)
+        #expect(jpeg.orderedSupertypes.isEmpty)
+    }
+}
