@@ -74,11 +74,19 @@ extension ImageView {
     /// `budget` (its reference and its bytes): nil when absent or when the
     /// budget cannot cover it.
     public func string(at index: Int, budget: inout WorkBudget) -> String? {
+        guard let bytes = pay(forStringAt: index, budget: &budget) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The bytes of the string referenced by words `index`, `index + 1`,
+    /// paid for from `budget` as `string(at:budget:)` pays, without making
+    /// a `String` of them: nil when absent or when the budget cannot cover
+    /// them.
+    public func pay(forStringAt index: Int, budget: inout WorkBudget) -> UnsafeBufferPointer<UInt8>? {
         if word(index) == ImageWriter.none { return nil }
         let bytes = bytes(at: index)
         // A reference outside the pool reads as empty, and says the image is damaged.
         if bytes.count != int(index + 1) { budget.noteDamage() }
-        guard budget.take(8 + bytes.count) else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
+        return budget.take(8 + bytes.count) ? bytes : nil
     }
 }

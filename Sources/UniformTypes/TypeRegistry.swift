@@ -287,7 +287,7 @@ public final class TypeRegistry: Sendable {
     /// outside the registry has none to read); takes it.
     @inline(__always)
     private func paidIdentifier(_ slot: Int32, _ budget: inout WorkBudget) -> Bool {
-        slot < 0 || Int(slot) >= count || image.string(at: record(slot, Field.identifier), budget: &budget) != nil
+        slot < 0 || Int(slot) >= count || image.pay(forStringAt: record(slot, Field.identifier), budget: &budget) != nil
     }
 
     /// Whether `ancestor` is among the supertypes of `slot`.
@@ -686,7 +686,7 @@ public final class TypeRegistry: Sendable {
             let next = queue[head]
             head += 1
             guard next >= 0, Int(next) < count, seen.insert(next).inserted,
-                image.string(at: record(next, Field.identifier), budget: &budget) != nil
+                paidIdentifier(next, &budget)
             else { continue }
             result.append(next)
             queue += slotList(next, Field.children, budget: &budget)
