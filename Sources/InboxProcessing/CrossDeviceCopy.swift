@@ -6,11 +6,12 @@ import SystemBase
 #endif
 
 /// Moves an item to a folder on another file system: the copy is made in
-/// the destination under no final name (an unnamed `O_TMPFILE` file, or a
-/// hidden `.uti-inbox-*.partial` name where unnamed files are not
-/// supported), synced, published without replacing anything, and only then
-/// is the source removed. Mode and modification time are kept, and the
-/// owner where the process may set it; set-ID bits only with the owner.
+/// the destination under no final name (an unnamed `O_TMPFILE` file, or an
+/// entry of the pass's `StagingFolder`, which only the running user can
+/// enter), synced, published without replacing anything, and only then is
+/// the source removed. Mode and modification time are kept; as root, the
+/// owner and group too, and an item whose owner cannot be kept is not
+/// published. Set-ID bits only with the owner.
 ///
 /// A file is set aside (`SetAside`) before it is copied: that proves it can
 /// be removed afterwards (one that cannot is not copied, so no run copies
@@ -28,7 +29,9 @@ final class CrossDeviceCopy: Placement {
 
     private enum Prepared {
         case unnamedFile(fd: Int32)
-        case hiddenEntry(FileName)
+        /// An entry of the staging folder; a folder's own descriptor, to
+        /// give it its mode and times once published.
+        case staged(FileName, StagingFolder, folder: FolderDescriptor?)
         case link(target: [UInt8])
     }
 
@@ -36,6 +39,7 @@ final class CrossDeviceCopy: Placement {
     private let name: FileName
     private let destination: FolderDescriptor
     private let settle: SettlePolicy
+    private let shared: CrossDeviceState
     private let isKnownExtension: (ArraySlice<UInt8>) -> Bool
     private var prepared: Prepared?
     /// What was copied, to remove from the source once the copy is published.
@@ -66,12 +70,13 @@ final class CrossDeviceCopy: Placement {
 
     init(
         source: FolderDescriptor, name: FileName, destination: FolderDescriptor, settle: SettlePolicy,
-        isKnownExtension: @escaping (ArraySlice<UInt8>) -> Bool
+        shared: CrossDeviceState, isKnownExtension: @escaping (ArraySlice<UInt8>) -> Bool
     ) {
         self.source = source
         self.name = name
         self.destination = destination
         self.settle = settle
+        self.shared = shared
         self.isKnownExtension = isKnownExtension
     }
 
@@ -97,16 +102,23 @@ final class CrossDeviceCopy: Placement {
             prepared = .link(target: try Self.readLink(source.fd, name))
         case .directory:
             try checkRemovable()
-            let hidden = try makeHiddenName { dir, candidate in
-                candidate.bytes.withCString { mkdirat(dir, $0, 0o700) }
+            let staging = try stagingFolder()
+            let entry = staging.newEntryName()
+            guard entry.bytes.withCString({ mkdirat(staging.folder.fd, $0, 0o700) }) == 0 else {
+                throw Failure(reason: "cannot create a copy in \(destination.path): \(SystemError.current)")
             }
-            prepared = .hiddenEntry(hidden)
+            prepared = .staged(entry, staging, folder: nil)
             var tree = CopiedTree()
             do {
                 let from = try source.openFolder(name, displayPath: name.escaped)
-                let to = try destination.openFolder(hidden, displayPath: hidden.escaped)
+                let to = try staging.folder.openFolder(entry, displayPath: name.escaped)
+                prepared = .staged(entry, staging, folder: to)
                 try copyFolder(from: from, to: to, record: &tree, depth: 0)
-                try Self.applyMetadata(info, toFile: to.fd)
+                // A folder the owner may not write keeps mode 0700 until it
+                // is published: moving it out of the staging folder needs
+                // that right (its `..` entry changes).
+                try Self.applyMetadata(
+                    info, toFile: to.fd, mode: info.st_mode & S_IWUSR != 0 || geteuid() == 0)
                 to.sync()
                 // Published only when whole: an entry added, removed or
                 // changed while the copy was made leaves the folder for the
@@ -135,16 +147,23 @@ final class CrossDeviceCopy: Placement {
             var info = stat()
             if let setAside, fstat(fd, &info) == 0 { try? setAside.record(copy: target, inode: UInt64(info.st_ino)) }
             result = target.bytes.withCString { uti_link_open_file(fd, destination.fd, $0) }
-        case .hiddenEntry(let hidden):
-            if let setAside, case .success(let info) = destination.status(of: hidden) {
+        case .staged(let entry, let staging, _):
+            if let setAside, case .success(let info) = staging.folder.status(of: entry) {
                 try? setAside.record(copy: target, inode: UInt64(info.st_ino))
             }
-            result = hidden.bytes.withCString { from in
-                target.bytes.withCString { to in uti_rename_noreplace(destination.fd, from, destination.fd, to) }
+            result = entry.bytes.withCString { from in
+                target.bytes.withCString { to in uti_rename_noreplace(staging.folder.fd, from, destination.fd, to) }
             }
         case .link(let linkTarget):
             result = linkTarget.withCString { text in
                 target.bytes.withCString { to in symlinkat(text, destination.fd, to) }
+            }
+            if result == 0 {
+                // As root, the link is the original's owner's, or it is not published.
+                do { try Ownership.keep(sourceStatus, onLink: target, in: destination.fd) } catch {
+                    _ = target.bytes.withCString { unlinkat(destination.fd, $0, 0) }
+                    return .failed(InboxProcessor.ItemFailure(error, context: "cannot keep the owner"))
+                }
             }
         }
         if result == 0 {
@@ -153,6 +172,10 @@ final class CrossDeviceCopy: Placement {
             case .unnamedFile(let fd):
                 if fstat(fd, &info) == 0 { publishedInode = info.st_ino }
                 close(fd)
+            case .staged(_, _, let folder?):
+                // Its own mode and times, which the move may have changed.
+                if fstat(folder.fd, &info) == 0 { publishedInode = info.st_ino }
+                try? Self.applyMetadata(sourceStatus, toFile: folder.fd, owner: false)
             default:
                 if case .success(let placed) = destination.status(of: target) { publishedInode = placed.st_ino }
             }
@@ -211,7 +234,14 @@ final class CrossDeviceCopy: Placement {
     private func completeFolder(_ target: FileName) -> Completion {
         guard let tree = copied else { return .failed("copied as \(target.escaped), but the original folder was kept") }
         let aside: SetAside
-        do { aside = try SetAside.begin(name, in: source, copy: (target, UInt64(publishedInode))) } catch {
+        let records: RecordFolder
+        do { records = try shared.records() } catch {
+            return .failed("copied as \(target.escaped), but the original folder was kept: \(error.message)")
+        }
+        do {
+            aside = try SetAside.begin(
+                name, in: source, documents: destination, records: records, copy: (target, UInt64(publishedInode)))
+        } catch {
             switch error {
             case .gone: return .moved
             case .notRemovable(let reason), .failed(let reason):
@@ -272,7 +302,7 @@ final class CrossDeviceCopy: Placement {
         guard let prepared else { return }
         switch prepared {
         case .unnamedFile(let fd): close(fd)
-        case .hiddenEntry(let hidden): Self.removeTree(in: destination.fd, hidden)
+        case .staged(let entry, let staging, _): Self.removeTree(in: staging.folder.fd, entry)
         case .link: break
         }
         self.prepared = nil
@@ -281,8 +311,11 @@ final class CrossDeviceCopy: Placement {
     // MARK: Files
 
     private func prepareFile() throws(Failure) {
+        try checkRemovable()
+        let records: RecordFolder
+        do { records = try shared.records() } catch { throw Failure(reason: error.message) }
         let aside: SetAside
-        do { aside = try SetAside.begin(name, in: source) } catch {
+        do { aside = try SetAside.begin(name, in: source, documents: destination, records: records) } catch {
             switch error {
             case .gone: throw Failure(reason: "gone", sourceGone: true)
             case .notRemovable(let reason):
@@ -326,14 +359,21 @@ final class CrossDeviceCopy: Placement {
             giveBack()
             throw Failure(reason: "cannot create a file in \(destination.path): \(problem)")
         }
-        var out: Int32 = -1
-        let hidden = try makeHiddenName { dir, candidate in
-            out = candidate.bytes.withCString {
-                openat(dir, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            }
-            return out >= 0 ? 0 : -1
+        let staging: StagingFolder
+        do { staging = try stagingFolder() } catch {
+            giveBack()
+            throw error
         }
-        prepared = .hiddenEntry(hidden)
+        let entry = staging.newEntryName()
+        let out = entry.bytes.withCString {
+            openat(staging.folder.fd, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        }
+        guard out >= 0 else {
+            let problem = SystemError.current
+            giveBack()
+            throw Failure(reason: "cannot create a copy in \(destination.path): \(problem)")
+        }
+        prepared = .staged(entry, staging, folder: nil)
         defer { close(out) }
         try Self.copyContents(from: fd, to: out, info)
         try checkUnchanged(fd, since: info)
@@ -413,19 +453,22 @@ final class CrossDeviceCopy: Placement {
     }
 
     /// Owner, mode and access and modification times of `info`, on a file
-    /// or folder. The owner and group are kept where the process may set
-    /// them (as root); a set-user-ID or set-group-ID bit is kept only when
+    /// or folder (the owner unless `owner` is false, the mode unless `mode`
+    /// is). As root the owner and group are kept, or the call fails
+    /// (`Ownership`); a set-user-ID or set-group-ID bit is kept only when
     /// the copy has the original's owner or group, so a copy made by root of
     /// another user's program never becomes a set-user-ID root program (as
     /// `cp -p` clears them).
-    private static func applyMetadata(_ info: stat, toFile fd: Int32) throws(SystemError) {
-        if geteuid() == 0 { _ = fchown(fd, info.st_uid, info.st_gid) }
+    private static func applyMetadata(
+        _ info: stat, toFile fd: Int32, owner: Bool = true, mode applyMode: Bool = true
+    ) throws(SystemError) {
+        if owner { try Ownership.keep(info, onFile: fd) }
         var mine = stat()
         guard fstat(fd, &mine) == 0 else { throw .current }
         var mode = mode_t(info.st_mode & 0o7777)
         if mine.st_uid != info.st_uid { mode &= ~mode_t(S_ISUID) }
         if mine.st_gid != info.st_gid { mode &= ~mode_t(S_ISGID) }
-        guard fchmod(fd, mode) == 0 else { throw .current }
+        if applyMode { guard fchmod(fd, mode) == 0 else { throw .current("fchmod") } }
         var times = [info.st_atim, info.st_mtim]
         guard futimens(fd, &times) == 0 else { throw .current }
     }
@@ -444,18 +487,9 @@ final class CrossDeviceCopy: Placement {
         throw Failure(reason: "cannot be removed from the Inbox (\(problem)), so it is not copied")
     }
 
-    /// Creates a hidden entry with `create`, which returns 0 or -1 with errno.
-    private func makeHiddenName(_ create: (Int32, FileName) -> Int32) throws(Failure) -> FileName {
-        for attempt in 0..<100 {
-            let candidate = SetAside.hiddenName(
-                prefix: SetAside.partialPrefix, attempt: attempt,
-                suffix: SetAside.partialSuffix)
-            if create(destination.fd, candidate) == 0 { return candidate }
-            if errno != EEXIST {
-                throw Failure(reason: "cannot create a copy in \(destination.path): \(SystemError.current)")
-            }
-        }
-        throw Failure(reason: "cannot find a free temporary name in \(destination.path)")
+    /// The pass's staging folder, or why there is none.
+    private func stagingFolder() throws(Failure) -> StagingFolder {
+        do { return try shared.stagingFolder() } catch { throw Failure(reason: error.message) }
     }
 
     // MARK: Folders
@@ -494,6 +528,9 @@ final class CrossDeviceCopy: Placement {
                 let target = try Self.readLink(from.fd, entry)
                 let made = target.withCString { text in entry.bytes.withCString { symlinkat(text, to.fd, $0) } }
                 guard made == 0 else { throw Failure(reason: "cannot copy the link \(entry): \(SystemError.current)") }
+                do { try Ownership.keep(info, onLink: entry, in: to.fd) } catch {
+                    throw Failure(reason: "cannot keep the owner of \(entry.escaped): \(error)")
+                }
                 record.files.append((entry, FileIdentity(info)))
             case .directory:
                 let made = entry.bytes.withCString { mkdirat(to.fd, $0, 0o700) }

@@ -27,6 +27,13 @@ package final class FolderDescriptor {
         return FolderDescriptor(adopting: fd, path: path)
     }
 
+    /// Opens `path` as a folder, following a symbolic link on the way only
+    /// when it is the running user's or root's (`GuardedPath`): for the
+    /// folders the inbox writes and deletes in.
+    package static func openGuarded(_ path: String) throws(GuardedPath.Failure) -> FolderDescriptor {
+        FolderDescriptor(adopting: try GuardedPath.openFolder(path), path: path)
+    }
+
     /// Opens the folder at `path`, given as bytes (a path need not be
     /// UTF-8), following symbolic links.
     package static func open(_ path: [UInt8]) throws(SystemError) -> FolderDescriptor {

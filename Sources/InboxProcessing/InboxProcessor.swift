@@ -27,6 +27,13 @@ public final class InboxProcessor {
         public var dryRun = false
         /// Remove the Inbox once it is empty.
         public var removeEmptyInbox = true
+        /// The folder where runs keep the records of their moves across file
+        /// systems, which the next run finishes when one is killed midway:
+        /// of the running user, and writable by no one else. By default
+        /// `$XDG_STATE_HOME/uti/inbox` (`~/.local/state/uti/inbox`); nil when
+        /// neither `XDG_STATE_HOME` nor `HOME` is set, and then nothing is
+        /// moved across file systems.
+        public var recordFolder: String? = RecordFolder.defaultPath()
         /// The defaults: the Inbox `Documents/Inbox`, the default settle
         /// policy, items moved for real and the emptied Inbox removed.
         public init() {}
@@ -180,8 +187,9 @@ public final class InboxProcessor {
         /// With `dryRun`: what recovery would do (one line each), as
         /// `uti inbox --dry-run` prints it.
         public var recoveryPlan: [String] = []
-        /// Hidden folders of the Inbox holding items another run (still
-        /// running, or on another machine) is moving: left to it.
+        /// Folders of the Inbox that records of this user's runs still at
+        /// work (or on another machine, which cannot be asked) name: items
+        /// those runs are moving, left to them.
         public var heldByOtherRuns: [FileName] = []
         /// Something was left behind or failed.
         public var isComplete: Bool { waiting == 0 && leftInPlace == 0 && failed == 0 && recoveryProblems.isEmpty }
@@ -204,6 +212,8 @@ public final class InboxProcessor {
     public let options: Options
     private let isKnownExtension: (ArraySlice<UInt8>) -> Bool
     private var picker = NamePicker()
+    /// What the moves across file systems of the pass under way share.
+    private var crossDevice: CrossDeviceState?
     private var reserved: Set<FileName> = []
     /// Where each item of this pass went, for links that point at one.
     private var movedThisPass: [FileName: FileName] = [:]
@@ -249,37 +259,57 @@ public final class InboxProcessor {
         // a watch, names in Documents may have gone.
         picker = NamePicker()
         let documents: FolderDescriptor
-        do { documents = try FolderDescriptor.open(documentsPath) } catch {
-            throw Failure(path: documentsPath, reason: error.code == ENOTDIR ? "is not a folder" : error.description)
+        do { documents = try FolderDescriptor.openGuarded(documentsPath) } catch {
+            throw Failure(path: documentsPath, reason: Self.reason(error))
         }
         var summary = Summary()
+        let shared = CrossDeviceState(recordPath: options.recordFolder, documents: documents)
+        crossDevice = shared
+        defer {
+            shared.finish()
+            crossDevice = nil
+        }
         guard let (inbox, parent, inboxName) = try openInbox(documents, &summary, observe) else {
             return summary
         }
-        // What runs killed midway left: removals to finish, partial copies to clear.
-        // Recovery state a dry run leaves in place is not a document either.
-        var recovered: Set<FileName> = []
+        // What runs killed midway left, known only from the records of this
+        // user's runs: removals to finish, staging folders to clear. What
+        // the records name is not a document of this pass; anything else is.
+        let recorded = shared.existingRecords()
+        let plan = SetAside.plan(recorded, inbox: inbox, documents: documents)
+        var recordedHere: Set<FileName> = []
+        for step in plan {
+            switch step {
+            case .removal(_, let hidden, _): recordedHere.insert(hidden)
+            case .emptyFolder(let entry, let name): if case .moving = entry.what { recordedHere.insert(name) }
+            case .staging, .stale: break
+            }
+        }
         if !options.dryRun {
-            summary.recoveryProblems = SetAside.recover(
-                inbox: inbox, documents: documents, isKnownExtension: isKnownExtension)
+            if let records = try? shared.records() {
+                summary.recoveryProblems = SetAside.recover(
+                    plan, records: records, inbox: inbox, documents: documents, isKnownExtension: isKnownExtension)
+            }
         } else {
-            summary.recoveryPlan = SetAside.plan(inbox: inbox, documents: documents).map { step in
+            summary.recoveryPlan = plan.compactMap { step in
                 switch step {
-                case .partialCopy(let name): return "would remove \(name.escaped), a partial copy of an interrupted run"
-                case .removal(let hidden, let original):
-                    recovered.insert(hidden)
-                    return "would finish removing \(hidden.escaped), moved as \(original.escaped) by an interrupted run"
-                case .emptyFolder(let hidden):
-                    recovered.insert(hidden)
-                    return "would remove \(hidden.escaped), an empty folder of an interrupted run"
+                case .staging(_, let name):
+                    return "would remove \(name.escaped), the unfinished copies of an interrupted run"
+                case .removal(_, let hidden, let original):
+                    return
+                        "would finish moving \(original.escaped), set aside as \(hidden.escaped) by an interrupted run"
+                case .emptyFolder(_, let name):
+                    return "would remove \(name.escaped), an empty folder of an interrupted run"
+                case .stale: return nil
                 }
             }
         }
+        let held = SetAside.held(recorded, inbox: inbox)
         let entries: [(name: FileName, type: UInt8)]
         do {
             let all = try inbox.entries()
-            summary.heldByOtherRuns = all.map(\.name).filter(SetAside.isInternal).sorted()
-            entries = all.filter { !SetAside.isInternal($0.name) && !recovered.contains($0.name) }.sorted {
+            summary.heldByOtherRuns = all.map(\.name).filter(held.contains).sorted()
+            entries = all.filter { !held.contains($0.name) && !recordedHere.contains($0.name) }.sorted {
                 $0.name < $1.name
             }
         } catch {
@@ -335,9 +365,9 @@ public final class InboxProcessor {
         if options.inbox.contains("/") {
             let (parentPath, inboxName) = Self.split(inboxPath)
             name = FileName(inboxName)
-            do { parent = try FolderDescriptor.open(parentPath) } catch {
-                if error.code == ENOENT { return nil }
-                throw Failure(path: parentPath, reason: error.description)
+            do { parent = try FolderDescriptor.openGuarded(parentPath) } catch {
+                if case .system(let error) = error, error.code == ENOENT { return nil }
+                throw Failure(path: parentPath, reason: Self.reason(error))
             }
         } else {
             parent = documents
@@ -399,6 +429,15 @@ public final class InboxProcessor {
             }
             if same(upInfo, info) { return }  // the root: its ".." is itself
             info = upInfo
+        }
+    }
+
+    /// Why a folder could not be opened, as a phrase after its path.
+    private static func reason(_ error: GuardedPath.Failure) -> String {
+        switch error {
+        case .system(let error) where error.code == ENOTDIR: "is not a folder"
+        case .system(let error): SystemError(error.code).description
+        case .foreignLink: "cannot be opened: \(error)"
         }
     }
 
@@ -545,8 +584,9 @@ public final class InboxProcessor {
         // nothing slow (such as waiting for the registry to know extensions)
         // comes between the copy and the removal of its source.
         _ = NumberedName(name, isKnownExtension: isKnownExtension)
+        guard let crossDevice else { return .failed("cannot be copied into \(documentsPath)") }
         let copy = CrossDeviceCopy(
-            source: folder, name: name, destination: documents, settle: options.settle,
+            source: folder, name: name, destination: documents, settle: options.settle, shared: crossDevice,
             isKnownExtension: isKnownExtension)
         do { try copy.prepare() } catch {
             if let wait = error.wait { return .waiting(wait) }
@@ -588,11 +628,6 @@ public final class InboxProcessor {
         }
         var candidate = alwaysNumber ? nextCandidate() : name
         while true {
-            // A name only partial copies have would be cleared by a later run's recovery.
-            if SetAside.partialCopyWriter(candidate) != nil {
-                candidate = nextCandidate()
-                continue
-            }
             switch placement.place(as: candidate) {
             case .placed:
                 if let counter { picker.used(counter, for: name) }
@@ -610,7 +645,6 @@ public final class InboxProcessor {
     private func pickDryRunName(_ name: FileName, in documents: FolderDescriptor, alwaysNumber: Bool) -> FileName {
         let isTaken = { (candidate: FileName) in
             self.reserved.contains(candidate) || documents.contains(candidate)
-                || SetAside.partialCopyWriter(candidate) != nil
         }
         var target = name
         if alwaysNumber || isTaken(name) {

@@ -99,15 +99,17 @@ struct RelinkPlacement: Placement {
             let error = SystemError.current
             return error.code == EEXIST ? .taken : .failed("cannot make the link anew: \(error)")
         }
+        func undo() { _ = candidate.bytes.withCString { unlinkat(destination.fd, $0, 0) } }
+        // As root, the link is the original's owner's, or it is not published.
+        do { try Ownership.keep(original, onLink: candidate, in: destination.fd) } catch {
+            undo()
+            return .failed(InboxProcessor.ItemFailure(error, context: "cannot keep the owner"))
+        }
         candidate.bytes.withCString { path in
-            if geteuid() == 0 {
-                _ = fchownat(destination.fd, path, original.st_uid, original.st_gid, AT_SYMLINK_NOFOLLOW)
-            }
             var times = [original.st_atim, original.st_mtim]
             _ = utimensat(destination.fd, path, &times, AT_SYMLINK_NOFOLLOW)
         }
         destination.sync()
-        func undo() { _ = candidate.bytes.withCString { unlinkat(destination.fd, $0, 0) } }
         guard case .success(let now) = source.status(of: name), now.st_ino == original.st_ino,
             now.st_dev == original.st_dev
         else {

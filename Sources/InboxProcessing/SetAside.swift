@@ -9,30 +9,21 @@ import SystemBase
 /// at any moment is finished by the next, never loses the item and never
 /// publishes a part of a package as a new one.
 ///
-/// Before its source is removed, an item is moved into a hidden folder of
-/// the Inbox, `.uti-inbox-removing-MACHINE-PID-START-N-A` (mode 0700), as
-/// `item`, beside a `journal` naming its first name and, once the copy is
-/// published, the copy's name in Documents. No program finds the item under
-/// its name any more: a writer that opens it by name makes a new file,
-/// which a later run takes, and no run takes it for a document.
+/// Before its source is removed, an item is moved into a new folder of the
+/// Inbox (mode 0700, a random name) as `item`. No program finds the item
+/// under its name any more: a writer that opens it by name makes a new
+/// file, which a later run takes.
 ///
-/// A later run that finds such a folder of a run that has ended
-/// (`RunIdentity`) removes from the item what the published copy holds, and
-/// gives anything else back to the Inbox under the item's first name (or a
-/// numbered one when that is taken).
-///
-/// Recovery state is trusted only as this program writes it: names of the
-/// exact pattern (`.uti-inbox-report.partial` is a document like any
-/// other), a folder and a journal of the running user that no one else may
-/// write, journal fields that are single path components (never `/`, `.` or
-/// `..`: nothing outside the Inbox and Documents is named), and walks
-/// bounded in depth.
+/// What the folder is, the item's first name and, once the copy is
+/// published, the copy's name and inode are kept in a `RunRecord` in the
+/// running user's record folder, never beside the item. A later run that
+/// finds the record of a run that has ended (`RunIdentity`) checks that the
+/// folder is still the one recorded (device, inode, owner, mode), removes
+/// from the item what the published copy holds, and gives anything else
+/// back to the Inbox under the item's first name (or a numbered one when
+/// that is taken). A folder no record names is a document, whatever its name.
 final class SetAside {
-    static let journalName = FileName("journal")
     static let itemName = FileName("item")
-    static let removingPrefix = Array(".uti-inbox-removing-".utf8)
-    static let partialPrefix = Array(".uti-inbox-".utf8)
-    static let partialSuffix = Array(".partial".utf8)
 
     let inbox: FolderDescriptor
     /// The hidden folder's name in the Inbox.
@@ -40,52 +31,26 @@ final class SetAside {
     /// The item's name in the Inbox before it was set aside.
     let original: FileName
     let folder: FolderDescriptor
+    /// Where the record naming the folder is, and its name there.
+    private let records: RecordFolder
+    private let recordName: FileName
+    /// The record, while this run holds it open to add the copy.
+    private let record: RunRecord?
 
-    private init(inbox: FolderDescriptor, hidden: FileName, original: FileName, folder: FolderDescriptor) {
+    private init(
+        inbox: FolderDescriptor, hidden: FileName, original: FileName, folder: FolderDescriptor,
+        records: RecordFolder, recordName: FileName, record: RunRecord?
+    ) {
         self.inbox = inbox
         self.hidden = hidden
         self.original = original
         self.folder = folder
+        self.records = records
+        self.recordName = recordName
+        self.record = record
     }
 
-    // MARK: Names
-
-    /// A hidden name of this run: `PREFIX` + `MACHINE-PID-START-N-A` + `suffix`.
-    static func hiddenName(prefix: [UInt8], attempt: Int, suffix: [UInt8] = []) -> FileName {
-        FileName(
-            prefix + Array("\(RunIdentity.current.token)-\(UInt32.random(in: 0...UInt32.max))-\(attempt)".utf8) + suffix
-        )
-    }
-
-    /// The run that wrote `name`, when it has the exact pattern of
-    /// `hiddenName(prefix:attempt:suffix:)`; nil for any other name.
-    static func writer(of name: FileName, prefix: [UInt8], suffix: [UInt8] = []) -> RunIdentity? {
-        guard name.bytes.starts(with: prefix), name.bytes.count >= prefix.count + suffix.count,
-            name.bytes.suffix(suffix.count).elementsEqual(suffix),
-            let (run, rest) = RunIdentity.parse(name.bytes.dropFirst(prefix.count).dropLast(suffix.count))
-        else { return nil }
-        // N-A: the random number and the attempt.
-        let parts = rest.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
-        guard parts.count == 2,
-            parts.allSatisfy({ !$0.isEmpty && $0.count <= 10 && $0.allSatisfy { $0 >= 48 && $0 <= 57 } })
-        else { return nil }
-        return run
-    }
-
-    /// Whether `name` in the Inbox is an item another run is moving right
-    /// now: it is left to that run. Any other name is a document, however it
-    /// looks (a finished run's folder is recovered first).
-    static func isInternal(_ name: FileName) -> Bool {
-        writer(of: name, prefix: removingPrefix)?.mayBeRunning ?? false
-    }
-
-    /// The run that wrote `name` as an unpublished copy in Documents, when
-    /// it has the exact pattern.
-    static func partialCopyWriter(_ name: FileName) -> RunIdentity? {
-        writer(of: name, prefix: partialPrefix, suffix: partialSuffix)
-    }
-
-    /// Whether `name` is one path component as a journal may name it.
+    /// Whether `name` is one path component as a record may name it.
     static func isSingleComponent(_ name: [UInt8]) -> Bool {
         !name.isEmpty && name.count <= FileName.maximumLength && !name.contains(UInt8(ascii: "/")) && !name.contains(0)
             && name != [UInt8(ascii: ".")] && name != [UInt8(ascii: "."), UInt8(ascii: ".")]
@@ -103,33 +68,54 @@ final class SetAside {
         case failed(SystemError)
     }
 
-    /// Moves `name` of `inbox` into a new hidden folder beside a journal
-    /// naming it (and `copy`, the published copy with its inode, when there is one).
+    /// Moves `name` of `inbox` into a new hidden folder, recorded in
+    /// `records` (with `copy`, the published copy with its inode in
+    /// `documents`, when there is one) before the item is moved into it.
     static func begin(
-        _ name: FileName, in inbox: FolderDescriptor,
+        _ name: FileName, in inbox: FolderDescriptor, documents: FolderDescriptor, records: RecordFolder,
         copy: (name: FileName, inode: UInt64)? = nil
     ) throws(Refusal) -> SetAside {
         if let problem = removalProblem(name, in: inbox) {
             throw problem.code == ENOENT ? .gone : .notRemovable(problem)
         }
-        var made: FileName?
-        for attempt in 0..<100 {
-            let candidate = hiddenName(prefix: removingPrefix, attempt: attempt)
+        guard let documentsID = FileID(of: documents), let inboxID = FileID(of: inbox) else {
+            throw .failed(.current("fstat", path: inbox.path))
+        }
+        var made: (FileName, RunRecord)?
+        for _ in 0..<100 {
+            let candidate = FileName(
+                Array(".uti-moving-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))".utf8))
+            let record: RunRecord
+            do {
+                record = try RunRecord.create(
+                    .moving, in: records,
+                    [
+                        RunRecord.field(documentsID.device), RunRecord.field(documentsID.inode),
+                        RunRecord.field(inboxID.device), RunRecord.field(inboxID.inode), candidate.bytes, name.bytes,
+                    ])
+            } catch { throw .failed(error) }
             if candidate.bytes.withCString({ mkdirat(inbox.fd, $0, 0o700) }) == 0 {
-                made = candidate
+                made = (candidate, record)
                 break
             }
-            if errno != EEXIST { throw .failed(.current) }
+            let error = SystemError.current("mkdir", path: inbox.path)
+            record.remove()
+            if error.code != EEXIST { throw .failed(error) }
         }
-        guard let hidden = made else { throw .failed(SystemError(EEXIST)) }
+        guard let (hidden, record) = made else { throw .failed(SystemError(EEXIST, call: "mkdir", path: inbox.path)) }
         let folder: FolderDescriptor
         do { folder = try inbox.openFolder(hidden, displayPath: hidden.escaped) } catch {
             _ = hidden.bytes.withCString { unlinkat(inbox.fd, $0, AT_REMOVEDIR) }
+            record.remove()
             throw .failed(error)
         }
-        let setAside = SetAside(inbox: inbox, hidden: hidden, original: name, folder: folder)
-        do {
-            try setAside.writeJournal(name.bytes + [0] + (copy.map { Self.copyRecord($0.name, inode: $0.inode) } ?? []))
+        let setAside = SetAside(
+            inbox: inbox, hidden: hidden, original: name, folder: folder, records: records, recordName: record.name,
+            record: record)
+        do throws(SystemError) {
+            guard let id = FileID(of: folder) else { throw SystemError.current("fstat", path: hidden.escaped) }
+            try record.append(
+                [RunRecord.field(id.inode)] + (copy.map { [$0.name.bytes, RunRecord.field($0.inode)] } ?? []))
         } catch {
             setAside.removeFolder()
             throw .failed(error)
@@ -167,23 +153,13 @@ final class SetAside {
         }
     }
 
-    /// Records in the journal the name a copy (the file or folder of
-    /// `inode` in Documents) is published under, before it is: a run killed
-    /// after the publication removes the original rather than giving it back
-    /// for a second copy. The last record counts.
+    /// Records the name a copy (the file or folder of `inode` in
+    /// Documents) is published under, before it is: a run killed after the
+    /// publication removes the original rather than giving it back for a
+    /// second copy. The last record counts.
     func record(copy: FileName, inode: UInt64) throws(SystemError) {
-        let fd = Self.journalName.bytes.withCString {
-            openat(folder.fd, $0, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
-        }
-        guard fd >= 0 else { throw .current }
-        defer { close(fd) }
-        let record = Self.copyRecord(copy, inode: inode)
-        let written = record.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == record.count, fsync(fd) == 0 else { throw .current }
-    }
-
-    private static func copyRecord(_ copy: FileName, inode: UInt64) -> [UInt8] {
-        copy.bytes + [0] + Array(String(inode).utf8) + [0]
+        guard let record else { throw SystemError(EBADF, call: "write") }
+        try record.append([copy.bytes, RunRecord.field(inode)])
     }
 
     /// Gives the item back to the Inbox under its first name, or the first
@@ -200,7 +176,7 @@ final class SetAside {
         return name
     }
 
-    /// Removes the journal and the hidden folder once the item is gone; an
+    /// Removes the hidden folder and its record once the item is gone; an
     /// item still there goes back to the Inbox. What happened to it then
     /// (`left`: what it is, as "what it held that was not copied").
     func end(left: String, isKnownExtension: (ArraySlice<UInt8>) -> Bool) -> String? {
@@ -214,20 +190,13 @@ final class SetAside {
         return nil
     }
 
-    private func writeJournal(_ record: [UInt8]) throws(SystemError) {
-        let fd = Self.journalName.bytes.withCString {
-            openat(folder.fd, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        }
-        guard fd >= 0 else { throw .current }
-        defer { close(fd) }
-        let written = record.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == record.count, fsync(fd) == 0 else { throw .current }
-    }
-
+    /// Removes the hidden folder (once empty), then the record naming it.
     private func removeFolder() {
-        _ = Self.journalName.bytes.withCString { unlinkat(folder.fd, $0, 0) }
-        _ = hidden.bytes.withCString { unlinkat(inbox.fd, $0, AT_REMOVEDIR) }
+        let removed = hidden.bytes.withCString { unlinkat(inbox.fd, $0, AT_REMOVEDIR) } == 0 || errno == ENOENT
         inbox.sync()
+        if removed {
+            if let record { record.remove() } else { records.remove(recordName) }
+        }
     }
 
     private static func giveBack(
@@ -253,129 +222,125 @@ final class SetAside {
     // MARK: Recovery
 
     /// What a run that ended midway left, and what recovery does with it.
-    enum Recovery: Equatable, Sendable {
-        /// A partial copy in Documents, removed.
-        case partialCopy(FileName)
+    enum Recovery {
+        /// A staging folder of Documents holding unpublished copies: removed.
+        case staging(RecordedEntry, FileName)
         /// An item set aside: what its copy holds is removed, the rest given back.
-        case removal(hidden: FileName, original: FileName)
-        /// A hidden folder of this program's with nothing left in it, removed.
-        case emptyFolder(FileName)
+        case removal(RecordedEntry, hidden: FileName, original: FileName)
+        /// A hidden folder made just before its run ended, still empty: removed.
+        case emptyFolder(RecordedEntry, FileName)
+        /// A record whose folder is gone (or is no longer the one recorded):
+        /// the record alone is removed.
+        case stale(RecordedEntry)
     }
 
-    /// The recovery state of runs that have ended: partial copies in
-    /// `documents` and set-aside items in `inbox`, each only as this program
-    /// writes it (see the type's notes). A hidden folder without a journal
-    /// this program could have written is left for the pass, as a document.
-    static func plan(inbox: FolderDescriptor, documents: FolderDescriptor) -> [Recovery] {
+    /// What the records of runs that have ended ask of this Documents
+    /// folder and Inbox. A record of other folders is left for a run over
+    /// those. Each folder a record names counts only while it is the very
+    /// folder recorded: same device and inode (once recorded), the running
+    /// user's, mode 0700.
+    static func plan(
+        _ recorded: [RecordedEntry], inbox: FolderDescriptor, documents: FolderDescriptor
+    ) -> [Recovery] {
+        guard let documentsID = FileID(of: documents), let inboxID = FileID(of: inbox) else { return [] }
         var plan: [Recovery] = []
-        let user = geteuid()
-        for name in (try? documents.names()) ?? [] {
-            guard let run = partialCopyWriter(name), !run.mayBeRunning,
-                case .success(let info) = documents.status(of: name),
-                info.st_uid == user || user == 0
-            else { continue }
-            plan.append(.partialCopy(name))
-        }
-        for name in (try? inbox.names()) ?? [] {
-            guard let run = writer(of: name, prefix: removingPrefix), !run.mayBeRunning else { continue }
-            if let (_, journal) = openOwnFolder(name, in: inbox) {
-                plan.append(.removal(hidden: name, original: journal.original))
-            } else if isOwnEmptyFolder(name, in: inbox) {
-                // Killed after its journal went and before the folder did.
-                plan.append(.emptyFolder(name))
+        for entry in recorded where entry.documents == documentsID && !entry.run.mayBeRunning {
+            switch entry.what {
+            case .staging(let name, let inode):
+                switch ownFolder(name, in: documents, device: documentsID.device, inode: inode) {
+                case .some(true): plan.append(.staging(entry, name))
+                case .some(false): plan.append(.emptyFolder(entry, name))
+                case nil: plan.append(.stale(entry))
+                }
+            case .moving(let inboxOfEntry, let hidden, let original, let inode, _):
+                guard inboxOfEntry == inboxID else { continue }
+                switch ownFolder(hidden, in: inbox, device: inboxID.device, inode: inode) {
+                case .some(true): plan.append(.removal(entry, hidden: hidden, original: original))
+                case .some(false): plan.append(.emptyFolder(entry, hidden))
+                case nil: plan.append(.stale(entry))
+                }
             }
         }
         return plan
     }
 
-    /// Carries out `plan(inbox:documents:)`. Returns a line for each entry
-    /// it could not finish.
+    /// Whether `name` of `parent` is the recorded folder: nil when it is
+    /// not (or is gone); true when it may be worked on; false when only
+    /// its removal as an empty folder is allowed (its inode was never
+    /// recorded, so it was made just before its run ended and holds nothing
+    /// of the user's).
+    private static func ownFolder(
+        _ name: FileName, in parent: FolderDescriptor, device: UInt64, inode: UInt64?
+    ) -> Bool? {
+        guard case .success(let info) = parent.status(of: name), info.isDirectory, UInt64(info.st_dev) == device,
+            info.st_uid == geteuid(), info.st_mode & 0o7777 == 0o700
+        else { return nil }
+        guard let inode else { return false }
+        return UInt64(info.st_ino) == inode ? true : nil
+    }
+
+    /// The names of the Inbox that records of runs still at work (or on
+    /// another machine, which cannot be asked) name as theirs: left to them.
+    static func held(_ recorded: [RecordedEntry], inbox: FolderDescriptor) -> Set<FileName> {
+        guard let inboxID = FileID(of: inbox) else { return [] }
+        var held: Set<FileName> = []
+        for entry in recorded where entry.run.mayBeRunning {
+            guard case .moving(let inboxOfEntry, let hidden, _, let inode, _) = entry.what, inboxOfEntry == inboxID,
+                case .success(let info) = inbox.status(of: hidden), info.isDirectory, info.st_uid == geteuid(),
+                inode == nil || UInt64(info.st_ino) == inode
+            else { continue }
+            held.insert(hidden)
+        }
+        return held
+    }
+
+    /// Carries out `plan`. Returns a line for each entry it could not finish.
     static func recover(
-        inbox: FolderDescriptor, documents: FolderDescriptor,
+        _ plan: [Recovery], records: RecordFolder, inbox: FolderDescriptor, documents: FolderDescriptor,
         isKnownExtension: (ArraySlice<UInt8>) -> Bool
     ) -> [String] {
         var problems: [String] = []
-        for step in plan(inbox: inbox, documents: documents) {
+        for step in plan {
             switch step {
-            case .partialCopy(let name):
-                if !CrossDeviceCopy.removeTree(in: documents.fd, name) {
-                    problems.append(
-                        "\(name.escaped): a partial copy of an interrupted run could not be removed whole; it is kept")
+            case .stale(let entry):
+                records.remove(entry.name)
+            case .emptyFolder(let entry, let name):
+                let parent: FolderDescriptor
+                if case .staging = entry.what { parent = documents } else { parent = inbox }
+                if name.bytes.withCString({ unlinkat(parent.fd, $0, AT_REMOVEDIR) }) == 0 || errno == ENOENT {
+                    records.remove(entry.name)
                 }
-            case .removal(let name, _):
-                guard let (folder, journal) = openOwnFolder(name, in: inbox) else { continue }
-                let copied = journal.copy.map { removeCopied(itemIn: folder, copy: $0, in: documents) } ?? false
-                let setAside = SetAside(inbox: inbox, hidden: name, original: journal.original, folder: folder)
+            case .staging(let entry, let name):
+                if CrossDeviceCopy.removeTree(in: documents.fd, name) {
+                    records.remove(entry.name)
+                } else {
+                    problems.append(
+                        "\(name.escaped): unpublished copies of an interrupted run could not be removed whole; "
+                            + "what is left is kept")
+                }
+            case .removal(let entry, let hidden, let original):
+                guard case .moving(_, _, _, _, let copy) = entry.what,
+                    let folder = try? inbox.openFolder(hidden, displayPath: hidden.escaped)
+                else { continue }
+                let copied = copy.map { removeCopied(itemIn: folder, copy: $0, in: documents) } ?? false
+                let setAside = SetAside(
+                    inbox: inbox, hidden: hidden, original: original, folder: folder, records: records,
+                    recordName: entry.name, record: nil)
                 let left =
                     copied
                     ? "what an interrupted run had not copied of it"
                     : "it was not copied by the interrupted run moving it, so it"
                 if let rest = setAside.end(left: left, isKnownExtension: isKnownExtension) {
-                    problems.append("\(journal.original.escaped): \(rest)")
+                    problems.append("\(original.escaped): \(rest)")
                 }
-            case .emptyFolder(let name):
-                _ = name.bytes.withCString { unlinkat(inbox.fd, $0, AT_REMOVEDIR) }
             }
         }
         return problems
     }
 
-    struct Journal: Equatable {
-        var original: FileName
-        /// The published copy's name in Documents and its inode.
-        var copy: (name: FileName, inode: UInt64)?
-
-        static func == (a: Journal, b: Journal) -> Bool {
-            a.original == b.original && a.copy?.name == b.copy?.name && a.copy?.inode == b.copy?.inode
-        }
-    }
-
-    /// Whether `name` is an empty folder of the running user that no one else may write.
-    private static func isOwnEmptyFolder(_ name: FileName, in inbox: FolderDescriptor) -> Bool {
-        guard let folder = try? inbox.openFolder(name, displayPath: name.escaped) else { return false }
-        var info = stat()
-        guard fstat(folder.fd, &info) == 0, info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else { return false }
-        return (try? folder.names())?.isEmpty == true
-    }
-
-    /// The hidden folder `name` and its journal, when both are as this
-    /// program writes them: a folder of the running user that no one else
-    /// may write, holding a journal that is a regular file of the running
-    /// user, not writable by others, of single path components
-    /// each ended by a NUL byte: the first name, then any number of
-    /// records of a copy (its name and its inode in decimal), the last of
-    /// which counts. Nil otherwise.
-    static func openOwnFolder(_ name: FileName, in inbox: FolderDescriptor) -> (FolderDescriptor, Journal)? {
-        guard let folder = try? inbox.openFolder(name, displayPath: name.escaped) else { return nil }
-        var info = stat()
-        guard fstat(folder.fd, &info) == 0, info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else { return nil }
-        let fd = journalName.bytes.withCString { openat(folder.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        let limit = 64 * (FileName.maximumLength + 24)
-        guard fstat(fd, &info) == 0, info.isRegularFile, info.st_uid == geteuid(), info.st_nlink == 1,
-            info.st_mode & 0o022 == 0, info.st_size <= limit
-        else { return nil }
-        var buffer = [UInt8](repeating: 0, count: limit + 1)
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0, n == Int(info.st_size), buffer[n - 1] == 0 else { return nil }
-        let fields = buffer[..<(n - 1)].split(separator: 0, omittingEmptySubsequences: false).map(Array.init)
-        guard fields.count % 2 == 1, isSingleComponent(fields[0]) else { return nil }
-        var journal = Journal(original: FileName(fields[0]))
-        for index in stride(from: 1, to: fields.count, by: 2) {
-            let digits = fields[index + 1]
-            guard isSingleComponent(fields[index]), !digits.isEmpty, digits.count <= 20,
-                digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-                let inode = UInt64(String(decoding: digits, as: UTF8.self))
-            else { return nil }
-            journal.copy = (FileName(fields[index]), inode)
-        }
-        return (folder, journal)
-    }
-
     /// Removes the set-aside item, or what of it `copy` in `documents`
-    /// holds too, when `copy` is the very file or folder the journal
-    /// recorded (same inode, on Documents' file system): a file (or link)
+    /// holds too, when `copy` is the very file or folder the record
+    /// names (same inode, on Documents' file system): a file (or link)
     /// whole, a folder's entries of the same size and modification time
     /// (entered). Whether the copy was found.
     private static func removeCopied(

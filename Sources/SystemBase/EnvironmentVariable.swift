@@ -45,6 +45,10 @@ public struct EnvironmentVariable: Sendable, Hashable {
     public static let configDirs = EnvironmentVariable(
         "XDG_CONFIG_DIRS", "the system's config folders (`/etc/xdg`) for `mimeapps.list`")
     public static let cacheHome = EnvironmentVariable("XDG_CACHE_HOME", "the user's cache folder (`~/.cache`)")
+    public static let stateHome = EnvironmentVariable(
+        "XDG_STATE_HOME",
+        "the user's state folder (`~/.local/state`): `uti/inbox` holds the records `inbox` keeps of moves across file systems"
+    )
     public static let currentDesktop = EnvironmentVariable(
         "XDG_CURRENT_DESKTOP", "the desktops whose `DESKTOP-mimeapps.list` files are read first (`:`-separated)")
     public static let path = EnvironmentVariable(
@@ -66,7 +70,7 @@ public struct EnvironmentVariable: Sendable, Hashable {
     /// Every variable `uti` reads, in README's order.
     public static let all: [EnvironmentVariable] = [
         declarations, apps, mimeTypes, cacheDirectory, home, dataHome, dataDirs, configHome, configDirs, cacheHome,
-        currentDesktop, path, terminal, selector, allLocales, messagesLocale, language,
+        stateHome, currentDesktop, path, terminal, selector, allLocales, messagesLocale, language,
     ]
 
     /// The variables that name files and folders `uti` reads or writes
@@ -74,6 +78,7 @@ public struct EnvironmentVariable: Sendable, Hashable {
     /// `UTI_MIME_TYPES`, `UTI_CACHE_DIR`).
     public static let paths: [EnvironmentVariable] = [
         declarations, apps, mimeTypes, cacheDirectory, home, dataHome, dataDirs, configHome, configDirs, cacheHome,
+        stateHome,
     ]
 
     /// The variables of `paths` whose value in this process's environment is

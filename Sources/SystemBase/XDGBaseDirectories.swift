@@ -12,6 +12,8 @@ public struct XDGBaseDirectories: Sendable, Equatable {
     public var configDirs: [String]
     /// `$XDG_CACHE_HOME`, else `$HOME/.cache`; nil without either.
     public var cacheHome: String?
+    /// `$XDG_STATE_HOME`, else `$HOME/.local/state`; nil without either.
+    public var stateHome: String?
 
     public init(_ variables: [String: String] = ProcessEnvironment.current) {
         let home = EnvironmentVariable.home.value(in: variables).flatMap(Self.absolute)
@@ -32,6 +34,7 @@ public struct XDGBaseDirectories: Sendable, Equatable {
         configHome = single(.configHome, ".config")
         configDirs = list(.configDirs, "/etc/xdg")
         cacheHome = single(.cacheHome, ".cache")
+        stateHome = single(.stateHome, ".local/state")
     }
 
     /// `sub` under `$XDG_DATA_HOME` and then each `$XDG_DATA_DIRS` entry,

@@ -11,6 +11,8 @@ final class Tree {
     var root: String { folder.path }
     var documents: String { root + "/Documents" }
     var inbox: String { documents + "/Inbox" }
+    /// The record folder of the runs the tests make.
+    var records: String { root + "/records" }
 
     init(base: String = NSTemporaryDirectory(), inbox: Bool = true) {
         folder = TemporaryFolder("uti-inbox", base: base)
@@ -86,6 +88,7 @@ func processor(
 {
     var options = InboxProcessor.Options()
     options.settle = SettlePolicy(interval: settle)
+    options.recordFolder = tree.records
     configure(&options)
     return InboxProcessor(documents: tree.documents, options: options, isKnownExtension: knownExtensions)
 }

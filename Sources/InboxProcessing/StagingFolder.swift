@@ -1,0 +1,132 @@
+import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The folder of Documents that copies from another file system are
+/// assembled in until they are whole: mode 0700 and a random name, so that
+/// no other user can enter it and no copy is seen half made. It is
+/// recorded (`RunRecord`) before it is made, with its inode once it is; a
+/// run killed midway has it removed by the next run that finds the record.
+/// Nothing is ever recognised by the folder's name.
+final class StagingFolder {
+    let documents: FolderDescriptor
+    let name: FileName
+    let folder: FolderDescriptor
+    private let record: RunRecord
+    private var entries = 0
+
+    private init(documents: FolderDescriptor, name: FileName, folder: FolderDescriptor, record: RunRecord) {
+        self.documents = documents
+        self.name = name
+        self.folder = folder
+        self.record = record
+    }
+
+    /// Makes a new staging folder in `documents`, recorded in `records`.
+    static func make(in documents: FolderDescriptor, records: RecordFolder) throws(SystemError) -> StagingFolder {
+        guard let documentsID = FileID(of: documents) else { throw .current("fstat", path: documents.path) }
+        for _ in 0..<100 {
+            let name = FileName(Array(".uti-staging-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))".utf8))
+            let record = try RunRecord.create(
+                .staging, in: records,
+                [RunRecord.field(documentsID.device), RunRecord.field(documentsID.inode), name.bytes])
+            guard name.bytes.withCString({ mkdirat(documents.fd, $0, 0o700) }) == 0 else {
+                let error = SystemError.current("mkdir", path: documents.path)
+                record.remove()
+                if error.code == EEXIST { continue }
+                throw error
+            }
+            do throws(SystemError) {
+                let folder = try documents.openFolder(name, displayPath: documents.path + "/" + name.escaped)
+                guard let id = FileID(of: folder) else { throw SystemError.current("fstat", path: folder.path) }
+                try record.append([RunRecord.field(id.inode)])
+                return StagingFolder(documents: documents, name: name, folder: folder, record: record)
+            } catch {
+                if name.bytes.withCString({ unlinkat(documents.fd, $0, AT_REMOVEDIR) }) == 0 { record.remove() }
+                throw error
+            }
+        }
+        throw SystemError(EEXIST, call: "mkdir", path: documents.path)
+    }
+
+    /// A name no entry of the folder has had yet.
+    func newEntryName() -> FileName {
+        entries += 1
+        return FileName(Array(String(entries).utf8))
+    }
+
+    /// Removes the folder and its record, when nothing is left in it; what
+    /// is left (a copy that could not be removed) stays recorded, for a
+    /// later run to remove.
+    func finish() {
+        if name.bytes.withCString({ unlinkat(documents.fd, $0, AT_REMOVEDIR) }) == 0 || errno == ENOENT {
+            record.remove()
+        }
+    }
+}
+
+/// What the moves across file systems of one pass share: the record
+/// folder, opened at the first need, and the staging folder, made at the
+/// first need and removed at the end of the pass.
+final class CrossDeviceState {
+    private let recordPath: String?
+    private let documents: FolderDescriptor
+    private var recordFolder: Result<RecordFolder, InboxProcessor.ItemFailure>?
+    private var staging: StagingFolder?
+
+    init(recordPath: String?, documents: FolderDescriptor) {
+        self.recordPath = recordPath
+        self.documents = documents
+    }
+
+    /// The record folder, or why it cannot be used (the same answer for the whole pass).
+    func records() throws(InboxProcessor.ItemFailure) -> RecordFolder {
+        if recordFolder == nil {
+            if let recordPath {
+                do { recordFolder = .success(try RecordFolder.open(recordPath)) } catch {
+                    recordFolder = .failure(error)
+                }
+            } else {
+                recordFolder = .failure(
+                    "cannot keep a record of the move: neither XDG_STATE_HOME nor HOME is set, so there is no record folder"
+                )
+            }
+        }
+        return try recordFolder!.get()
+    }
+
+    /// The records of this user's runs, read from the record folder when
+    /// there is one (a run that only renames never makes it).
+    func existingRecords() -> [RecordedEntry] {
+        if recordFolder == nil, let recordPath {
+            switch RecordFolder.openExisting(recordPath) {
+            case .some(.success(let folder)): recordFolder = .success(folder)
+            case .some(.failure(let error)): recordFolder = .failure(error)
+            case nil: return []
+            }
+        }
+        guard case .success(let folder) = recordFolder else { return [] }
+        return folder.records()
+    }
+
+    /// The staging folder of this pass.
+    func stagingFolder() throws(InboxProcessor.ItemFailure) -> StagingFolder {
+        if let staging { return staging }
+        let records = try records()
+        do {
+            let made = try StagingFolder.make(in: documents, records: records)
+            staging = made
+            return made
+        } catch {
+            throw InboxProcessor.ItemFailure(error, context: "cannot make a folder to copy into")
+        }
+    }
+
+    /// Removes the staging folder, once empty.
+    func finish() {
+        staging?.finish()
+        staging = nil
+    }
+}
