@@ -408,7 +408,7 @@ final class CrossDeviceCopy: Placement {
         }
         guard ftruncate(to, size) == 0 else { throw Failure(reason: "cannot write the copy: \(SystemError.current)") }
         do { try applyMetadata(info, toFile: to) } catch {
-            throw Failure(reason: "cannot keep mode and time: \(error)")
+            throw Failure(reason: "cannot keep owner, mode and time: \(error)")
         }
         guard fsync(to) == 0 else { throw Failure(reason: "cannot sync the copy: \(SystemError.current)") }
     }
