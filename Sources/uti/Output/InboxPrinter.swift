@@ -42,9 +42,11 @@ final class InboxPrinter: @unchecked Sendable {
             }
             progress?.clear()
             if case .failed(let reason) = report.outcome {
-                Console.error("uti: \(report.displayPath): not moved: \(reason)")
+                Console.error(
+                    "uti: \(keepingBackslashes: report.displayPath): not moved: \(keepingBackslashes: reason.message)"
+                        as TerminalText)
             } else {
-                print(Self.line(report, type: type, dryRun: dryRun))
+                TerminalText.print(Self.line(report, type: type, dryRun: dryRun))
             }
             progress?.draw()
         }
@@ -64,7 +66,7 @@ final class InboxPrinter: @unchecked Sendable {
         for problem in summary.recoveryProblems { Console.error("uti: \(problem)") }
         if json { return }
         let total = summary.moved + summary.waiting + summary.leftInPlace + summary.gone + summary.failed
-        if total > 0 { print(Self.summaryLine(summary, dryRun: dryRun)) }
+        if total > 0 { TerminalText.print(Self.summaryLine(summary, dryRun: dryRun)) }
     }
 
     /// Nil when the registry could not be loaded (its problems were reported).
@@ -76,7 +78,8 @@ final class InboxPrinter: @unchecked Sendable {
     func finish(_ summary: InboxProcessor.Summary, inboxPath: String) {
         endProgress()
         for problem in summary.recoveryProblems { Console.error("uti: \(problem)") }
-        if !json { for step in summary.recoveryPlan { print(step) } }
+        // Each step names its items escaped.
+        if !json { for step in summary.recoveryPlan { TerminalText.print("\(keepingBackslashes: step)") } }
         if json {
             print(
                 JSON.object([
@@ -89,10 +92,10 @@ final class InboxPrinter: @unchecked Sendable {
             return
         }
         if summary.inbox == .absent && summary.moved + summary.failed + summary.gone == 0 {
-            print("Nothing to do: there is no \(inboxPath).")
+            TerminalText.print("Nothing to do: there is no \(inboxPath).")
             return
         }
-        print(Self.summaryLine(summary, dryRun: dryRun))
+        TerminalText.print(Self.summaryLine(summary, dryRun: dryRun))
     }
 
     private static func type(of report: InboxProcessor.ItemReport, typing: FileTyping, documents: String) -> UTType? {
@@ -113,43 +116,45 @@ final class InboxPrinter: @unchecked Sendable {
         return (try? typing.type(forPath: folder + text))?.type ?? typing.type(forName: text).type
     }
 
-    static func line(_ report: InboxProcessor.ItemReport, type: UTType?, dryRun: Bool) -> String {
+    /// The line of an item; its names come escaped (`FileName.escaped`).
+    static func line(_ report: InboxProcessor.ItemReport, type: UTType?, dryRun: Bool) -> TerminalText {
+        let path: TerminalText = "\(keepingBackslashes: report.displayPath)"
         switch report.outcome {
         case .moved(let to, let copied):
-            return "\(report.displayPath) -> \(to.escaped)  \(type?.identifier ?? "")"
+            return "\(path) -> \(keepingBackslashes: to.escaped)  \(type?.identifier ?? "")"
                 + (copied ? "  (copied across file systems)" : "")
         case .wouldMove(let to):
-            return "\(report.displayPath) -> \(to.escaped)  \(type?.identifier ?? "")"
+            return "\(path) -> \(keepingBackslashes: to.escaped)  \(type?.identifier ?? "")"
         case .waiting(.changedRecently(let age)):
-            return "\(report.displayPath): left for later: changed \(Self.seconds(age)) ago"
+            return "\(path): left for later: changed \(Self.seconds(age)) ago"
         case .waiting(.openForWriting):
-            return "\(report.displayPath): left for later: a process has it open for writing"
+            return "\(path): left for later: a process has it open for writing"
         case .waiting(.writerUnknown(let age)):
             return
-                "\(report.displayPath): left for later: changed \(Self.seconds(age)) ago, and whether a process is still writing it cannot be told (not its owner); taken once unchanged for the writer window"
+                "\(path): left for later: changed \(Self.seconds(age)) ago, and whether a process is still writing it cannot be told (not its owner); taken once unchanged for the writer window"
         case .waiting(.linkTargetInInbox(let item)):
             return
-                "\(report.displayPath): left for later: it points at \(item.escaped), which stays in the Inbox for now"
+                "\(path): left for later: it points at \(keepingBackslashes: item.escaped), which stays in the Inbox for now"
         case .leftInPlace:
-            return "\(report.displayPath): left in place: a \(report.kind.rawValue) is never moved"
+            return "\(path): left in place: a \(report.kind.rawValue) is never moved"
         case .gone:
-            return "\(report.displayPath): gone: another process moved or removed it first"
+            return "\(path): gone: another process moved or removed it first"
         case .failed(let reason):
-            return "\(report.displayPath): not moved: \(reason)"
+            return "\(path): not moved: \(keepingBackslashes: reason.message)"
         }
     }
 
-    static func summaryLine(_ summary: InboxProcessor.Summary, dryRun: Bool) -> String {
-        var parts = ["\(dryRun ? "would move" : "moved") \(summary.moved)"]
+    static func summaryLine(_ summary: InboxProcessor.Summary, dryRun: Bool) -> TerminalText {
+        var parts: [TerminalText] = ["\(dryRun ? "would move" : "moved") \(summary.moved)"]
         if summary.waiting > 0 { parts.append("\(summary.waiting) left for later") }
         if summary.leftInPlace > 0 { parts.append("\(summary.leftInPlace) left in place") }
         if summary.gone > 0 { parts.append("\(summary.gone) taken by another process") }
         if summary.failed > 0 { parts.append("\(summary.failed) failed") }
-        let inbox: String
+        let inbox: TerminalText
         switch summary.inbox {
         case .absent: inbox = "the Inbox is gone"
         case .removed: inbox = "the Inbox was removed"
-        case .kept(let reason): inbox = "the Inbox was kept: \(reason)"
+        case .kept(let reason): inbox = "the Inbox was kept: \(keepingBackslashes: reason)"
         case .notAFolder: inbox = "the Inbox was not a folder and was handled as a document"
         }
         return parts.joined(separator: ", ") + "; " + inbox

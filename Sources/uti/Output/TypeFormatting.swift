@@ -42,37 +42,38 @@ enum TypeFormatting {
     }
 
     /// The multi-line description `uti QUERY` prints.
-    static func text(_ resolution: Resolution, language: String? = nil) -> String {
+    static func text(_ resolution: Resolution, language: String? = nil) -> TerminalText {
         let type = resolution.type
-        var lines: [String] = []
-        var head = type.identifier
+        var lines: [TerminalText] = []
+        var head: TerminalText = "\(type.identifier)"
         if let description = type.localizedDescription(language: language) { head += "  \(description)" }
         lines.append(head)
-        func field(_ name: String, _ value: String) {
-            lines.append("  " + (name + ":").padding(18) + value)
+        func field(_ name: TerminalText, _ value: TerminalText) {
+            lines.append("  \((name + ":").padding(18))\(value)")
         }
-        field("query", "\(resolution.kind.rawValue) \"\(Escaping.name(resolution.query))\"")
+        field("query", "\(resolution.kind.rawValue) \"\(resolution.query)\"")
         if let declaration = type.declaration {
             field(
-                "declared", "\(declaration.kind.rawValue), \(declaration.origin.source.rawValue), \(declaration.origin)"
+                "declared",
+                "\(declaration.kind.rawValue), \(declaration.origin.source.rawValue), \(declaration.origin.description)"
             )
             for overridden in type.registry.overridden(type) {
-                field("overrides", overridden.description)
+                field("overrides", "\(overridden.description)")
             }
             for source in type.registry.supplemented(type) {
-                field("tags also from", source.description)
+                field("tags also from", "\(source.description)")
             }
         } else {
             field("declared", type.isDynamic ? "no (dynamic)" : "no")
         }
-        if !type.declaredParents.isEmpty { field("conforms to", type.declaredParents.joined(separator: ", ")) }
+        if !type.declaredParents.isEmpty { field("conforms to", TerminalText.list(type.declaredParents)) }
         let supertypes = type.orderedSupertypes.map(\.identifier)
-        if !supertypes.isEmpty { field("supertypes", supertypes.joined(separator: ", ")) }
-        for spec in mergedTags(type) { field(spec.tagClass.label, spec.tags.joined(separator: ", ")) }
-        if let url = type.referenceURL { field("reference", url) }
-        if let version = type.version { field("version", version) }
+        if !supertypes.isEmpty { field("supertypes", TerminalText.list(supertypes)) }
+        for spec in mergedTags(type) { field("\(spec.tagClass.label)", TerminalText.list(spec.tags)) }
+        if let url = type.referenceURL { field("reference", "\(url)") }
+        if let version = type.version { field("version", "\(version)") }
         if !resolution.alternatives.isEmpty {
-            field("also claimed by", resolution.alternatives.map(\.identifier).joined(separator: ", "))
+            field("also claimed by", TerminalText.list(resolution.alternatives.map(\.identifier)))
         }
         return lines.joined(separator: "\n")
     }

@@ -40,42 +40,49 @@ struct Defaults: ParsableCommand {
         let rows = settings.map { setting in (Self.keyLabel(setting), Self.subjectLabel(setting)) }
         let keyWidth = rows.map(\.0.count).max() ?? 0
         let typeWidth = rows.map(\.1.count).max() ?? 0
-        let appWidth = settings.compactMap { $0.current?.handler.id.count }.max() ?? 0
-        for (setting, row) in zip(settings, rows) {
-            var lines: [String] = []
+        let apps = settings.map { setting in setting.current.map { "\($0.handler.id)" as TerminalText } }
+        let appWidth = apps.compactMap { $0?.count }.max() ?? 0
+        for ((setting, row), app) in zip(zip(settings, rows), apps) {
+            var lines: [TerminalText] = []
             let head = row.0.padding(keyWidth + 1) + " " + row.1.padding(typeWidth + 1) + " "
-            if let current = setting.current {
-                lines.append(head + current.handler.id.padding(appWidth + 1) + " " + current.claim.place)
+            if let current = setting.current, let app {
+                lines.append(head + app.padding(appWidth + 1) + " \(current.claim.place)")
             } else {
-                let why = setting.passed.map { "\($0.claim.handlerID): \($0.reason)" }.joined(separator: "; ")
-                lines.append(head + "none usable (\(why))")
+                let why = setting.passed.map {
+                    "\($0.claim.handlerID): \(keepingBackslashes: $0.reason)" as TerminalText
+                }
+                lines.append(head + "none usable (\(why.joined(separator: "; ")))")
             }
             if let opens = setting.opensWith, opens.handler.id != setting.current?.handler.id, let type = setting.type {
-                lines.append("    \(type.identifier) opens with \(opens.handler.id): \(opens.reason)")
+                lines.append(
+                    "    \(type.identifier) opens with \(opens.handler.id): \(keepingBackslashes: opens.reason)")
             }
             if showAll {
                 if setting.current != nil {
                     for passed in setting.passed {
                         lines.append(
-                            "    passed over: \(passed.claim.handlerID)  \(passed.claim.place): \(passed.reason)")
+                            "    passed over: \(passed.claim.handlerID)  \(passed.claim.place): \(keepingBackslashes: passed.reason)"
+                        )
                     }
                 }
                 for (index, candidate) in candidates(setting, resolver: resolver).enumerated() {
-                    lines.append("    \(index == 0 ? "*" : " ") \(candidate.handler.id)  \(candidate.reason)")
+                    lines.append(
+                        "    \(index == 0 ? "*" : " ") \(candidate.handler.id)  \(keepingBackslashes: candidate.reason)"
+                    )
                 }
             }
-            print(Escaping.controls(lines.joined(separator: "\n")))
+            TerminalText.print(lines.joined(separator: "\n"))
         }
     }
 
-    static func keyLabel(_ setting: DefaultSetting) -> String {
-        setting.key + (setting.role.map { " (\($0.rawValue.lowercased()))" } ?? "")
+    static func keyLabel(_ setting: DefaultSetting) -> TerminalText {
+        "\(setting.key)" + (setting.role.map { " (\($0.rawValue.lowercased()))" } ?? "")
     }
 
-    static func subjectLabel(_ setting: DefaultSetting) -> String {
+    static func subjectLabel(_ setting: DefaultSetting) -> TerminalText {
         if let scheme = setting.scheme { return "URL scheme \(scheme.name)" }
         if setting.isWildcard { return "every \(setting.key.dropLast(1).lowercased()) type" }
-        return setting.type?.identifier ?? "?"
+        return "\(setting.type?.identifier ?? "?")"
     }
 
     /// What open-in offers for the key's type and role, best first (none for a wildcard).

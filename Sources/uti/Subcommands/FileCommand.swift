@@ -127,18 +127,20 @@ struct FileCommand: ParsableCommand {
                     Console.error("uti: \(Escaping.name(label)): no such file; typed by its name")
                 }
             }
+            let line: TerminalText
             switch form {
-            case .json: results.append(Self.json(path: label, result, language: language))
-            case .brief: out += result.type.identifier + "\n"
-            case .mime: out += mimeType(result) + "\n"
+            case .json:
+                results.append(Self.json(path: label, result, language: language))
+                continue
+            case .brief: line = "\(result.type.identifier)"
+            case .mime: line = "\(mimeType(result))"
             case .mimeCharset:
                 let charset = Self.charset(path: path, result, content: content, follow: options.followSymbolicLinks)
-                out +=
-                    "\(Escaping.name(label)): \(Escaping.controls(mimeType(result)))"
-                    + (charset.map { "; charset=\($0)" } ?? "") + "\n"
+                line = "\(label): \(mimeType(result))" + (charset.map { "; charset=\($0)" } ?? "")
             case .summary:
-                out += "\(Escaping.name(label)): \(Escaping.controls(Self.summary(result, language: language)))\n"
+                line = "\(label): \(Self.summary(result, language: language))"
             }
+            out += line.string + "\n"
         }
         if form == .json { out += JSON.array(results).serialized() + "\n" }
         StandardOutput.write(out)
@@ -184,15 +186,18 @@ struct FileCommand: ParsableCommand {
 
     /// `public.jpeg (image/jpeg, JPEG image) by name`, with `, uncertain`
     /// and the folder's tree types when there are any.
-    static func summary(_ result: FileTyping.Result, language: String? = nil) -> String {
+    static func summary(_ result: FileTyping.Result, language: String? = nil) -> TerminalText {
         let type = result.type
         let mime = result.mimeType ?? type.preferredMIMEType
         let details = [mime, type.localizedDescription(language: language)].compactMap { $0 }
-        var text = details.isEmpty ? type.identifier : "\(type.identifier) (\(details.joined(separator: ", ")))"
+        var text: TerminalText = "\(type.identifier)"
+        if !details.isEmpty { text += " (\(TerminalText.list(details)))" }
         text += " by \(result.basis.rawValue)"
         if !result.certain { text += ", uncertain" }
         if !result.exists { text += "; no such file" }
-        if !result.contentTypes.isEmpty { text += "; contents: \(result.contentTypes.joined(separator: ", "))" }
+        if !result.contentTypes.isEmpty {
+            text += "; contents: \(TerminalText.list(result.contentTypes))"
+        }
         return text
     }
 }

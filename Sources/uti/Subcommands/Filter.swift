@@ -47,6 +47,15 @@ struct Filter: ParsableCommand {
             do {
                 let conforms = try typing.type(ofExistingPath: path, options: options).type.conforms(to: target)
                 guard conforms != invert else { return }
+                // A line feed would end the record early, and the rest would read as another path.
+                if separator == 10 && path.contains(10) {
+                    failed = true
+                    out.flush()
+                    Console.error(
+                        "uti: \(PathText.text(path)): not printed: its name holds a line feed, which would split its line; use -0"
+                            as TerminalText)
+                    return
+                }
                 out.record(bytes: path, terminator: separator)
                 printed = true
             } catch {

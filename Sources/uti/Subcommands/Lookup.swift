@@ -38,7 +38,7 @@ struct Lookup: ParsableCommand {
     static func perform(resolver: QueryResolver, queries: [String], brief: Bool, json: Bool, language: String?) -> Int32
     {
         var results: [JSON] = []
-        var blocks: [String] = []
+        var blocks: [TerminalText] = []
         var failed = false
         for query in queries {
             do {
@@ -46,11 +46,8 @@ struct Lookup: ParsableCommand {
                 if json {
                     results.append(TypeFormatting.json(resolution, language: language))
                 } else {
-                    // Descriptions and tags come from other people's files.
                     blocks.append(
-                        brief
-                            ? Escaping.name(resolution.type.identifier)
-                            : Escaping.controls(TypeFormatting.text(resolution, language: language)))
+                        brief ? "\(resolution.type.identifier)" : TypeFormatting.text(resolution, language: language))
                 }
             } catch {
                 failed = true
@@ -64,7 +61,7 @@ struct Lookup: ParsableCommand {
         if json {
             StandardOutput.line(JSON.array(results).serialized())
         } else if !blocks.isEmpty {
-            StandardOutput.line(blocks.joined(separator: brief ? "\n" : "\n\n"))
+            StandardOutput.line(blocks.joined(separator: brief ? "\n" : "\n\n").string)
         }
         return failed ? Status.no : Status.success
     }

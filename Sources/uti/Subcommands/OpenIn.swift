@@ -143,7 +143,7 @@ struct OpenIn: ParsableCommand {
             case .success(let handler): chosen = handler
             case .failure(let error):
                 if !(listClaims && resolver.claims(of: app).count > 0) {
-                    throw Console.fail("--app \(app): \(error.message)")
+                    throw Console.fail("--app \(app): \(keepingBackslashes: error.message)" as TerminalText)
                 }
             }
         }
@@ -159,14 +159,15 @@ struct OpenIn: ParsableCommand {
         for argument in files {
             let target: OpenTarget
             do { target = try OpenTarget.commandLineArgument(argument, directory: directory) } catch {
-                throw Console.fail("\(argument): \(error.description)")
+                throw Console.fail("\(argument): \(keepingBackslashes: error.description)" as TerminalText)
             }
             switch target {
             case .url(_, let scheme):
                 var info = stat()
                 if lstat(argument, &info) == 0 {
                     Console.error(
-                        "uti: \(argument) is read as a URL (scheme \(scheme.name)); for the file, write ./\(argument)")
+                        "uti: \(argument) is read as a URL (scheme \(scheme.name)); for the file, write ./\(argument)"
+                            as TerminalText)
                 }
                 let type = scheme.type(in: registry)
                 subjects.append(
@@ -183,11 +184,11 @@ struct OpenIn: ParsableCommand {
                     // A script must be able to tell; --no-sniff asks about names alone.
                     if !result.exists && !noSniff {
                         failed = true
-                        Console.error("uti: \(Escaping.name(argument)): no such file; typed by its name")
+                        Console.error("uti: \(argument): no such file; typed by its name" as TerminalText)
                     }
                 } catch {
                     failed = true
-                    Console.error("uti: \(Escaping.name(argument)): \(error.reason)")
+                    Console.error("uti: \(argument): \(keepingBackslashes: error.reason)" as TerminalText)
                     if output.json {
                         results.append(
                             .object(
@@ -220,7 +221,7 @@ struct OpenIn: ParsableCommand {
                 selectorFound = selector
                 let choice: HandlerSelector.Choice
                 do { choice = try selector.choose(among: resolution.candidates) } catch {
-                    throw Console.fail(Escaping.controls(error.message))
+                    throw Console.fail("\(keepingBackslashes: error.message)" as TerminalText)
                 }
                 switch choice {
                 case .chosen(let picked):
@@ -229,9 +230,10 @@ struct OpenIn: ParsableCommand {
                 case .cancelled(let status):
                     handler = nil
                     failed = true
-                    Console.error(
-                        "uti: \(Escaping.name(subject.label)): no application chosen"
-                            + (status == 0 ? "" : " (the selector exited with status \(status))") + "; not opened")
+                    let message: TerminalText =
+                        "uti: \(subject.label): no application chosen"
+                        + (status == 0 ? "" : " (the selector exited with status \(Int(status)))") + "; not opened"
+                    Console.error(message)
                 }
             }
             if resolution.candidates.isEmpty && chosen == nil { failed = true }
@@ -243,7 +245,7 @@ struct OpenIn: ParsableCommand {
                 case .failure(let problem): commandProblem = problem.message
                 }
                 if subject.missing && (runCommand || choose) {
-                    Console.error("uti: \(subject.label): no such file; not opened")
+                    Console.error("uti: \(subject.label): no such file; not opened" as TerminalText)
                 } else if let target = subject.target {
                     if let index = launches.firstIndex(where: { $0.handler.id == handler.id }) {
                         launches[index].targets.append(target)
@@ -256,11 +258,9 @@ struct OpenIn: ParsableCommand {
                 results.append(
                     Self.json(subject, resolution, handler: handler, command: command, problem: commandProblem))
             } else {
-                print(
-                    Escaping.controls(
-                        Self.text(
-                            subject, resolution, handler: handler, note: note, command: command, problem: commandProblem
-                        )))
+                TerminalText.print(
+                    Self.text(
+                        subject, resolution, handler: handler, note: note, command: command, problem: commandProblem))
             }
         }
         if output.json { print(JSON.array(results).serialized()) }
@@ -280,48 +280,49 @@ struct OpenIn: ParsableCommand {
     func resolvedSelector() throws -> HandlerSelector {
         if let selector {
             do { return try HandlerSelector(commandLine: selector) } catch {
-                throw Console.fail("--selector: \(error.message)")
+                throw Console.fail("--selector: \(keepingBackslashes: error.message)" as TerminalText)
             }
         }
         switch HandlerSelector.standard(environment: ProcessEnvironment.current, inputIsTerminal: isatty(0) == 1) {
         case .success(let found): return found
-        case .failure(let problem): throw Console.fail(problem.message)
+        case .failure(let problem): throw Console.fail("\(keepingBackslashes: problem.message)" as TerminalText)
         }
     }
 
     static func text(
         _ subject: Subject, _ resolution: HandlerResolver.Resolution,
         handler: HandlerResolver.Handler?, note: String? = nil, command: [[String]]?, problem: String?
-    ) -> String {
+    ) -> TerminalText {
         let mime = subject.mimeType ?? subject.type.preferredMIMEType
-        var lines: [String]
+        var lines: [TerminalText]
         if let scheme = subject.scheme {
-            lines = ["\(Escaping.name(subject.label)): URL scheme \(scheme.name) (\(subject.type.identifier))"]
+            lines = ["\(subject.label): URL scheme \(scheme.name) (\(subject.type.identifier))"]
             if resolution.candidates.isEmpty { lines.append("  no application opens URLs of scheme \(scheme.name)") }
         } else {
             lines = [
-                "\(Escaping.name(subject.label)): \(subject.type.identifier)\(mime.map { " (\($0))" } ?? "")"
+                "\(subject.label): \(subject.type.identifier)" + (mime.map { " (\($0))" } ?? "")
                     + (subject.missing ? "; no such file" : "")
             ]
             if resolution.candidates.isEmpty {
                 lines.append("  no application opens \(subject.type.identifier) or its supertypes")
             }
         }
-        let width = resolution.candidates.map(\.handler.id.count).max() ?? 0
-        for (index, candidate) in resolution.candidates.enumerated() {
-            let mark = index == 0 ? "*" : " "
-            let id = candidate.handler.id.padding(width + 1)
-            lines.append("  \(mark) \(id) \(candidate.handler.name)  \(candidate.reason)")
+        let ids = resolution.candidates.map { "\($0.handler.id)" as TerminalText }
+        let width = ids.map(\.count).max() ?? 0
+        for (index, (candidate, id)) in zip(resolution.candidates, ids).enumerated() {
+            let mark: TerminalText = index == 0 ? "*" : " "
+            lines.append(
+                "  \(mark) \(id.padding(width + 1)) \(candidate.handler.name)  \(keepingBackslashes: candidate.reason)")
         }
         if let handler, handler.id != resolution.defaultCandidate?.handler.id {
             lines.append("  using \(handler.id) (\(note ?? "--app"))")
         }
         if let command {
             for argv in command {
-                lines.append("  command: \(ExecCommand.shellQuoted(argv, rawByte: PathText.rawByte))")
+                lines.append("  command: \(command: argv)")
             }
         } else if let problem {
-            lines.append("  command: none (\(problem))")
+            lines.append("  command: none (\(keepingBackslashes: problem))")
         }
         return lines.joined(separator: "\n")
     }
@@ -396,7 +397,7 @@ struct OpenIn: ParsableCommand {
         for launch in launches {
             switch launch.handler.commands(opening: launch.targets) {
             case .success(let made): commands += made
-            case .failure(let problem): throw Console.fail(problem.message)
+            case .failure(let problem): throw Console.fail("\(keepingBackslashes: problem.message)" as TerminalText)
             }
         }
         // What was printed comes before anything the commands print.
@@ -405,8 +406,7 @@ struct OpenIn: ParsableCommand {
         for argv in commands {
             let status = try ProcessLauncher.run(argv)
             if status != 0 {
-                Console.error(
-                    "uti: \(ExecCommand.shellQuoted(argv, rawByte: PathText.rawByte)) exited with status \(status)")
+                Console.error("uti: \(command: argv) exited with status \(Int(status))" as TerminalText)
                 allZero = false
             }
         }
@@ -518,28 +518,29 @@ extension OpenIn {
                     ("claims", .array(items)),
                 ]).serialized())
         } else {
-            print(Escaping.controls("\(id): \(handler.map { "\($0.name) (\($0.location))" } ?? "cannot be run")"))
-            if claims.isEmpty { print("  claims no types or URL schemes") }
-            let rows = claims.map { item -> (String, String, String) in
+            let place: TerminalText = handler.map { "\($0.name) (\($0.location))" } ?? "cannot be run"
+            TerminalText.print("\(id): \(place)")
+            if claims.isEmpty { TerminalText.print("  claims no types or URL schemes") }
+            let rows = claims.map { item -> (TerminalText, TerminalText, TerminalText) in
                 let scheme = URLScheme.isSchemeType(item.type) ? item.type.tags(.urlScheme).first : nil
-                var how = "\(item.claim.key)"
+                var how: TerminalText = "\(item.claim.key)"
                 if case .bundle? = handler?.source, item.claim.kind == .declared {
-                    how += ", " + item.claim.rank.rawValue + (item.claim.role.map { ", " + $0.rawValue } ?? "")
+                    how += ", \(item.claim.rank.rawValue)" + (item.claim.role.map { ", \($0.rawValue)" } ?? "")
                 }
                 how += ": \(item.claim.place)"
                 if !item.isDefault { how += item.defaultHandlerID.map { "; the default is \($0)" } ?? "; no default" }
                 return (
-                    (item.isDefault ? "* " : "  ") + item.claim.typeName,
-                    scheme.map { "URL scheme \($0)" } ?? item.type.identifier, how
+                    (item.isDefault ? "* " : "  ") + "\(item.claim.typeName)",
+                    scheme.map { "URL scheme \($0)" } ?? "\(item.type.identifier)", how
                 )
             }
             let nameWidth = rows.map(\.0.count).max() ?? 0
             let typeWidth = rows.map(\.1.count).max() ?? 0
-            func pad(_ text: String, _ width: Int) -> String {
-                text + String(repeating: " ", count: max(0, width - text.count))
+            func pad(_ text: TerminalText, _ width: Int) -> TerminalText {
+                text.count >= width ? text : text.padding(width)
             }
             for row in rows {
-                print(Escaping.controls("  " + pad(row.0, nameWidth) + "  " + pad(row.1, typeWidth) + "  " + row.2))
+                TerminalText.print("  \(pad(row.0, nameWidth))  \(pad(row.1, typeWidth))  \(row.2)")
             }
         }
     }

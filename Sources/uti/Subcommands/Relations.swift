@@ -56,7 +56,8 @@ struct Conforms: ParsableCommand {
         }
         let yes = a.conforms(to: b)
         if verbose {
-            StandardOutput.line("\(a.identifier) \(yes ? "conforms" : "does not conform") to \(b.identifier)")
+            let answer: TerminalText = "\(a.identifier) \(yes ? "conforms" : "does not conform") to \(b.identifier)"
+            StandardOutput.line(answer.string)
         }
         return yes ? Status.success : Status.no
     }
@@ -75,7 +76,7 @@ struct Equal: ParsableCommand {
     func run() throws {
         let resolver = QueryResolver(registry: try registryOptions.load())
         let a = try resolver.argument(first, "FIRST"), b = try resolver.argument(second, "SECOND")
-        if verbose { print("\(a.identifier) \(a == b ? "==" : "!=") \(b.identifier)") }
+        if verbose { TerminalText.print("\(a.identifier) \(a == b ? "==" : "!=") \(b.identifier)") }
         if a != b { throw ExitCode(Status.no) }
     }
 }
@@ -120,7 +121,7 @@ enum IdentifierList {
                     (key, JSON.strings(list.map(\.identifier))),
                 ]).serialized())
         } else {
-            for t in list { Swift.print(t.identifier) }
+            for t in list { TerminalText.print("\(t.identifier)") }
         }
     }
 }
@@ -152,13 +153,12 @@ struct Decode: ParsableCommand {
                     ]))
             } else {
                 // A dynamic identifier can carry any bytes: escaped for the terminal.
-                print(identifier)
-                for parent in contents.conformsTo { print("  conforms to: \(Escaping.name(parent))") }
+                var lines: [TerminalText] = ["\(identifier)"]
+                for parent in contents.conformsTo { lines.append("  conforms to: \(parent)") }
                 for spec in contents.tags {
-                    print(
-                        "  \(Escaping.name(spec.tagClass.identifier)): \(spec.tags.map(Escaping.name).joined(separator: ", "))"
-                    )
+                    lines.append("  \(spec.tagClass.identifier): \(TerminalText.list(spec.tags))")
                 }
+                TerminalText.print(lines.joined(separator: "\n"))
             }
         }
         if output.json { print(JSON.array(results).serialized()) }

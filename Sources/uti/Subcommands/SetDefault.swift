@@ -149,13 +149,13 @@ struct SetDefault: ParsableCommand {
                 let limit = DefaultSettings.maximumBytes
                 let bytes: [UInt8]
                 do { bytes = try FileTyping.readPrefix(of: 0, count: limit + 1, label: name) } catch {
-                    throw Console.fail(error.description)
+                    throw Console.fail("\(keepingBackslashes: error.description)" as TerminalText)
                 }
                 if bytes.count > limit { throw Console.fail("\(name): longer than \(limit) bytes; not read") }
                 settings = DefaultSettings(bytes: bytes, file: name)
             } else {
                 do { settings = try DefaultSettings.read(path: settingsFile) } catch {
-                    throw Console.fail(error.description)
+                    throw Console.fail("\(keepingBackslashes: error.description)" as TerminalText)
                 }
             }
             for problem in settings.problems { Console.error("uti: \(problem)") }
@@ -186,29 +186,28 @@ struct SetDefault: ParsableCommand {
         do {
             edits = try UserDefaultsWriter.apply(valid.map(\.change), in: file)
         } catch {
-            throw Console.fail(error.message)
+            throw Console.fail("\(keepingBackslashes: error.message)" as TerminalText)
         }
         for (subject, change) in valid {
-            let role = change.role.map { " for the \($0.rawValue) role" } ?? ""
-            let keys = change.keys.joined(separator: ", ")
+            let role: TerminalText = change.role.map { " for the \($0.rawValue) role" } ?? ""
+            let keys = TerminalText.list(change.keys)
             let app = change.handlerID ?? ""
             switch change.action {
             case .setDefault where change.handlerID != nil:
-                print(Escaping.controls("\(subject.label): \(app) is the default\(role) (\(keys)) in \(file)"))
+                TerminalText.print("\(subject.label): \(app) is the default\(role) (\(keys)) in \(file)")
             case .setDefault:
-                print(Escaping.controls("\(subject.label): the default\(role) is cleared (\(keys)) in \(file)"))
+                TerminalText.print("\(subject.label): the default\(role) is cleared (\(keys)) in \(file)")
             case .addAssociation:
-                print(Escaping.controls("\(subject.label): \(app) is added (\(keys)) in \(file)"))
+                TerminalText.print("\(subject.label): \(app) is added (\(keys)) in \(file)")
             case .removeAssociation:
                 let wasDefault = edits.contains { edit in
                     edit.before.contains(app) && !edit.after.contains(app)
                         && change.keys.contains { $0.lowercased() == edit.key.lowercased() }
                         && edit.group != UserDefaultsWriter.addedGroup
                 }
-                print(
-                    Escaping.controls(
-                        "\(subject.label): \(app) is removed (\(keys)) in \(file)"
-                            + (wasDefault ? "; it is no longer the user's default" : "")))
+                TerminalText.print(
+                    "\(subject.label): \(app) is removed (\(keys)) in \(file)"
+                        + (wasDefault ? "; it is no longer the user's default" : ""))
             }
         }
         if removedApp != nil, let (subject, change) = valid.first, let app = change.handlerID {
@@ -216,7 +215,9 @@ struct SetDefault: ParsableCommand {
             let reread = HandlerResolver(
                 catalog: HandlerCatalog(searchPath: searchPath, bundles: bundles), registry: registry)
             if let still = Self.offers(app, for: subject, resolver: reread) {
-                Console.error(Escaping.controls("uti: \(subject.label): \(app) is still offered: \(still.reason)"))
+                let message: TerminalText =
+                    "uti: \(subject.label): \(app) is still offered: \(keepingBackslashes: still.reason)"
+                Console.error(message)
                 throw ExitCode(Status.no)
             }
         }
@@ -241,7 +242,7 @@ struct SetDefault: ParsableCommand {
     /// it can open), as `--all-declared` sets them.
     private func declaredRequests(of app: String, resolver: HandlerResolver) throws -> [Request] {
         if case .failure(let error) = resolver.handler(app) {
-            throw Console.fail("--all-declared \(app): \(error.message)")
+            throw Console.fail("--all-declared \(app): \(keepingBackslashes: error.message)" as TerminalText)
         }
         var requests: [Request] = []
         var keys: Set<String> = []
@@ -258,7 +259,9 @@ struct SetDefault: ParsableCommand {
                 // A key GLib can match (MIME types are lower case) and uti reads back.
                 let key = claim.typeName.lowercased()
                 guard UserDefaultsWriter.isWritableKey(key) else {
-                    Console.error("uti: \(claim.place): \(claim.typeName) cannot be a key of mimeapps.list; skipped")
+                    Console.error(
+                        "uti: \(claim.place): \(claim.typeName) cannot be a key of mimeapps.list; skipped"
+                            as TerminalText)
                     continue
                 }
                 let wildcard = claim.isWildcard
@@ -297,9 +300,9 @@ struct SetDefault: ParsableCommand {
         let claimedSchemes = resolver.catalog.claimedSchemes
         for request in requests {
             // A line of a --file list is named as every source problem is.
-            let prefix = request.place.isEmpty ? "" : request.place + ": error: "
-            func refuse(_ message: String) {
-                Console.error("uti: \(prefix)\(message)")
+            let prefix: TerminalText = request.place.isEmpty ? "" : "\(request.place): error: "
+            func refuse(_ message: TerminalText) {
+                Console.error("uti: \(prefix)\(message)" as TerminalText)
                 result.append(nil)
             }
             let subject: Subject
@@ -310,7 +313,7 @@ struct SetDefault: ParsableCommand {
                     subject = try Self.subject(
                         request.subject, registry: resolver.registry, claimedSchemes: claimedSchemes)
                 } catch {
-                    refuse("\(request.subject): \(error.description)")
+                    refuse("\(request.subject): \(keepingBackslashes: error.description)")
                     continue
                 }
             }
@@ -327,7 +330,7 @@ struct SetDefault: ParsableCommand {
                     )
                     continue
                 case .failure(let error):
-                    refuse("\(app): \(error.message)")
+                    refuse("\(app): \(keepingBackslashes: error.message)")
                     continue
                 }
                 if let role = request.role {
@@ -348,7 +351,8 @@ struct SetDefault: ParsableCommand {
                         $0.id == app
                     }) {
                         refuse(
-                            "\(app) cannot be the \(role.rawValue) default for \(subject.label): \(exclusion.reason)")
+                            "\(app) cannot be the \(role.rawValue) default for \(subject.label): \(keepingBackslashes: exclusion.reason)"
+                        )
                         continue
                     }
                 }

@@ -55,10 +55,10 @@ struct Tags: ParsableCommand {
                     ("tags", .object(table.map { ($0.0.identifier, JSON.strings($0.1)) })),
                 ]).serialized())
         } else if tagClass != nil {
-            for tag in table[0].1 { print(Escaping.name(tag)) }
+            for tag in table[0].1 { TerminalText.print("\(tag)") }
         } else {
             for (tagClass, tags) in table where !tags.isEmpty {
-                print("\(tagClass.identifier): \(tags.map(Escaping.name).joined(separator: " "))")
+                TerminalText.print("\(tagClass.identifier): \(TerminalText.list(tags, separator: " "))")
             }
         }
         if table.allSatisfy({ $0.1.isEmpty }) { throw ExitCode(Status.no) }

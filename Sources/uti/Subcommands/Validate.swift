@@ -82,8 +82,9 @@ struct Validate: ParsableCommand {
                     ("diagnostics", .array(shown.map(Self.json))),
                 ]).serialized())
         } else {
-            for d in shown { print(d.description) }
-            print(
+            // A message quotes what the files hold.
+            for d in shown { TerminalText.print("\(keepingBackslashes: d.description)") }
+            TerminalText.print(
                 "\(files.count) file\(files.count == 1 ? "" : "s"), \(types) type\(types == 1 ? "" : "s"): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
             )
         }

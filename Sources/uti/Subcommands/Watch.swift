@@ -154,16 +154,20 @@ final class WatchPrinter {
                     JSON.object([("event", .string("rescan")), ("folder", .string(root)), ("reason", .string(reason))])
                         .serialized(indent: nil))
             } else {
-                print("rescan \(root): \(Escaping.controls(reason))")
+                // The folder's name comes escaped.
+                TerminalText.print("rescan \(keepingBackslashes: root): \(keepingBackslashes: reason)")
             }
             fflush(nil)
         case .notWatched(let path, let reason):
-            Console.error("uti: \(path): cannot watch: \(reason); changes inside it are not reported")
+            // The folder's name comes escaped.
+            Console.error(
+                "uti: \(keepingBackslashes: path): cannot watch: \(keepingBackslashes: reason); changes inside it are not reported"
+                    as TerminalText)
         case .event(let event):
             // Once a stop came while a command ran, the rest of the pass is not printed: each line printed had
             // its command.
             if stopping { return }
-            print(json ? Self.json(event).serialized(indent: nil) : Self.line(event))
+            print(json ? Self.json(event).serialized(indent: nil) : Self.line(event).string)
             fflush(nil)
             if !command.isEmpty { run(for: event) }
         }
@@ -179,10 +183,11 @@ final class WatchPrinter {
         return names[signal] ?? "signal \(signal)"
     }
 
-    static func line(_ event: FolderEvent) -> String {
-        var text = event.change.rawValue + " "
-        if let old = event.displayOldPath { text += old + " -> " }
-        text += event.displayPath
+    /// The line of a change; its paths come escaped.
+    static func line(_ event: FolderEvent) -> TerminalText {
+        var text: TerminalText = "\(event.change.rawValue) "
+        if let old = event.displayOldPath { text += "\(keepingBackslashes: old) -> " }
+        text += "\(keepingBackslashes: event.displayPath)"
         if let result = event.type {
             text += ": \(result.type.identifier)"
             let mime = FileCommand.mimeType(result)
@@ -215,11 +220,12 @@ final class WatchPrinter {
         do {
             let (exit, signal) = try ProcessLauncher.run(argv, adding: environment, forwardingTermination: true)
             if signal != nil { stopping = true }
-            let quoted = ExecCommand.shellQuoted(argv, rawByte: PathText.rawByte)
             if let signal = exit.signal {
-                Console.error("uti: \(quoted) was ended by signal \(signal) (\(Self.signalName(signal)))")
+                Console.error(
+                    "uti: \(command: argv) was ended by signal \(Int(signal)) (\(Self.signalName(signal)))"
+                        as TerminalText)
             } else if let code = exit.code, code != 0 {
-                Console.error("uti: \(quoted) exited with status \(code)")
+                Console.error("uti: \(command: argv) exited with status \(Int(code))" as TerminalText)
             }
         } catch {
             // Said by ProcessLauncher.
