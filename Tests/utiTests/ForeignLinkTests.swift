@@ -85,4 +85,78 @@ import Testing
         #expect(
             kept.count == 1 && kept[0].hasPrefix("registry-") && kept[0].hasSuffix(".img") && !old.contains(kept[0]))
     }
+
+    /// A tree with a desktop entry for text/plain, a user's configuration
+    /// folder, and `target`, a folder only root can use.
+    static func listTree(_ prefix: String) throws -> TemporaryFolder {
+        let folder = TemporaryFolder(prefix)
+        try folder.write(
+            "share/applications/viewer.desktop",
+            "[Desktop Entry]\nType=Application\nName=Viewer\nExec=true %f\nMimeType=text/plain;\n")
+        try folder.makeFolder("home/.config")
+        try folder.makeFolder("target")
+        #expect(chmod(folder.path("target"), 0o700) == 0)
+        return folder
+    }
+
+    /// `set-default --no-system txt viewer.desktop` with `config` as XDG_CONFIG_HOME.
+    static func setDefault(_ folder: TemporaryFolder, config: String) throws -> ProgramRun {
+        try run(
+            ["set-default", "--no-system", "txt", "viewer.desktop"],
+            [
+                "HOME": folder.path("home"), "XDG_CONFIG_HOME": config, "XDG_DATA_DIRS": folder.path("share"),
+                "XDG_DATA_HOME": folder.path("home/.local/share"), "UTI_APPS": "",
+            ])
+    }
+
+    /// `mimeapps.list` is a link of another user to a private file of root,
+    /// or the configuration folder is a link of hers to root's folder.
+    @Test(.enabled(if: geteuid() == 0, "needs root to give a link to another user"))
+    func aListLinkOfAnotherUserIsNeitherFollowedNorLocked() throws {
+        let folder = try Self.listTree("uti-foreign-list")
+        let target = folder.path("target/mimeapps.list")
+        try folder.write("target/mimeapps.list", "[Default Applications]\ntext/plain=root.desktop;\n")
+        #expect(chmod(target, 0o600) == 0)
+        let before = Self.contents(target)
+        let link = folder.path("home/.config/mimeapps.list")
+        Self.plant(link, to: target, owner: Self.stranger)
+        let linkedFolder = folder.path("home/linked-config")
+        Self.plant(linkedFolder, to: folder.path("target"), owner: Self.stranger)
+
+        for (config, named) in [(folder.path("home/.config"), link), (linkedFolder, linkedFolder)] {
+            let run = try Self.setDefault(folder, config: config)
+            #expect(run.status == 2)
+            #expect(
+                run.stderr == "uti: \(named) is a symbolic link owned by user 4242; links of other users are not "
+                    + "followed; nothing was written\n")
+            #expect(run.stdout.isEmpty)
+            let after = Self.contents(target)
+            #expect(after?.bytes == before?.bytes && after?.mode == before?.mode)
+            // No lock and no temporary file, beside the target or in the configuration folder.
+            #expect(Self.names(folder.path("target")) == ["mimeapps.list"])
+            #expect(Self.names(folder.path("home/.config")) == ["mimeapps.list"])
+            var info = stat()
+            #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK && info.st_uid == Self.stranger)
+        }
+    }
+
+    /// A dotfiles manager's link, the user's own (root's own, for root), is
+    /// written through and stays a link, with the folders on the way linked too.
+    @Test func aListLinkOfTheRunningUserIsWrittenThrough() throws {
+        let folder = try Self.listTree("uti-own-list")
+        try folder.write("dots/mimeapps.list", "[Default Applications]\ntext/html=other.desktop;\n")
+        #expect(symlink("dots", folder.path("dots-link")) == 0)
+        let link = folder.path("home/.config/mimeapps.list")
+        #expect(symlink("../../dots-link/mimeapps.list", link) == 0)
+
+        let run = try Self.setDefault(folder, config: folder.path("home/.config"))
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        #expect(
+            try String(contentsOfFile: folder.path("dots/mimeapps.list"), encoding: .utf8)
+                == "[Default Applications]\ntext/html=other.desktop;\ntext/plain=viewer.desktop;\n")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "../../dots-link/mimeapps.list")
+        // The lock is beside the file written, as before.
+        #expect(Self.names(folder.path("dots")) == [".mimeapps.list.uti-lock", "mimeapps.list"])
+        #expect(Self.names(folder.path("home/.config")) == ["mimeapps.list"])
+    }
 }
