@@ -11,7 +11,8 @@ import SystemBase
 /// Associations]` as GIO's `g_app_info_add_supports_type` and
 /// `g_app_info_remove_supports_type` do. Everything else in the file is
 /// kept byte for byte; the file is replaced atomically under a lock, and a
-/// symbolic link is written through.
+/// symbolic link of the running user or of root is written through (one of
+/// another user is refused, wherever it is in the path).
 ///
 /// A default for one role (Launch Services' `LSSetDefaultRoleHandlerForContentType`)
 /// goes into a group of its own, `[X-UTI Default Viewer]`, `[X-UTI Default
@@ -118,19 +119,15 @@ public enum UserDefaultsWriter {
     /// other user can open; a run waits for it at most `lockWait` seconds.
     @discardableResult
     public static func apply(_ changes: [Change], in path: String) throws(Failure) -> [Edit] {
-        let target = try resolvedTarget(path)
-        let folder = target.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        if !folder.isEmpty { try makeFolders(folder) }
-        let lock = try lockFile(beside: target)
+        let list = try ListFile(path)
+        defer { close(list.folder) }
+        let lock = try lockFile(beside: list)
         defer { close(lock) }
         var text = ""
         var table = AssociationTable(file: nil)
-        if FileStatus.exists(target) {
-            let bytes: [UInt8]
-            do { bytes = try FileContents.read(target, limit: KeyFile.maximumBytes) } catch {
-                throw Failure(message: "\(error)")
-            }
-            let file = KeyFile(bytes: bytes, path: target)
+        let existing = try read(list)
+        if let (bytes, _) = existing {
+            let file = KeyFile(bytes: bytes, path: list.path)
             if let problem = file.diagnostics.first(where: { $0.severity == .error }) {
                 throw Failure(message: "\(problem); not rewritten, so nothing in it is lost")
             }
@@ -148,14 +145,104 @@ public enum UserDefaultsWriter {
             let entries = edits.filter { $0.group == name }.map { (key: $0.key, values: $0.after) }
             updated = edited(updated, group: name, entries: entries)
         }
-        try write(updated, to: target)
+        try write(updated, to: list, replacing: existing?.status)
         // The rename is made durable before the next run may read the file.
-        let folderFD = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folderFD >= 0 {
-            _ = fsync(folderFD)
-            close(folderFD)
-        }
+        _ = fsync(list.folder)
         return edits
+    }
+
+    /// The list file to edit: its folder, open, its name there, and its
+    /// path for messages. A symbolic link at the path given (a dotfiles
+    /// manager's) is followed to the file it names when the running user or
+    /// root owns it, so that it stays a link; the folder of the path given
+    /// is made (mode 0755) when missing. No link of another user is
+    /// followed, in the folders or at the name.
+    struct ListFile {
+        var folder: Int32
+        var name: String
+        var path: String
+
+        init(_ given: String) throws(Failure) {
+            var path = given
+            // At most 40 links, as the kernel follows.
+            for followed in 0...40 {
+                let opened: (folder: Int32, name: String)
+                do {
+                    opened = try GuardedPath.openParent(of: path, creating: followed == 0 ? 0o755 : nil)
+                } catch {
+                    throw Self.failure(error, given: given, followed: followed)
+                }
+                let target: String?
+                do {
+                    target = try GuardedPath.linkTarget(opened.folder, opened.name)
+                } catch {
+                    // Named by the whole path, not the name alone.
+                    let named: GuardedPath.Failure =
+                        switch error {
+                        case .system(let failure): .system(SystemError(failure.code, call: failure.call, path: path))
+                        case .foreignLink(_, let owner): .foreignLink(link: path, owner: owner)
+                        }
+                    if followed == 0, case .system(let failure) = named, failure.code == ENOENT {
+                        target = nil  // No list yet: the first write makes it.
+                    } else {
+                        close(opened.folder)
+                        throw Self.failure(named, given: given, followed: followed)
+                    }
+                }
+                guard let target else {
+                    (folder, name, self.path) = (opened.folder, opened.name, path)
+                    return
+                }
+                close(opened.folder)
+                let parent = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
+                path = target.hasPrefix("/") ? target : parent + target
+            }
+            throw Failure(message: "\(given) is a symbolic link that cannot be followed: \(SystemError(ELOOP).reason)")
+        }
+
+        /// What `apply` says when the list cannot be reached; `followed`
+        /// links were followed from `given`.
+        static func failure(_ error: GuardedPath.Failure, given: String, followed: Int) -> Failure {
+            switch error {
+            case .foreignLink: Failure(message: "\(error); nothing was written")
+            case .system(let failure) where followed > 0:
+                Failure(
+                    message: "\(given) is a symbolic link that cannot be followed: "
+                        + "\(failure.path ?? given): \(failure.reason)")
+            case .system(let failure): Failure(message: "\(failure.path ?? given): \(failure.reason)")
+            }
+        }
+    }
+
+    /// The bytes of the list and its status, or nil when there is none
+    /// yet. Only a regular file is read, opened without following a link.
+    static func read(_ list: ListFile) throws(Failure) -> (bytes: [UInt8], status: stat)? {
+        let fd = openat(list.folder, list.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw Failure(message: "\(list.path): \(SystemError.current.reason)")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Failure(message: "\(list.path): \(SystemError.current.reason)") }
+        guard info.isRegularFile else {
+            throw Failure(message: "\(list.path): \(info.isDirectory ? "is a directory" : "is not a regular file")")
+        }
+        let limit = KeyFile.maximumBytes
+        if Int(info.st_size) > limit {
+            throw Failure(message: "\(list.path): is \(info.st_size) bytes; the limit is \(limit)")
+        }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = retryingInterrupts { buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
+            if n < 0 { throw Failure(message: "\(list.path): \(SystemError.current.reason)") }
+            if n == 0 { return (bytes, info) }
+            bytes += buffer[..<n]
+            if bytes.count > limit {
+                throw Failure(message: "\(list.path): grew past the limit of \(limit) bytes while being read")
+            }
+        }
     }
 
     /// Refuses a key or application ID this file format (as `uti` and
@@ -188,14 +275,13 @@ public enum UserDefaultsWriter {
     /// How long a run waits for another to release the lock, in seconds.
     public static let lockWait = 10.0
 
-    /// An open descriptor of the lock file beside `target` holding an
+    /// An open descriptor of the lock file beside the list holding an
     /// exclusive `flock`, released when closed: a regular file of the
     /// running user (made with mode 0600), waited for at most `lockWait`.
-    private static func lockFile(beside target: String) throws(Failure) -> Int32 {
-        let parts = target.split(separator: "/", omittingEmptySubsequences: false)
-        let path = (parts.dropLast().map(String.init) + [".\(parts.last ?? "mimeapps.list").uti-lock"]).joined(
-            separator: "/")
-        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
+    private static func lockFile(beside list: ListFile) throws(Failure) -> Int32 {
+        let name = ".\(list.name).uti-lock"
+        let path = (list.path.lastIndex(of: "/").map { String(list.path[...$0]) } ?? "") + name
+        let fd = openat(list.folder, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
         guard fd >= 0 else {
             throw Failure(message: "\(path): cannot open the lock: \(SystemError.current.reason); nothing was written")
         }
@@ -270,58 +356,34 @@ public enum UserDefaultsWriter {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The file a symbolic link at `path` finally names (so a link into a
-    /// dotfiles repository stays a link), else `path`.
-    static func resolvedTarget(_ path: String) throws(Failure) -> String {
-        var info = stat()
-        guard lstat(path, &info) == 0, info.isSymbolicLink else { return path }
-        guard let resolved = realpath(path, nil) else {
-            throw Failure(message: "\(path) is a symbolic link that cannot be followed: \(SystemError.current.reason)")
-        }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    /// Writes `text` to a new file beside `path`, syncs it, and renames it
-    /// over `path`, keeping the old file's mode.
-    static func write(_ text: String, to path: String) throws(Failure) {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        let folder = parts.dropLast().joined(separator: "/")
-        if !folder.isEmpty { try makeFolders(folder) }
-        var mode: mode_t = 0o644
-        var info = stat()
-        let existed = stat(path, &info) == 0
-        if existed { mode = info.st_mode & 0o7777 }
-        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(parts.last ?? "mimeapps.list").uti-\(getpid()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard fd >= 0 else { throw Failure(message: "\(temporary): \(SystemError.current.reason)") }
+    /// Writes `text` to a new file beside the list, syncs it, and renames it
+    /// over the list; the new file takes the owner and mode of the one it
+    /// replaces (its `status` when read), else mode 0644.
+    static func write(_ text: String, to list: ListFile, replacing status: stat?) throws(Failure) {
+        let mode = status.map { $0.st_mode & 0o7777 } ?? 0o644
+        let temporary = ".\(list.name).uti-\(getpid()).tmp"
+        let shown = (list.path.lastIndex(of: "/").map { String(list.path[...$0]) } ?? "") + temporary
+        let fd = openat(list.folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard fd >= 0 else { throw Failure(message: "\(shown): \(SystemError.current.reason)") }
         var failure: String?
         do { try writeAll(fd, Array(text.utf8)) } catch { failure = error.reason }
         // The file keeps its owner (root editing a user's list) and mode.
         var mine = stat()
-        if failure == nil && existed && fstat(fd, &mine) == 0
-            && (mine.st_uid != info.st_uid || mine.st_gid != info.st_gid)
-            && fchown(fd, info.st_uid, info.st_gid) != 0
+        if failure == nil, let status, fstat(fd, &mine) == 0,
+            mine.st_uid != status.st_uid || mine.st_gid != status.st_gid,
+            fchown(fd, status.st_uid, status.st_gid) != 0
         {
             failure = "cannot keep its owner (\(SystemError.current.reason))"
         }
         if failure == nil && fchmod(fd, mode) != 0 { failure = SystemError.current.reason }
         if failure == nil && fsync(fd) != 0 { failure = SystemError.current.reason }
         close(fd)
-        if failure == nil && rename(temporary, path) != 0 { failure = SystemError.current.reason }
-        if let failure {
-            unlink(temporary)
-            throw Failure(message: "\(path): \(failure); the file is unchanged")
+        if failure == nil && renameat(list.folder, temporary, list.folder, list.name) != 0 {
+            failure = SystemError.current.reason
         }
-    }
-
-    private static func makeFolders(_ folder: String) throws(Failure) {
-        var path = folder.hasPrefix("/") ? "" : "."
-        for part in folder.split(separator: "/") {
-            path += "/" + part
-            if mkdir(path, 0o755) != 0 && errno != EEXIST {
-                throw Failure(message: "\(path): \(SystemError.current.reason)")
-            }
+        if let failure {
+            unlinkat(list.folder, temporary, 0)
+            throw Failure(message: "\(list.path): \(failure); the file is unchanged")
         }
     }
 }

@@ -100,7 +100,10 @@ public struct RegistryCache: Sendable {
     static let imageSuffix = ".img"
 
     /// The cache file for `roots`.
-    public func path(roots: [String]) -> String {
+    public func path(roots: [String]) -> String { directory + "/" + fileName(roots: roots) }
+
+    /// The name of the cache file for `roots` in `directory`.
+    func fileName(roots: [String]) -> String {
         var a = ImageHash.start, b = ImageHash.step(ImageHash.start, 0x55)
         for root in roots {
             for byte in root.utf8 {
@@ -115,16 +118,32 @@ public struct RegistryCache: Sendable {
         for word in [a, b] {
             for shift in stride(from: 28, through: 0, by: -4) { name.append(digits[Int(word >> UInt32(shift) & 15)]) }
         }
-        return directory + "/" + String(decoding: name, as: UTF8.self) + Self.imageSuffix
+        return String(decoding: name, as: UTF8.self) + Self.imageSuffix
     }
 
     /// The registry for `sources`: the cached one when current, else a new
     /// build, which is then saved.
+    ///
+    /// The folder is opened once, following a symbolic link only when the
+    /// running user or root owns it (`GuardedPath`); every file in it is
+    /// then read, written, renamed and removed relative to that descriptor.
     public func load(_ sources: Sources) throws(RegistryLoader.Failure) -> (TypeRegistry, Outcome) {
-        let file = path(roots: sources.roots)
-        // A folder others can write, or that another user owns, could hold
-        // an image made to give wrong answers: it is neither read nor written.
-        if let unsafe = Self.folderProblem(directory) {
+        let name = fileName(roots: sources.roots)
+        let file = directory + "/" + name
+        var folder: Int32 = -1
+        defer { if folder >= 0 { close(folder) } }
+        // A folder others can write, that another user owns, or that another
+        // user's link leads to could hold an image made to give wrong answers:
+        // it is neither read nor written.
+        var unsafe: String?
+        do {
+            folder = try GuardedPath.openFolder(directory)
+            unsafe = Self.folderProblem(folder, directory)
+        } catch {
+            // A folder that is missing is made when saving; one that cannot be opened is reported then.
+            if case .foreignLink = error { unsafe = error.description }
+        }
+        if let unsafe {
             var builder = try sources.build()
             builder.add(diagnostics: [
                 Diagnostic(
@@ -133,43 +152,25 @@ public struct RegistryCache: Sendable {
             return (builder.build(), .notSaved(unsafe))
         }
         var damage: String?
-        var status = stat()
-        let record = ChecksumRecord(image: file)
-        var checksummed = false
-        do {
-            let view = try ImageView.read(
-                path: file, kind: RegistryImage.kind, reading: reading, accept: Self.fileProblem,
-                isVerified: { info in
-                    status = info
-                    checksummed = !record.matches(info)
-                    return !checksummed
-                })
-            if let view {
-                let registry = TypeRegistry(image: view)
-                if SourceStamps.areCurrent(registry.extra, key: sources.roots) {
-                    if time(nil) - status.st_mtim.tv_sec > 24 * 3600 {
-                        // Marked as in use (at most once a day) for `removeStale`; the record then no longer matches.
-                        utimensat(AT_FDCWD, file, nil, 0)
-                    } else if checksummed && ChecksumRecord.isSettled(status, settle: checksumSettleSeconds) {
-                        save(record: ChecksumRecord.encode(status), to: record.path)
-                    }
-                    return (registry, .reused)
-                }
+        if folder >= 0 {
+            do {
+                if let registry = try reuse(name, in: folder, key: sources.roots) { return (registry, .reused) }
+            } catch {
+                damage = error.reason
             }
-        } catch {
-            damage = error.reason
         }
         // State first, then read: a source changing meanwhile makes the next run rebuild.
         let stamps = SourceStamps.encode(key: sources.roots, sources.stampPaths())
         var builder = try sources.build()
         var outcome: Outcome = damage.map { .replacedDamaged($0) } ?? .rebuilt
-        var temporary: (fd: Int32, path: String)?
+        var temporary: (fd: Int32, name: String)?
         if !builder.skippedSources.isEmpty {
             // Not saved, so that the skipped files are reported on every run.
             outcome = .notSaved("\(builder.skippedSources.count) declaration file(s) could not be read")
         } else {
             do {
-                temporary = try openTemporary(for: file)
+                if folder < 0 { folder = try openFolderForSaving() }
+                temporary = try openTemporary(for: name, in: folder)
             } catch {
                 outcome = .notSaved(error.reason)
                 builder.add(diagnostics: [
@@ -182,8 +183,8 @@ public struct RegistryCache: Sendable {
         let bytes = builder.compile(extra: stamps)
         if let temporary {
             do {
-                try save(bytes, temporary, to: file)
-                removeStale(keeping: file)
+                try save(bytes, temporary, to: name, in: folder)
+                removeStale(keeping: name, in: folder)
             } catch {
                 outcome = .notSaved(error.reason)
             }
@@ -195,16 +196,66 @@ public struct RegistryCache: Sendable {
         )
     }
 
-    /// Why `directory` may not hold compiled registries: it must be a folder
-    /// the running user owns that no one else can write. Nil when it is fine
-    /// or does not exist yet (it is then made with mode 0700).
-    static func folderProblem(_ directory: String) -> String? {
+    /// The registry in the file `name` of `folder` when it is current for
+    /// `key`; nil when there is none or a source changed; an error when
+    /// the file is damaged or may not be used.
+    private func reuse(_ name: String, in folder: Int32, key: [String]) throws(ImageError) -> TypeRegistry? {
+        // The open folder's own name, so that the image and its record are
+        // found relative to the descriptor (ImageView and ChecksumRecord take paths).
+        let image = "/proc/self/fd/\(folder)/" + name
+        let record = ChecksumRecord(image: image)
+        var status = stat()
+        var checksummed = false
+        let view = try ImageView.read(
+            path: image, kind: RegistryImage.kind, reading: reading, accept: Self.fileProblem,
+            isVerified: { info in
+                status = info
+                checksummed = !record.matches(info)
+                return !checksummed
+            })
+        guard let view else { return nil }
+        let registry = TypeRegistry(image: view)
+        guard SourceStamps.areCurrent(registry.extra, key: key) else { return nil }
+        if time(nil) - status.st_mtim.tv_sec > 24 * 3600 {
+            // Marked as in use (at most once a day) for `removeStale`; the record then no longer matches.
+            utimensat(folder, name, nil, AT_SYMLINK_NOFOLLOW)
+        } else if checksummed && ChecksumRecord.isSettled(status, settle: checksumSettleSeconds) {
+            save(record: ChecksumRecord.encode(status), to: ChecksumRecord(image: name).path, in: folder)
+        }
+        return registry
+    }
+
+    /// Why the open folder `fd` (at `directory`) may not hold compiled
+    /// registries: it must be a folder the running user owns that no one
+    /// else can write.
+    static func folderProblem(_ fd: Int32, _ directory: String) -> String? {
         var info = stat()
-        guard stat(directory, &info) == 0 else { return nil }
-        guard info.isDirectory else { return nil }  // reported when saving
+        guard fstat(fd, &info) == 0 else { return "\(directory): \(SystemError.current.reason)" }
         if info.st_uid != geteuid() { return "\(directory) belongs to user \(info.st_uid), not \(geteuid())" }
         if info.st_mode & 0o022 != 0 { return "\(directory) is writable by other users" }
         return nil
+    }
+
+    /// The folder opened as `load` opens it, made (mode 0700, with the
+    /// folders above it) when missing.
+    private func openFolderForSaving() throws(ImageError) -> Int32 {
+        let fd: Int32
+        do {
+            fd = try GuardedPath.openFolder(directory, creating: 0o700)
+        } catch {
+            guard case .system(let failure) = error else { throw ImageError(error.description) }
+            let path = failure.path ?? directory
+            switch failure.code {
+            case ENOTDIR: throw ImageError("\(path) is not a folder")
+            case _ where failure.call == "mkdirat": throw ImageError("cannot create \(path): \(failure.reason)")
+            default: throw ImageError("cannot open \(path): \(failure.reason)")
+            }
+        }
+        if let problem = Self.folderProblem(fd, directory) {
+            close(fd)
+            throw ImageError(problem)
+        }
+        return fd
     }
 
     /// Why a cache file may not be used: another user owns it, or others can write it.
@@ -225,62 +276,87 @@ public struct RegistryCache: Sendable {
     /// `keptImages` or older than `staleAge` (each source combination, such
     /// as `--no-system` or a declarations file, has its own), checksum
     /// records of registries no longer there, and temporary files of
-    /// interrupted saves. Only this folder's regular files named
+    /// interrupted saves. Only the regular files of `folder` named
     /// `registry-*.img` and `registry-*.checked` (each with a `.XXXXXX`
     /// suffix while being saved) are touched.
-    func removeStale(keeping current: String) {
-        var images: [(path: String, modified: Int)] = []
+    func removeStale(keeping current: String, in folder: Int32) {
+        var images: [(name: String, modified: Int)] = []
         var records: [String] = []
         let now = time(nil)
-        for raw in DirectoryListing.names(in: directory) ?? [] {
+        for raw in Self.names(in: folder) {
             guard let name = String(validating: raw, as: UTF8.self), name.hasPrefix("registry-") else { continue }
-            let path = directory + "/" + name
             var info = stat()
-            guard path != current, lstat(path, &info) == 0, info.isRegularFile,
+            guard name != current, fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.isRegularFile,
                 info.st_uid == geteuid()
             else { continue }
             if name.hasSuffix(Self.imageSuffix) {
-                images.append((path, info.st_mtim.tv_sec))
+                images.append((name, info.st_mtim.tv_sec))
             } else if name.hasSuffix(ChecksumRecord.suffix) {
-                records.append(path)
+                records.append(name)
             } else if name.contains(Self.imageSuffix + ".") || name.contains(ChecksumRecord.suffix + "."),
                 now - info.st_mtim.tv_sec > Self.staleTemporaryAge
             {
-                unlink(path)
+                unlinkat(folder, name, 0)
             }
         }
         images.sort { $0.modified > $1.modified }
         for (index, image) in images.enumerated()
         where index >= Self.keptImages - 1 || now - image.modified > Self.staleAge {
-            unlink(image.path)
+            unlinkat(folder, image.name, 0)
         }
         for record in records {
             var info = stat()
-            if lstat(ChecksumRecord.image(ofRecord: record), &info) != 0 && errno == ENOENT { unlink(record) }
+            if fstatat(folder, ChecksumRecord.image(ofRecord: record), &info, AT_SYMLINK_NOFOLLOW) != 0
+                && errno == ENOENT
+            {
+                unlinkat(folder, record, 0)
+            }
         }
+    }
+
+    /// The entry names of the open folder `fd`, as bytes, without `.` and `..`.
+    private static func names(in fd: Int32) -> [[UInt8]] {
+        let listing = dup(fd)
+        guard listing >= 0 else { return [] }
+        guard let dir = fdopendir(listing) else {
+            close(listing)
+            return []
+        }
+        defer { closedir(dir) }
+        rewinddir(dir)
+        var names: [[UInt8]] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if name != [46] && name != [46, 46] { names.append(name) }
+        }
+        return names
     }
 
     /// Writes a checksum record; one that cannot be written only means that
     /// the checksum is computed again next time.
-    private func save(record bytes: [UInt8], to path: String) {
-        guard let temporary = try? openTemporary(for: path) else { return }
-        try? save(bytes, temporary, to: path, flush: false)
+    private func save(record bytes: [UInt8], to name: String, in folder: Int32) {
+        guard let temporary = try? openTemporary(for: name, in: folder) else { return }
+        try? save(bytes, temporary, to: name, in: folder, flush: false)
     }
 
-    private func openTemporary(for file: String) throws(ImageError) -> (Int32, String) {
-        try makeDirectory(directory)
-        var template = Array((file + ".XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        guard fd >= 0 else { throw ImageError("cannot create a file in \(directory): \(SystemError.current.reason)") }
-        return (fd, template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    /// A new file of the running user (mode 0600) in `folder`, named `name`
+    /// with a random `.XXXXXX` suffix, open for writing.
+    private func openTemporary(for name: String, in folder: Int32) throws(ImageError) -> (fd: Int32, name: String) {
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        for _ in 0..<100 {
+            let temporary = name + "." + String(decoding: (0..<6).map { _ in letters.randomElement()! }, as: UTF8.self)
+            let fd = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if fd >= 0 { return (fd, temporary) }
+            if errno != EEXIST { break }
+        }
+        throw ImageError("cannot create a file in \(directory): \(SystemError.current.reason)")
     }
 
-    /// Writes `bytes` to the temporary file and renames it to `file`; with
+    /// Writes `bytes` to the temporary file and renames it to `name`; with
     /// `flush`, the bytes reach the disk before the name does, so that a
     /// crash cannot leave a file whose name is there and content is not.
     private func save(
-        _ bytes: [UInt8], _ temporary: (fd: Int32, path: String), to file: String,
+        _ bytes: [UInt8], _ temporary: (fd: Int32, name: String), to name: String, in folder: Int32,
         flush: Bool = true
     ) throws(ImageError) {
         var failure: String?
@@ -290,23 +366,12 @@ public struct RegistryCache: Sendable {
         if failure == nil && fchmod(temporary.fd, 0o444) != 0 { failure = SystemError.current.reason }
         if flush && failure == nil && fsync(temporary.fd) != 0 { failure = SystemError.current.reason }
         if close(temporary.fd) != 0 && failure == nil { failure = SystemError.current.reason }
-        if failure == nil && rename(temporary.path, file) != 0 { failure = SystemError.current.reason }
+        if failure == nil && renameat(folder, temporary.name, folder, name) != 0 {
+            failure = SystemError.current.reason
+        }
         if let failure {
-            unlink(temporary.path)
-            throw ImageError("cannot write \(file): \(failure)")
-        }
-    }
-
-    private func makeDirectory(_ path: String) throws(ImageError) {
-        var info = stat()
-        if stat(path, &info) == 0 {
-            guard info.isDirectory else { throw ImageError("\(path) is not a folder") }
-            return
-        }
-        let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
-        if !parent.isEmpty && parent != path { try makeDirectory(parent) }
-        if mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw ImageError("cannot create \(path): \(SystemError.current.reason)")
+            unlinkat(folder, temporary.name, 0)
+            throw ImageError("cannot write \(directory)/\(name): \(failure)")
         }
     }
 }
