@@ -133,7 +133,7 @@ struct RegistryOptions: ParsableArguments {
         let (registry, bundles) = try loadOrExit()
         let catalog = HandlerCatalog(searchPath: applicationSearchPath, bundles: bundles)
         for diagnostic in catalog.diagnostics where diagnostic.severity != .note {
-            Console.error("uti: \(diagnostic)")
+            Console.error("uti: \(keepingBackslashes: "\(diagnostic)")" as TerminalText)
         }
         return HandlerResolver(catalog: catalog, registry: registry)
     }
@@ -194,14 +194,14 @@ struct QueryOptions: ParsableArguments {
         resolver.unfiltered = unfiltered
         if let tagClass {
             do { resolver.tagClass = try TagClass.parse(tagClass, registry: registry) } catch {
-                throw Console.fail("--tag-class \(error)")
+                throw Console.fail("--tag-class \(keepingBackslashes: "\(error)")" as TerminalText)
             }
         }
         if let conformingTo {
             do {
                 resolver.conformingTo = try QueryResolver(registry: registry).type(conformingTo)
             } catch {
-                throw Console.fail("--conforming-to \(conformingTo): \(error)")
+                throw Console.fail("--conforming-to \(conformingTo): \(keepingBackslashes: "\(error)")" as TerminalText)
             }
         }
         return resolver
@@ -213,7 +213,9 @@ extension QueryResolver {
     /// undeclared dotted name whose kind was guessed is taken for a mistyped
     /// identifier, not an extension (`public.imgae`); --extension forces it.
     func argument(_ query: String, _ name: String) throws -> UTType {
-        do { return try resolve(query).type } catch { throw Console.fail("\(name) \"\(query)\": \(error)") }
+        do { return try resolve(query).type } catch {
+            throw Console.fail("\(name) \"\(query)\": \(keepingBackslashes: "\(error)")" as TerminalText)
+        }
     }
 
     /// Resolves an argument that must name a declared type (the supertype
@@ -222,7 +224,9 @@ extension QueryResolver {
     /// (`image`) is refused with the identifiers it may mean.
     func declaredArgument(_ query: String, _ name: String) throws -> UTType {
         let type = try argument(query, name)
-        if let error = undeclared(query, type) { throw Console.fail("\(name) \"\(query)\": \(error)") }
+        if let error = undeclared(query, type) {
+            throw Console.fail("\(name) \"\(query)\": \(keepingBackslashes: "\(error)")" as TerminalText)
+        }
         return type
     }
 }
@@ -232,7 +236,7 @@ extension TypeRegistry {
     /// was left out on standard error; the registry, answering from the
     /// other sources.
     func reportingSkippedSources() -> TypeRegistry {
-        for source in skippedSources { Console.error("uti: \(source)") }
+        for source in skippedSources { Console.error("uti: \(keepingBackslashes: "\(source)")" as TerminalText) }
         return self
     }
 }
@@ -240,7 +244,7 @@ extension TypeRegistry {
 extension RegistryLoader.Failure {
     /// Names every unusable source on standard error; the exit status to throw.
     func reported() -> ExitCode {
-        for problem in problems { Console.error("uti: \(problem)") }
+        for problem in problems { Console.error("uti: \(keepingBackslashes: "\(problem)")" as TerminalText) }
         return ExitCode(Status.error)
     }
 }
