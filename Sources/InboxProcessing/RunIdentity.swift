@@ -4,9 +4,9 @@ import SystemBase
     import Glibc
 #endif
 
-/// Which run of the inbox processor wrote a piece of recovery state (a
-/// partial copy, a folder being removed): the machine, the process and the
-/// moment it started. A process number alone is not enough: it is reused,
+/// Which run of the inbox processor wrote a record (`RunRecord`, whose
+/// name begins with it): the machine, the process and the moment it
+/// started. A process number alone is not enough: it is reused,
 /// and another machine sharing Documents has its own. A run is told to have
 /// ended only on the machine it ran on, when no process with its number
 /// and start time runs there.
