@@ -49,6 +49,9 @@ final class CrossDeviceCopy: Placement {
     private var holdsLease = false
     private var sourceStatus = stat()
     private var setAside: SetAside?
+    /// The source folder, held open with an exclusive `flock` from before
+    /// its copy until it is set aside (or the copy is given up).
+    private var lockedFolder: FolderDescriptor?
     /// The inode and name of the published copy.
     private var publishedInode: ino_t = 0
     private var published: FileName?
@@ -102,6 +105,7 @@ final class CrossDeviceCopy: Placement {
             prepared = .link(target: try Self.readLink(source.fd, name))
         case .directory:
             try checkRemovable()
+            try lockFolder(info)
             let staging = try stagingFolder()
             let entry = staging.newEntryName()
             guard entry.bytes.withCString({ mkdirat(staging.folder.fd, $0, 0o700) }) == 0 else {
@@ -110,7 +114,7 @@ final class CrossDeviceCopy: Placement {
             prepared = .staged(entry, staging, folder: nil)
             var tree = CopiedTree()
             do {
-                let from = try source.openFolder(name, displayPath: name.escaped)
+                guard let from = lockedFolder else { throw Failure(reason: "gone", sourceGone: true) }
                 let to = try staging.folder.openFolder(entry, displayPath: name.escaped)
                 prepared = .staged(entry, staging, folder: to)
                 try copyFolder(from: from, to: to, record: &tree, depth: 0)
@@ -485,6 +489,24 @@ final class CrossDeviceCopy: Placement {
         guard let problem = SetAside.removalProblem(name, in: source) else { return }
         if problem.code == ENOENT { throw Failure(reason: "gone", sourceGone: true) }
         throw Failure(reason: "cannot be removed from the Inbox (\(problem)), so it is not copied")
+    }
+
+    /// Opens the source folder and takes its lock, so that one run at a
+    /// time copies it: another run finds it locked, or no longer under its
+    /// name once locked (set aside by the run that held the lock), and
+    /// takes it for gone rather than publishing a second copy.
+    private func lockFolder(_ info: stat) throws(Failure) {
+        let folder: FolderDescriptor
+        do { folder = try source.openFolder(name, displayPath: name.escaped) } catch {
+            throw error.code == ENOENT ? Failure(reason: "gone", sourceGone: true) : Failure(reason: error.description)
+        }
+        guard retryingInterrupts({ flock(folder.fd, LOCK_EX | LOCK_NB) }) == 0 else {
+            if errno == EWOULDBLOCK { throw Failure(reason: "gone", sourceGone: true) }
+            throw Failure(reason: "cannot lock it: \(SystemError.current)")
+        }
+        guard case .success(let now) = source.status(of: name), now.st_ino == info.st_ino, now.st_dev == info.st_dev
+        else { throw Failure(reason: "gone", sourceGone: true) }
+        lockedFolder = folder
     }
 
     /// The pass's staging folder, or why there is none.

@@ -192,9 +192,9 @@ final class SetAside {
 
     /// Removes the hidden folder (once empty), then the record naming it.
     private func removeFolder() {
-        let removed = hidden.bytes.withCString { unlinkat(inbox.fd, $0, AT_REMOVEDIR) } == 0 || errno == ENOENT
+        let removal = InboxProcessing.removeFolder(hidden, in: inbox, ifItIs: folder)
         inbox.sync()
-        if removed {
+        if removal == .removed {
             if let record { record.remove() } else { records.remove(recordName) }
         }
     }
@@ -330,7 +330,12 @@ final class SetAside {
                     copied
                     ? "what an interrupted run had not copied of it"
                     : "it was not copied by the interrupted run moving it, so it"
-                if let rest = setAside.end(left: left, isKnownExtension: isKnownExtension) {
+                // An item the run had not copied simply goes back, as if
+                // that run had not begun; one it had copied in part, or
+                // one that cannot go back, is said.
+                if let rest = setAside.end(left: left, isKnownExtension: isKnownExtension),
+                    copied || folder.contains(itemName)
+                {
                     problems.append("\(original.escaped): \(rest)")
                 }
             }

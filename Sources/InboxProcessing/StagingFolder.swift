@@ -61,8 +61,11 @@ final class StagingFolder {
     /// is left (a copy that could not be removed) stays recorded, for a
     /// later run to remove.
     func finish() {
-        if name.bytes.withCString({ unlinkat(documents.fd, $0, AT_REMOVEDIR) }) == 0 || errno == ENOENT {
-            record.remove()
+        switch removeFolder(name, in: documents, ifItIs: folder) {
+        case .removed: record.remove()
+        // Renamed away: a later run finds the record's name taken by
+        // something else, or nothing, and drops the record.
+        case .notThere, .kept: break
         }
     }
 }
@@ -129,4 +132,24 @@ final class CrossDeviceState {
         staging?.finish()
         staging = nil
     }
+}
+
+/// What `removeFolder(_:in:ifItIs:)` did.
+enum FolderRemoval {
+    case removed
+    /// The name holds another entry, or none: nothing was removed.
+    case notThere
+    /// It is still there (not empty, or it could not be removed).
+    case kept
+}
+
+/// Removes the empty folder `name` of `parent` only while the name still
+/// holds the open folder `folder` (same device and inode): a folder another
+/// user renamed away and replaced under the same name is never removed.
+func removeFolder(_ name: FileName, in parent: FolderDescriptor, ifItIs folder: FolderDescriptor) -> FolderRemoval {
+    guard let id = FileID(of: folder), case .success(let info) = parent.status(of: name), FileID(info) == id else {
+        return .notThere
+    }
+    if name.bytes.withCString({ unlinkat(parent.fd, $0, AT_REMOVEDIR) }) == 0 || errno == ENOENT { return .removed }
+    return .kept
 }

@@ -78,7 +78,7 @@ struct UTI: ParsableCommand {
                 if !message.isEmpty { print(message) }
                 Glibc.exit(RegistryOptions.checkedAnswers(0))
             }
-            if !message.isEmpty { Console.error(message) }
+            if !message.isEmpty { Console.errorLines(message) }
             if code == .validationFailure { Glibc.exit(RegistryOptions.checkedAnswers(Status.error)) }
             Glibc.exit(RegistryOptions.checkedAnswers(code.rawValue))
         }
@@ -136,11 +136,18 @@ struct BufferedOutput {
 }
 
 enum Console {
-    /// Writes `message` and a line feed to standard error, its control
-    /// characters escaped (it may quote names and arguments).
+    /// Writes `message` as one line to standard error, its control
+    /// characters escaped (it may quote names, paths and arguments, whose
+    /// line feeds must not start a line of their own).
     static func error(_ message: String) {
-        let safe = Escaping.controls(message)
-        raw(safe.hasSuffix("\n") ? safe : safe + "\n")
+        raw(Escaping.line(message.hasSuffix("\n") ? String(message.dropLast()) : message) + "\n")
+    }
+
+    /// Writes `text`, a message of several lines (the argument parser's
+    /// usage), to standard error, each line's control characters escaped.
+    static func errorLines(_ text: String) {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { Escaping.line(String($0)) }
+        raw(lines.joined(separator: "\n") + (text.hasSuffix("\n") ? "" : "\n"))
     }
 
     /// Writes `text` to standard error as it is.

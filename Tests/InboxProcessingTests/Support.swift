@@ -24,7 +24,9 @@ final class Tree {
     /// old change time unless `fresh`.
     func write(_ folder: String, _ name: [UInt8], _ contents: String, mode: mode_t = 0o644) {
         let path = Array(folder.utf8) + [UInt8(ascii: "/")] + name
-        let fd = path.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL, mode) }
+        // A descriptor no child process inherits, so that no program another
+        // test starts holds the file open for writing.
+        let fd = path.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
         precondition(fd >= 0, "cannot create \(String(decoding: path, as: UTF8.self)): \(errno)")
         let bytes = Array(contents.utf8)
         _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
