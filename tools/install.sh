@@ -61,15 +61,34 @@ destinations() {
 manifest="$prefix/share/uti/installed-files"
 me=$(id -u)
 
+# Makes the prefix and each missing folder above it, outermost first, and
+# notes each one made, with its device:inode, in the list "made".
+make_prefix() {
+    missing=""
+    path=$prefix
+    while [ -n "$path" ] && [ ! -e "$path" ] && [ ! -L "$path" ]; do
+        missing="$path $missing"
+        path=${path%/*}
+    done
+    # The prefix holds no space and no pattern character, so the list splits into its folders.
+    for path in $missing; do
+        [ ! -d "$path" ] || continue
+        mkdir "$path" || return 1
+        echo "prefix $(stat -c %d:%i "$path") $path" >> "$scratch/made"
+    done
+}
+
 # Moves into the folder that holds $1, a path under the prefix, one folder at
 # a time from the prefix down; the prefix itself is taken as given. $2 says
 # what a folder on the way may be: "make" makes the missing ones and, like
 # "follow", follows a symbolic link only when it belongs to this user or to
 # root; "strict" follows none. Each folder entered is checked to be the one
 # its name leads to once inside, so a name swapped for a link meanwhile is
-# noticed. On failure it says why on standard error. Run it in a subshell.
+# noticed. Each folder made is noted in the list "made", so that a failed
+# install can remove it again. On failure it says why on standard error.
+# Run it in a subshell.
 enter() {
-    if [ "$2" = make ]; then mkdir -p "$prefix" || return 1; fi
+    if [ "$2" = make ]; then make_prefix || return 1; fi
     cd -P "$prefix" 2>/dev/null || { echo "$prefix is not a folder" >&2; return 1; }
     shown=$prefix
     rest=${1#"$prefix"/}
@@ -78,7 +97,8 @@ enter() {
         shown=$shown/$part
         here=$(pwd -P)
         [ "$here" != / ] || here=""
-        if [ "$2" = make ] && [ ! -e "$part" ] && [ ! -L "$part" ]; then mkdir "$part" 2>/dev/null || true; fi
+        made=no
+        if [ "$2" = make ] && [ ! -e "$part" ] && [ ! -L "$part" ] && mkdir "$part" 2>/dev/null; then made=yes; fi
         owner=""
         if [ -L "$part" ]; then
             owner=$(stat -c %u "$part")
@@ -95,23 +115,68 @@ enter() {
             [ -L "$here/$part" ] && [ "$(stat -c %u "$here/$part")" = "$owner" ] \
                 && [ "$(cd -P "$here/$part" && pwd -P)" = "$(pwd -P)" ]
         fi || { echo "$shown changed while it was entered" >&2; return 1; }
+        [ "$made" = no ] || echo "inside $(stat -c %d:%i .) $shown" >> "$scratch/made"
     done
 }
 
-# Copies $2 with mode $3 into a new hidden file beside $1 (a destination in
-# the current folder) and prints that file's name and SHA-256. mktemp makes
-# the file under a name no one chose before (O_EXCL, mode 0600); the copy is
-# written only once the name, opened, is an empty regular file of this user's
-# with no other name, and the mode is set through that open descriptor, so
-# neither follows a link planted in the folder.
+# Moves into $2, a private folder made in the current folder (whose
+# device:inode is $1), and checks from inside, where its name no longer
+# counts, that it is the folder made ($3, its device:inode), that it is this
+# user's alone (mode 700, or 2700 where the current folder passes on its
+# group) and that its ".." is the current folder. Someone who can write the
+# current folder may rename the private one there or put a link in its
+# place, but cannot enter it, nor move it to another folder (that takes the
+# right to write it), so once inside, ".." stays the current folder.
+pin() {
+    cd -P "./$2" 2>/dev/null && [ "$(stat -c %d:%i .)" = "$3" ] && [ "$(stat -c %d:%i ..)" = "$1" ] \
+        && case "$(stat -c '%u %a' .)" in "$me 700" | "$me 2700") true ;; *) false ;; esac
+}
+
+# Copies $2 with mode $3 into a new private folder beside $1 (a destination
+# in the current folder), under $1's name, and prints the copy's SHA-256.
+# mktemp makes the folder under a name no one chose before, with mode 700,
+# and it is noted at once in the list "staged" (destination, device:inode of
+# the current folder, the private folder's name and its device:inode). The
+# copy is written only from inside, once the folder is checked and found
+# empty: no one else can enter it, so nothing in it can be swapped.
 stage() {
-    tmp=$(mktemp ".$(basename "$1").install-XXXXXX") || return 1
-    exec 3<>"$tmp"
-    if [ ! -f /dev/fd/3 ] || [ "$(stat -L -c '%u %h %s' /dev/fd/3)" != "$me 1 0" ]; then
-        echo "$tmp was replaced before it was written" >&2; return 1
+    folder=$(stat -c %d:%i .)
+    name=$(basename "$1")
+    private=$(mktemp -d ".$name.install-XXXXXX") || return 1
+    if ! id=$(stat -c %d:%i "./$private" 2>/dev/null); then
+        echo "$(dirname "$1")/$private was replaced before it was written" >&2; return 1
     fi
-    cat "$2" >&3 && chmod "$3" /dev/fd/3 || return 1
-    echo "$tmp $(sha256sum < /dev/fd/3 | cut -d' ' -f1)"
+    echo "$1 $folder $private $id" >> "$scratch/staged"
+    if ! pin "$folder" "$private" "$id" || [ -n "$(ls -A)" ]; then
+        echo "$(dirname "$1")/$private was replaced before it was written" >&2; return 1
+    fi
+    cat "$2" > "./$name" && chmod "$3" "./$name" || return 1
+    sha256sum < "./$name" | cut -d' ' -f1
+}
+
+# Moves into the private folder $3 (device:inode $4) that stage made for $1
+# in the folder whose device:inode is $2, checking it as stage did. On
+# failure it says why on standard error. Run it in a subshell.
+reenter() {
+    enter "$1" follow || return 1
+    [ "$(stat -c %d:%i .)" = "$2" ] || { echo "$(dirname "$1") changed after $1 was copied there" >&2; return 1; }
+    pin "$2" "$3" "$4" || { echo "$(dirname "$1")/$3 was replaced after $1 was copied into it" >&2; return 1; }
+}
+
+# Removes the private folder $3 (device:inode $4) that stage made for $1 in
+# the folder whose device:inode is $2, and the copy in it. Someone who can
+# write that folder may have renamed it there, so when its name no longer
+# leads to it, it is looked for in that folder by its inode.
+discard() {
+    enter "$1" follow && [ "$(stat -c %d:%i .)" = "$2" ] || return 1
+    name=$3
+    if [ "$(stat -c %d:%i "./$name")" != "$4" ]; then
+        name=$(find . -mindepth 1 -maxdepth 1 -inum "${4#*:}" -print -quit)
+        name=${name#./}
+        [ -n "$name" ] && [ "$(stat -c %d:%i "./$name")" = "$4" ] || return 1
+    fi
+    pin "$2" "$name" "$4" && rm -f "./$(basename "$1")" && cd -P .. && [ "$(stat -c %d:%i .)" = "$2" ] \
+        && [ "$(stat -c %d:%i "./$name")" = "$4" ] && rmdir "./$name"
 }
 
 # Removes $2, a name in the current folder, if it is a regular file whose
@@ -126,12 +191,27 @@ remove() {
 
 scratch=$(mktemp -d)
 case "$scratch" in /*) ;; *) scratch="$(pwd)/$scratch" ;; esac
-# Each hidden copy not yet in place, one a line: its destination and its name.
+# Each private folder stage made, one a line (see stage), and each folder
+# enter made, one a line: "prefix" or "inside", its device:inode and its path.
 : > "$scratch/staged"
+: > "$scratch/made"
+finished=no
+# Removes each private folder, with the copy still in it, and after a failed
+# install each folder it made that is empty, innermost first.
 cleanup() {
-    while read -r destination tmp; do
-        ( enter "$destination" follow && rm -f "./$tmp" ) 2>/dev/null || true
+    while read -r destination folder private id; do
+        ( discard "$destination" "$folder" "$private" "$id" ) 2>/dev/null || true
     done < "$scratch/staged"
+    if [ "$finished" = no ]; then
+        tac "$scratch/made" > "$scratch/unmade"
+        while read -r where id path; do
+            if [ "$where" = prefix ]; then
+                [ "$(stat -c %d:%i "$path")" = "$id" ] && rmdir "$path"
+            else
+                ( enter "$path" follow && [ "$(stat -c %d:%i "./${path##*/}")" = "$id" ] && rmdir "./${path##*/}" )
+            fi 2>/dev/null || true
+        done < "$scratch/unmade"
+    fi
     rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -201,9 +281,9 @@ for unit in $unit_files; do
     sed "s|@BINDIR@|$prefix/bin|g" "$root/systemd/$unit" > "$scratch/$unit"
 done
 
-# Every file is first copied beside its place under a hidden name; only when
-# all are there are they renamed over their places, so a failure installs
-# nothing, and a running uti or a reader never sees half a file.
+# Every file is first copied into a private folder beside its place; only
+# when all are there are they renamed over their places, so a failure
+# installs nothing, and a running uti or a reader never sees half a file.
 : > "$scratch/manifest"
 while read -r destination mode what; do
     case "$what" in
@@ -214,12 +294,11 @@ while read -r destination mode what; do
     if [ -d "$destination" ] && [ ! -L "$destination" ]; then
         echo "install.sh: $destination is a folder; nothing was installed" >&2; exit 1
     fi
-    staged=$( (enter "$destination" make && stage "$destination" "$source" "$mode") 2>"$scratch/error") || {
+    sum=$( (enter "$destination" make && stage "$destination" "$source" "$mode") 2>"$scratch/error") || {
         echo "install.sh: cannot write $destination ($(cat "$scratch/error")); nothing was installed" >&2
         exit 1
     }
-    echo "$destination ${staged% *}" >> "$scratch/staged"
-    echo "${staged##* } $destination" >> "$scratch/manifest"
+    echo "$sum $destination" >> "$scratch/manifest"
 done < "$scratch/destinations"
 # Files of an earlier install that this one did not replace stay listed; an
 # earlier manifest is read only when it is a regular file.
@@ -231,20 +310,24 @@ while IFS=' ' read -r sum file; do
     [ -n "$file" ] || continue
     grep -qxF -- "$file" "$scratch/written" || echo "$sum $file" >> "$scratch/manifest"
 done < "$scratch/earlier"
-staged=$( (enter "$manifest" make && stage "$manifest" "$scratch/manifest" 644) 2>"$scratch/error") || {
+( (enter "$manifest" make && stage "$manifest" "$scratch/manifest" 644) > /dev/null 2>"$scratch/error") || {
     echo "install.sh: cannot write $manifest ($(cat "$scratch/error")); nothing was installed" >&2
     exit 1
 }
-echo "$manifest ${staged% *}" >> "$scratch/staged"
-# The manifest goes in place last, once every file it lists is there.
-while read -r destination tmp; do
-    ( enter "$destination" follow && mv -f -T "./$tmp" "./$(basename "$destination")" ) 2>"$scratch/error" || {
-        echo "install.sh: cannot put $destination in place ($(cat "$scratch/error"))" >&2
+# Each copy is renamed from inside its private folder, checked again, to its
+# name in the folder above; the manifest goes in place last, once every file
+# it lists is there. Until the first is in place, a failure has installed nothing.
+none="; nothing was installed"
+while read -r destination folder private id; do
+    name=$(basename "$destination")
+    ( reenter "$destination" "$folder" "$private" "$id" && mv -f -T "./$name" "../$name" ) 2>"$scratch/error" || {
+        echo "install.sh: cannot put $destination in place ($(cat "$scratch/error"))$none" >&2
         exit 1
     }
+    none=""
     [ "$destination" = "$manifest" ] || echo "installed $destination"
 done < "$scratch/staged"
-: > "$scratch/staged"
+finished=yes
 case ":${PATH:-}:" in *":$prefix/bin:"*) ;; *) echo "note: $prefix/bin is not on PATH" ;; esac
 echo "zsh reads $prefix/share/zsh/site-functions only when it is on fpath"
 echo "the inbox service: systemctl --user daemon-reload && systemctl --user enable --now uti-inbox.service"

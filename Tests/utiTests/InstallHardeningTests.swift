@@ -254,6 +254,158 @@ import Testing
                 "(\(prefix)/share is a symbolic link of another user's (uid 65534), which is not followed);"
                     + " nothing was installed"), "\(run.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("outside/share")).isEmpty)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: prefix + "/bin").isEmpty)
+        // The folders install made on the way (bin/) are gone again; the link stays.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: prefix) == ["share"])
+        #expect(isLink(prefix + "/share"))
+    }
+
+    /// Run by python3 as another user who can write a folder where install
+    /// stages a file (arguments: the victim file, then pairs of a target and
+    /// a folder to watch). Each time a name holding ".install-" appears in a
+    /// folder, it renames a link to the victim file over that name; when
+    /// that fails (the name is a folder), it renames the entry away and puts
+    /// a link in its place, to the target: a folder outside, "+" for a new
+    /// folder of its own beside it, or "-" for the entry it moved away. It
+    /// prints "ready" once it watches, and ends when its standard input
+    /// closes, or after 6,000 waits of at most 0.1 s each.
+    static let swapper = #"""
+        import ctypes, os, select, struct, sys
+
+        victim = sys.argv[1]
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        queue = libc.inotify_init1(0)
+        if queue < 0:
+            sys.exit("inotify_init1: errno %d" % ctypes.get_errno())
+        watched, baits = {}, {}
+        for target, folder in zip(sys.argv[2::2], sys.argv[3::2]):
+            baits[folder] = []
+            for number in range(8):
+                bait = os.path.join(folder, ".bait-%d" % number)
+                os.symlink(victim, bait)
+                baits[folder].append(bait)
+            watch = libc.inotify_add_watch(queue, folder.encode(), 0x100)  # IN_CREATE
+            if watch < 0:
+                sys.exit("inotify_add_watch %s: errno %d" % (folder, ctypes.get_errno()))
+            watched[watch] = (folder, target)
+        print("ready", flush=True)
+        seen, swaps = set(), 0
+        for _ in range(6000):
+            readable = select.select([queue, sys.stdin], [], [], 0.1)[0]
+            if sys.stdin in readable and not sys.stdin.buffer.read1(1):
+                break
+            if queue not in readable:
+                continue
+            events, offset = os.read(queue, 65536), 0
+            while offset < len(events):
+                watch, mask, cookie, size = struct.unpack_from("iIII", events, offset)
+                name = events[offset + 16 : offset + 16 + size].rstrip(b"\0").decode()
+                offset += 16 + size
+                folder, target = watched[watch]
+                path = os.path.join(folder, name)
+                if ".install-" not in name or path in seen:
+                    continue
+                seen.add(path)
+                swaps += 1
+                try:
+                    os.rename(baits[folder][-1], path)
+                    baits[folder].pop()
+                    continue
+                except (OSError, IndexError):
+                    pass
+                try:
+                    away = os.path.join(folder, ".away-%d" % swaps)
+                    os.rename(path, away)
+                    if target == "-":
+                        target = away
+                    elif target == "+":
+                        target = os.path.join(folder, ".mine-%d" % swaps)
+                        os.mkdir(target, 0o700)
+                    os.symlink(target, path)
+                except OSError:
+                    pass
+        print("swapped %d" % swaps, flush=True)
+        """#
+
+    /// Another user who can write `bin/` (group-writable, not sticky) swaps
+    /// what install makes there the moment it appears: a link to a victim
+    /// file over a staged file, or, over the private folder install stages
+    /// in, a link to a folder outside, to a folder of that user's own, or
+    /// back to the folder itself. Nothing is written outside the prefix:
+    /// the victim file stays empty with mode 0600 and the folder outside
+    /// stays empty; each install either puts the binary in place as a file
+    /// of its own or fails, saying so, with nothing installed.
+    @Test(
+        .enabled(
+            if: geteuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0 && access("/usr/bin/python3", X_OK) == 0,
+            "needs root, setpriv and python3 to run a second user"))
+    func installWritesNothingWhereAnotherUserSwapsItsStagingFolder() throws {
+        let folder = TemporaryFolder("uti-install")
+        #expect(chmod(folder.path, 0o755) == 0)
+        try folder.write("outside/victim", "")
+        let victim = folder.path("outside/victim")
+        #expect(chmod(victim, 0o600) == 0)
+        try folder.makeFolder("outside/folder")
+        #expect(chmod(folder.path("outside/folder"), 0o700) == 0)
+        try folder.write("swapper.py", Self.swapper)
+        let targets = [folder.path("outside/folder"), "+", "-"]
+        var arguments = [
+            "--reuid=4242", "--regid=4242", "--clear-groups", "/usr/bin/python3", "-I", folder.path("swapper.py"),
+            victim,
+        ]
+        for (index, target) in targets.enumerated() {
+            let bin = folder.path("prefix-\(index)/bin")
+            try folder.makeFolder("prefix-\(index)/bin")
+            #expect(chown(bin, 0, 4242) == 0 && chmod(bin, 0o2775) == 0)
+            arguments += [target, bin]
+        }
+
+        let swapper = Process()
+        swapper.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        swapper.arguments = arguments
+        swapper.environment = ["PATH": "/usr/bin:/bin"]
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        swapper.standardInput = input
+        swapper.standardOutput = output
+        swapper.standardError = errors
+        try swapper.run()
+        defer {
+            // Closing its input ends it; it is killed in case it has not.
+            try? input.fileHandleForWriting.close()
+            if swapper.isRunning { kill(swapper.processIdentifier, SIGKILL) }
+            swapper.waitUntilExit()
+        }
+        var said = ""
+        while !said.contains("ready\n") {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            said += String(decoding: data, as: UTF8.self)
+        }
+        guard said.contains("ready\n") else {
+            let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            Issue.record("the swapper did not start: \(complaint)")
+            return
+        }
+
+        let binary = try Data(contentsOf: Run.binary)
+        for index in targets.indices {
+            let prefix = folder.path("prefix-\(index)")
+            let run = try install(["--prefix", prefix, "--binary", Run.binary.path], home: folder.path)
+            if run.status == 0 {
+                #expect(regularFileMode(prefix + "/bin/uti") == 0o755, "\(index)")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: prefix + "/bin/uti")) == binary, "\(index)")
+                for place in Self.places { #expect(regularFileMode(prefix + "/" + place) != nil, "\(index): \(place)") }
+            } else {
+                #expect(
+                    run.status == 1 && run.stderr.hasPrefix("install.sh: ")
+                        && run.stderr.hasSuffix("; nothing was installed\n"), "\(index): \(run.stderr)")
+                for place in Self.places { #expect(!exists(prefix + "/" + place), "\(index): \(place)") }
+                #expect(!exists(prefix + "/share") && !exists(prefix + "/lib"), "\(index)")
+            }
+            #expect(regularFileMode(victim) == 0o600, "\(index)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: victim)).isEmpty, "\(index)")
+            let outside = try FileManager.default.contentsOfDirectory(atPath: folder.path("outside"))
+            #expect(outside.sorted() == ["folder", "victim"], "\(index)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("outside/folder")).isEmpty)
+        }
     }
 }
