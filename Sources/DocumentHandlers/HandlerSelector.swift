@@ -120,21 +120,16 @@ public struct HandlerSelector: Sendable, Equatable {
         guard uti_pipe_cloexec(&pipeEnds) == 0 else {
             throw Problem(message: "cannot read the selector: \(SystemError.current.reason)")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        var cArguments: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
-        cArguments.append(nil)
-        defer { for pointer in cArguments { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, program, &actions, nil, cArguments, environ)
-        close(pipeEnds[1])
-        guard spawned == 0 else {
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(
+                arguments.map { Array($0.utf8) }, standardInput: input, standardOutput: pipeEnds[1])
+        } catch {
+            close(pipeEnds[1])
             close(pipeEnds[0])
-            throw Problem(message: "selector \(program): cannot start: \(SystemError(spawned).reason)")
+            throw Problem(message: "selector \(program): cannot start: \(error.reason)")
         }
+        close(pipeEnds[1])
         // Read to the end (so the selector never blocks writing), keep the start.
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -151,7 +146,7 @@ public struct HandlerSelector: Sendable, Equatable {
         }
         close(pipeEnds[0])
         let ended: ChildExit
-        do { ended = try waitForChild(pid) } catch { throw Problem(message: "selector \(program): \(error.reason)") }
+        do { ended = try child.wait() } catch { throw Problem(message: "selector \(program): \(error.reason)") }
         let exitStatus = ended.shellStatus
         // A selector still printing when its answer was read ends by SIGPIPE; its answer stands.
         let answered = stoppedReading && ended.signal == SIGPIPE

@@ -122,21 +122,10 @@ struct OpenIn: ParsableCommand {
         }
     }
 
-    /// One thing to resolve: a file, a URL or a type.
-    struct Subject {
-        var label: String
-        var target: OpenTarget?
-        var type: UTType
-        var mimeType: String?
-        var scheme: URLScheme?
-        /// A file argument where nothing is: typed by its name, never opened.
-        var missing = false
-    }
+    typealias Subject = OpenPlan.Subject
 
     func run() throws {
         let resolver = try registryOptions.resolverOrExit()
-        let registry = resolver.registry
-        let filter = roleFilter!
         var chosen: HandlerResolver.Handler?
         if let app {
             switch resolver.handler(app) {
@@ -148,9 +137,51 @@ struct OpenIn: ParsableCommand {
             }
         }
         if listClaims, let app {
-            return try listClaims(of: app, handler: chosen, resolver: resolver, role: filter)
+            return try listClaims(of: app, handler: chosen, resolver: resolver, role: roleFilter!)
         }
+        var (subjects, failed, results) = try fileSubjects(resolver.registry)
+        let query = QueryResolver(registry: resolver.registry)
+        for name in types {
+            if let scheme = URLScheme(handlerMIMEType: name) {
+                let type = scheme.type(in: resolver.registry)
+                subjects.append(Subject(label: name, type: type, mimeType: scheme.handlerMIMEType, scheme: scheme))
+                continue
+            }
+            let type = try query.argument(name, "--type")
+            subjects.append(Subject(label: name, type: type, mimeType: type.preferredMIMEType))
+        }
+        var selectorFound: HandlerSelector?
+        let plan = try OpenPlan(
+            subjects, resolver: resolver, role: roleFilter!, application: chosen, launching: runCommand || choose,
+            choose: !choose
+                ? nil
+                : { _, candidates in
+                    let selector = try selectorFound ?? resolvedSelector()
+                    selectorFound = selector
+                    do throws(HandlerSelector.Problem) { return try selector.choose(among: candidates) } catch {
+                        throw Console.fail("\(keepingBackslashes: error.message)" as TerminalText)
+                    }
+                })
+        for entry in plan.entries {
+            if let status = entry.cancelledWithStatus {
+                Console.error(
+                    "uti: \(entry.subject.label): no application chosen"
+                        + (status == 0 ? "" : " (the selector exited with status \(Int(status)))") + "; not opened"
+                        as TerminalText)
+            }
+            if entry.handler != nil && entry.subject.missing && (runCommand || choose) {
+                Console.error("uti: \(entry.subject.label): no such file; not opened" as TerminalText)
+            }
+            if output.json { results.append(Self.json(entry)) } else { TerminalText.print(Self.text(entry)) }
+        }
+        if output.json { print(JSON.array(results).serialized()) }
+        if runCommand || choose, try !Self.launch(plan) { failed = true }
+        if failed || plan.hasUnopened { throw ExitCode(Status.no) }
+    }
 
+    /// The files and URLs of the command line, typed; whether one could not
+    /// be (said on standard error), and its JSON error objects.
+    private func fileSubjects(_ registry: TypeRegistry) throws -> ([Subject], Bool, [JSON]) {
         var subjects: [Subject] = []
         var failed = false
         var results: [JSON] = []
@@ -169,10 +200,10 @@ struct OpenIn: ParsableCommand {
                         "uti: \(argument) is read as a URL (scheme \(scheme.name)); for the file, write ./\(argument)"
                             as TerminalText)
                 }
-                let type = scheme.type(in: registry)
                 subjects.append(
                     Subject(
-                        label: argument, target: target, type: type, mimeType: scheme.handlerMIMEType, scheme: scheme))
+                        label: argument, target: target, type: scheme.type(in: registry),
+                        mimeType: scheme.handlerMIMEType, scheme: scheme))
             case .file(let path):
                 do {
                     let result = try typing.type(
@@ -198,76 +229,7 @@ struct OpenIn: ParsableCommand {
                 }
             }
         }
-        let query = QueryResolver(registry: registry)
-        for name in types {
-            if let scheme = URLScheme(handlerMIMEType: name) {
-                subjects.append(
-                    Subject(
-                        label: name, type: scheme.type(in: registry), mimeType: scheme.handlerMIMEType, scheme: scheme))
-                continue
-            }
-            let type = try query.argument(name, "--type")
-            subjects.append(Subject(label: name, type: type, mimeType: type.preferredMIMEType))
-        }
-
-        var launches: [(handler: HandlerResolver.Handler, targets: [OpenTarget])] = []
-        var selectorFound: HandlerSelector?
-        for subject in subjects {
-            let resolution = resolver.resolve(subject.type, role: filter)
-            var handler = chosen ?? resolution.defaultCandidate?.handler
-            var note = chosen == nil ? nil : "--app"
-            if choose && resolution.candidates.count > 1 && !subject.missing {
-                let selector = try selectorFound ?? resolvedSelector()
-                selectorFound = selector
-                let choice: HandlerSelector.Choice
-                do { choice = try selector.choose(among: resolution.candidates) } catch {
-                    throw Console.fail("\(keepingBackslashes: error.message)" as TerminalText)
-                }
-                switch choice {
-                case .chosen(let picked):
-                    handler = picked
-                    note = "chosen"
-                case .cancelled(let status):
-                    handler = nil
-                    failed = true
-                    let message: TerminalText =
-                        "uti: \(subject.label): no application chosen"
-                        + (status == 0 ? "" : " (the selector exited with status \(Int(status)))") + "; not opened"
-                    Console.error(message)
-                }
-            }
-            if resolution.candidates.isEmpty && chosen == nil { failed = true }
-            var command: [[String]]?
-            var commandProblem: String?
-            if let handler {
-                switch handler.commands(opening: subject.target.map { [$0] } ?? []) {
-                case .success(let argv): command = argv
-                case .failure(let problem): commandProblem = problem.message
-                }
-                if subject.missing && (runCommand || choose) {
-                    Console.error("uti: \(subject.label): no such file; not opened" as TerminalText)
-                } else if let target = subject.target {
-                    if let index = launches.firstIndex(where: { $0.handler.id == handler.id }) {
-                        launches[index].targets.append(target)
-                    } else {
-                        launches.append((handler, [target]))
-                    }
-                }
-            }
-            if output.json {
-                results.append(
-                    Self.json(subject, resolution, handler: handler, command: command, problem: commandProblem))
-            } else {
-                TerminalText.print(
-                    Self.text(
-                        subject, resolution, handler: handler, note: note, command: command, problem: commandProblem))
-            }
-        }
-        if output.json { print(JSON.array(results).serialized()) }
-        if runCommand || choose {
-            if try !Self.launch(launches) { failed = true }
-        }
-        if failed { throw ExitCode(Status.no) }
+        return (subjects, failed, results)
     }
 
     static func currentDirectory() -> String {
@@ -289,10 +251,9 @@ struct OpenIn: ParsableCommand {
         }
     }
 
-    static func text(
-        _ subject: Subject, _ resolution: HandlerResolver.Resolution,
-        handler: HandlerResolver.Handler?, note: String? = nil, command: [[String]]?, problem: String?
-    ) -> TerminalText {
+    static func text(_ entry: OpenPlan.Entry) -> TerminalText {
+        let (subject, resolution, handler, note) = (entry.subject, entry.resolution, entry.handler, entry.note)
+        let (command, problem) = (entry.command, entry.commandProblem)
         let mime = subject.mimeType ?? subject.type.preferredMIMEType
         var lines: [TerminalText]
         if let scheme = subject.scheme {
@@ -327,10 +288,9 @@ struct OpenIn: ParsableCommand {
         return lines.joined(separator: "\n")
     }
 
-    static func json(
-        _ subject: Subject, _ resolution: HandlerResolver.Resolution,
-        handler: HandlerResolver.Handler?, command: [[String]]?, problem: String?
-    ) -> JSON {
+    static func json(_ entry: OpenPlan.Entry) -> JSON {
+        let (subject, resolution, handler) = (entry.subject, entry.resolution, entry.handler)
+        let (command, problem) = (entry.command, entry.commandProblem)
         func claimJSON(_ claim: AssociationClaim) -> [(String, JSON)] {
             [
                 ("claim", .string(claim.kind.rawValue)),
@@ -390,15 +350,12 @@ struct OpenIn: ParsableCommand {
             ])
     }
 
-    /// Starts each command and waits for it; false when one exited non-zero.
-    static func launch(_ launches: [(handler: HandlerResolver.Handler, targets: [OpenTarget])]) throws -> Bool {
-        // Every command is made, and so checked, before any is started.
-        var commands: [[String]] = []
-        for launch in launches {
-            switch launch.handler.commands(opening: launch.targets) {
-            case .success(let made): commands += made
-            case .failure(let problem): throw Console.fail("\(keepingBackslashes: problem.message)" as TerminalText)
-            }
+    /// Starts each command of `plan` and waits for it; false when one exited non-zero.
+    static func launch(_ plan: OpenPlan) throws -> Bool {
+        let commands: [[String]]
+        switch plan.commands() {
+        case .success(let made): commands = made
+        case .failure(let problem): throw Console.fail("\(keepingBackslashes: problem.message)" as TerminalText)
         }
         // What was printed comes before anything the commands print.
         fflush(nil)
@@ -414,7 +371,8 @@ struct OpenIn: ParsableCommand {
     }
 }
 
-/// Starts a program with `posix_spawnp` (no shell) and waits for it.
+/// Starts a program (`ChildProcess`, no shell) and waits for it, saying on
+/// standard error why it could not be started.
 enum ProcessLauncher {
     /// Runs `argv` with this process's environment, `adding` set in it, and
     /// every signal unblocked and at its default (a watch blocks SIGINT and
@@ -424,66 +382,19 @@ enum ProcessLauncher {
         try run(argv, adding: environment, forwardingTermination: false).exit.shellStatus
     }
 
-    /// Runs `argv` as `run(_:adding:)` does. With `forwardingTermination`,
-    /// for a caller that has SIGINT and SIGTERM blocked (a watch), either
-    /// signal arriving while the child runs is sent on to it, and raised
-    /// again in the calling thread once the child has ended, so the caller
-    /// stops as it would have; `signal` is that signal.
+    /// Runs `argv` as `run(_:adding:)` does; with `forwardingTermination`,
+    /// as `ChildProcess.waitForwardingTermination()` waits.
     static func run(
         _ argv: [String], adding environment: [String: String], forwardingTermination: Bool
     ) throws -> (exit: ChildExit, signal: Int32?) {
+        let child: ChildProcess
         // Each argument as its bytes: a path need not be UTF-8 (see PathText).
-        func cString(_ text: String) -> UnsafeMutablePointer<CChar>? {
-            (PathText.bytes(text).filter { $0 != 0 } + [0]).withUnsafeBufferPointer { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { strdup($0.baseAddress!) }
-            }
+        do { child = try ChildProcess.spawn(argv.map(PathText.bytes), adding: environment) } catch {
+            throw Console.fail("\(argv[0]): cannot start: \(error.reason)")
         }
-        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map(cString)
-        cArguments.append(nil)
-        var variables: [UnsafeMutablePointer<CChar>?] = []
-        var index = 0
-        while let entry = environ[index] {
-            let name = String(cString: entry).split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-            if environment[name] == nil { variables.append(strdup(entry)) }
-            index += 1
-        }
-        for (name, value) in environment.sorted(by: { $0.key < $1.key }) {
-            variables.append(cString(name + "=" + value))
-        }
-        variables.append(nil)
-        defer { for pointer in cArguments + variables { free(pointer) } }
-        var pid: pid_t = 0
-        let error = withDefaultSignalAttributes { posix_spawnp(&pid, argv[0], nil, $0, cArguments, variables) }
-        guard error == 0 else {
-            throw Console.fail("\(argv[0]): cannot start: \(SystemError(error).reason)")
-        }
-        var forwarded: Int32?
-        if forwardingTermination {
-            var signals = sigset_t()
-            sigemptyset(&signals)
-            sigaddset(&signals, SIGINT)
-            sigaddset(&signals, SIGTERM)
-            while true {
-                var info = siginfo_t()
-                // Ended? (It is reaped below.)
-                if waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0
-                    || info._sifields._sigchld.si_pid == pid
-                {
-                    break
-                }
-                var tick = timespec(tv_sec: 0, tv_nsec: 50_000_000)
-                let signal = sigtimedwait(&signals, nil, &tick)
-                if signal == SIGINT || signal == SIGTERM {
-                    forwarded = signal
-                    kill(pid, signal)
-                    break
-                }
-            }
-        }
-        let exit: ChildExit
-        do { exit = try waitForChild(pid) } catch { throw Console.fail("\(argv[0]): \(error.reason)") }
-        if let forwarded { pthread_kill(pthread_self(), forwarded) }
-        return (exit, forwarded)
+        do {
+            return forwardingTermination ? try child.waitForwardingTermination() : (try child.wait(), nil)
+        } catch { throw Console.fail("\(argv[0]): \(error.reason)") }
     }
 }
 

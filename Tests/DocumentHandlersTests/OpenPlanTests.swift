@@ -1,0 +1,59 @@
+import DocumentHandlers
+import Testing
+import UniformTypes
+
+/// What `open-in` decides before it starts anything, asked of the library.
+@Suite struct OpenPlanTests {
+    func subjects(_ registry: TypeRegistry) -> [OpenPlan.Subject] {
+        let text = registry.type(identifier: "public.plain-text")!
+        return [
+            OpenPlan.Subject(label: "a.txt", target: .file("/tmp/a.txt"), type: text),
+            OpenPlan.Subject(label: "b.txt", target: .file("/tmp/b.txt"), type: text),
+            OpenPlan.Subject(label: "gone.txt", target: .file("/tmp/gone.txt"), type: text, missing: true),
+            OpenPlan.Subject(label: "text", type: text),
+        ]
+    }
+
+    @Test func eachApplicationIsLaunchedOnceWithEveryTargetItOpens() throws {
+        let tree = HandlerTree()
+        tree.desktop("share/applications/edit.desktop", name: "Edit", mime: ["text/plain"], exec: "/bin/true %F")
+        tree.desktop("share/applications/view.desktop", name: "View", mime: ["text/plain"])
+        let resolver = try tree.resolver()
+        let plan = try OpenPlan(subjects(resolver.registry), resolver: resolver, role: .any, launching: true)
+        #expect(plan.entries.count == 4 && !plan.hasUnopened)
+        let defaultID = try #require(plan.entries[0].resolution.defaultCandidate?.handler.id)
+        #expect(plan.entries.allSatisfy { $0.handler?.id == defaultID && $0.note == nil })
+        // The missing file and the type asked about are not launched.
+        #expect(plan.launches.map(\.handler.id) == [defaultID])
+        #expect(plan.launches.first?.targets == [.file("/tmp/a.txt"), .file("/tmp/b.txt")])
+        let asked = try OpenPlan(subjects(resolver.registry), resolver: resolver, role: .any, launching: false)
+        #expect(asked.launches.isEmpty)
+    }
+
+    @Test func anApplicationGivenOrChosenIsUsedAndNothingChosenIsUnopened() throws {
+        let tree = HandlerTree()
+        tree.desktop("share/applications/edit.desktop", name: "Edit", mime: ["text/plain"])
+        tree.desktop("share/applications/view.desktop", name: "View", mime: ["text/plain"])
+        let resolver = try tree.resolver()
+        let view = try resolver.handler("view.desktop").get()
+        let given = try OpenPlan(
+            subjects(resolver.registry), resolver: resolver, role: .any, application: view, launching: true)
+        #expect(given.entries.allSatisfy { $0.handler?.id == "view.desktop" && $0.note == "--app" })
+        var asked: [String] = []
+        let cancelled = try OpenPlan(
+            subjects(resolver.registry), resolver: resolver, role: .any, launching: true,
+            choose: { subject, candidates in
+                asked.append(subject.label)
+                #expect(candidates.count == 2)
+                return .cancelled(status: 130)
+            })
+        // A missing file is never asked about.
+        #expect(asked == ["a.txt", "b.txt", "text"])
+        #expect(cancelled.hasUnopened && cancelled.launches.isEmpty)
+        #expect(cancelled.entries[0].handler == nil && cancelled.entries[0].cancelledWithStatus == 130)
+        let chosen = try OpenPlan(
+            subjects(resolver.registry), resolver: resolver, role: .any, launching: true,
+            choose: { _, _ in .chosen(view) })
+        #expect(chosen.entries[0].note == "chosen" && chosen.launches.map(\.handler.id) == ["view.desktop"])
+    }
+}
