@@ -53,8 +53,8 @@ if ! swift build -c release --product uti --package-path "$root" --scratch-path 
     exit 1
 fi
 # The static link warns that glibc's user, group and host lookups, dlopen
-# and mktemp need glibc's own shared libraries at run time; README's
-# "Set up on a fresh machine" says why uti is not affected. Anything else is shown.
+# and mktemp need glibc's own shared libraries at run time; docs/install.md
+# ("Binary size") says why uti is not affected. Anything else is shown.
 notes=$(grep -c "in statically linked applications requires at runtime\|the use of .mktemp' is dangerous" "$log" || true)
 grep "warning:" "$log" | grep -v "in statically linked applications requires at runtime\|the use of .mktemp' is dangerous" >&2 || true
 [ "$notes" = 0 ] || echo "build-release.sh: $notes expected static-link notes (glibc lookups, dlopen, mktemp) left in $log" >&2

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Finishes the manual page swift-argument-parser's generate-manual plugin
 writes: blank lines become paragraph breaks (mdoc warns about empty input
-lines), and EXIT STATUS, ENVIRONMENT and FILES are made from README.md's
-tables of the same names, so the page and README say the same.
+lines), and EXIT STATUS, ENVIRONMENT and FILES are made from the tables of
+the same names in docs/reference.md, so the page and the documentation say
+the same.
 
 Usage: tools/finish-manual.py GENERATED.1 > docs/uti.1
 """
@@ -13,9 +14,9 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def table(readme, heading):
-    """The rows (lists of cells) of the first table under `### heading`."""
-    lines = readme[readme.index(f"### {heading}\n"):].split("\n")
+def table(reference, heading):
+    """The rows (lists of cells) of the first table under `## heading`."""
+    lines = reference[reference.index(f"\n## {heading}\n") + 1:].split("\n")
     rows = []
     for line in lines[1:]:
         if line.startswith("#"):
@@ -44,12 +45,12 @@ def section(name, rows, tag):
 
 def main():
     generated = open(sys.argv[1], encoding="utf-8").read().split("\n")
-    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    reference = open(os.path.join(ROOT, "docs", "reference.md"), encoding="utf-8").read()
     out = []
     skip_exit = False
     for line in generated:
         if line == '.Sh "EXIT STATUS"':
-            out += section("EXIT STATUS", table(readme, "Exit status"), "Sy")
+            out += section("EXIT STATUS", table(reference, "Exit status"), "Sy")
             skip_exit = True
             continue
         if skip_exit:
@@ -58,8 +59,8 @@ def main():
             else:
                 continue
         if line == ".Sh AUTHORS":
-            out += section("ENVIRONMENT", table(readme, "Environment"), "Ev")
-            out += section("FILES", table(readme, "Files"), "Pa")
+            out += section("ENVIRONMENT", table(reference, "Environment"), "Ev")
+            out += section("FILES", table(reference, "Files"), "Pa")
         if line.strip() == "":
             if out and out[-1] != ".Pp" and not out[-1].startswith((".Sh", ".Bl", ".It")):
                 out.append(".Pp")

@@ -3,16 +3,17 @@ import SystemBase
 import Testing
 
 /// The variables `uti` reads are named once, in `EnvironmentVariable`, and
-/// README's table says what each does.
+/// the Environment table of docs/reference.md (which the manual page's
+/// ENVIRONMENT is made from) says what each does.
 @Suite struct EnvironmentVariableTests {
     @Test func readmeListsEveryVariable() throws {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../README.md").standardized
+            .appendingPathComponent("../../docs/reference.md").standardized
         let text = try String(contentsOf: readme, encoding: .utf8)
         #expect(
             text.contains(EnvironmentVariable.readmeTable + "\n"),
             """
-            README's Environment table differs from EnvironmentVariable.all; replace it with:
+            The Environment table of docs/reference.md differs from EnvironmentVariable.all; replace it with:
             \(EnvironmentVariable.readmeTable)
             """)
         #expect(Set(EnvironmentVariable.all.map(\.name)).count == EnvironmentVariable.all.count)

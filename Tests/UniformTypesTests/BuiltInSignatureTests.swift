@@ -137,10 +137,10 @@ import Testing
         #expect(known.count >= 40, "\(known.count)")
         let sampled = Set(Self.samples.map(\.mime))
         for mime in known { #expect(sampled.contains(mime), "no sample of \(mime)") }
-        // README says how many.
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "../../README.md")
-        let text = (try? String(contentsOf: readme.standardized, encoding: .utf8)) ?? ""
+        // The guide to typing files says how many.
+        let guide = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../docs/guide-lookup.md")
+        let text = (try? String(contentsOf: guide.standardized, encoding: .utf8)) ?? ""
         #expect(text.contains("specification: \(BuiltInSignatures.mimeTypes.count) MIME types"))
     }
 
