@@ -5,10 +5,10 @@
 #endif
 
 /// An environment variable `uti` reads: each is named here once, with what
-/// it does, and README's Environment table is checked against this list.
+/// it does, and the Environment table of docs/reference.md is checked against this list.
 public struct EnvironmentVariable: Sendable, Hashable {
     public let name: String
-    /// What the variable does, as README's table says it.
+    /// What the variable does, as the Environment table says it.
     public let summary: String
 
     init(_ name: String, _ summary: String) {
@@ -67,7 +67,7 @@ public struct EnvironmentVariable: Sendable, Hashable {
     public static let language = EnvironmentVariable(
         "LANG", "the language, when neither `LC_ALL` nor `LC_MESSAGES` is set")
 
-    /// Every variable `uti` reads, in README's order.
+    /// Every variable `uti` reads, in the Environment table's order.
     public static let all: [EnvironmentVariable] = [
         declarations, apps, mimeTypes, cacheDirectory, home, dataHome, dataDirs, configHome, configDirs, cacheHome,
         stateHome, currentDesktop, path, terminal, selector, allLocales, messagesLocale, language,
@@ -102,7 +102,7 @@ public struct EnvironmentVariable: Sendable, Hashable {
         return value == "C" || value == "POSIX" || value.hasPrefix("C.") ? nil : value
     }
 
-    /// README's Environment table: a header and one row per variable.
+    /// The Environment table of docs/reference.md: a header and one row per variable.
     public static var readmeTable: String {
         (["| variable | what it does |", "| --- | --- |"] + all.map { "| `\($0.name)` | \($0.summary) |" })
             .joined(separator: "\n")

@@ -140,7 +140,7 @@ struct RegistryOptions: ParsableArguments {
 }
 
 struct OutputOptions: ParsableArguments {
-    @Flag(help: "Print JSON (the schema is in README.md).")
+    @Flag(help: "Print JSON (the schema is in docs/json.md).")
     var json = false
     @Option(
         help: ArgumentHelp(

@@ -1,7 +1,7 @@
 import UniformTypes
 
 /// The text and JSON forms of types and lookups. The JSON schema is
-/// documented in README.md and kept stable.
+/// documented in docs/json.md and kept stable.
 enum TypeFormatting {
     static func json(_ type: UTType, language: String? = nil) -> JSON {
         let tags = mergedTags(type).map { ($0.tagClass.identifier, JSON.strings($0.tags)) }

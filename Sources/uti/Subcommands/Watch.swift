@@ -44,7 +44,7 @@ struct Watch: ParsableCommand {
     @OptionGroup var registryOptions: RegistryOptions
     @Flag(name: [.customShort("r"), .customLong("recursive")], help: "Watch subfolders too.")
     var recursive = false
-    @Flag(help: "Print one JSON object a line (the schema is in README.md).")
+    @Flag(help: "Print one JSON object a line (the schema is in docs/json.md).")
     var json = false
     @Option(
         name: .customLong("type"),
