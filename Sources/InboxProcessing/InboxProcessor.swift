@@ -39,41 +39,13 @@ public final class InboxProcessor {
         public init() {}
     }
 
-    /// What an entry is. The raw value names it in messages and JSON
-    /// (`symbolic link`, `FIFO`).
-    public enum Kind: String, Sendable {
-        /// A regular file.
-        case file
-        /// A folder, moved as a unit with everything in it.
-        case folder
-        /// A symbolic link, moved as the link itself (never followed); a
-        /// relative one that would point elsewhere from Documents is made anew.
-        case symbolicLink = "symbolic link"
-        /// A named pipe, left in place.
-        case fifo = "FIFO"
-        /// A Unix domain socket, left in place.
-        case socket
-        /// A character or block device, left in place.
-        case device
-        /// None of the others, left in place; also the kind of an entry whose
-        /// status could not be read (its outcome is then `gone` or `failed`).
-        case unknown
-    }
+    /// What an entry is (defined in `SystemBase`, which `FolderWatching`
+    /// shares). The raw value names it in messages and JSON (`symbolic link`, `FIFO`).
+    public typealias Kind = EntryKind
 
-    /// Why an item is not ready and was left in the Inbox for a later run.
-    public enum WaitReason: Sendable, Equatable {
-        /// Its status changed this many seconds ago, less than the settle interval.
-        case changedRecently(secondsAgo: Double)
-        /// A process has it open for writing.
-        case openForWriting
-        /// Changed this many seconds ago, and whether a process has it open
-        /// for writing cannot be told (another user's file, whose processes
-        /// cannot be seen): taken once unchanged for the writer window.
-        case writerUnknown(secondsAgo: Double)
-        /// A symbolic link to this item of the Inbox, which stays in it: the
-        /// link goes with it, so that it keeps pointing at it.
-        case linkTargetInInbox(FileName)
-    }
+    /// Why an item is not ready and was left in the Inbox for a later run
+    /// (defined with `SettlePolicy`, in `SystemBase`).
+    public typealias WaitReason = SettlePolicy.WaitReason
 
     /// What a run did with one entry, and so where it is now.
     public enum Outcome: Sendable, Equatable {
@@ -656,18 +628,6 @@ public final class InboxProcessor {
         }
         reserved.insert(target)
         return target
-    }
-
-    package static func kind(of info: stat) -> Kind {
-        switch info.kind {
-        case .regular: return .file
-        case .directory: return .folder
-        case .symbolicLink: return .symbolicLink
-        case .fifo: return .fifo
-        case .socket: return .socket
-        case .characterDevice, .blockDevice: return .device
-        default: return .unknown
-        }
     }
 
     /// The folder holding `path` and the last component: `a/b` is `a`, `b`;
