@@ -480,7 +480,11 @@ public final class InboxProcessor {
         case .asItIs, .relink: break
         }
         if options.dryRun {
-            report.outcome = .wouldMove(to: pickDryRunName(name, in: documents, alwaysNumber: alwaysNumber))
+            if let target = pickDryRunName(name, in: documents, alwaysNumber: alwaysNumber) {
+                report.outcome = .wouldMove(to: target)
+            } else {
+                report.outcome = .failed(noFreeName)
+            }
             return report
         }
         if case .relink(var relinking) = linkMove {
@@ -588,46 +592,38 @@ public final class InboxProcessor {
         _ name: FileName, in documents: FolderDescriptor,
         alwaysNumber: Bool, placement: inout P
     ) -> Placed {
-        var counter: Int? = nil
-        var numbered: NumberedName? = nil
-        /// The first counter the picker gives, then each one after it.
-        func nextCandidate() -> FileName {
-            let split = numbered ?? NumberedName(name, isKnownExtension: isKnownExtension)
-            numbered = split
-            counter =
-                counter.map { $0 + 1 } ?? picker.firstCounter(for: name) { documents.contains(split.numbered($0)) }
-            return split.numbered(counter!)
-        }
-        var candidate = alwaysNumber ? nextCandidate() : name
-        while true {
+        let placed = picker.search(
+            for: name, alwaysNumbered: alwaysNumber, isKnownExtension: isKnownExtension, isTaken: documents.contains
+        ) { (candidate) -> NamePicker.Attempt<Placed> in
             switch placement.place(as: candidate) {
-            case .placed:
-                if let counter { picker.used(counter, for: name) }
-                return .placed(candidate)
-            case .taken:
-                candidate = nextCandidate()
-            case .sourceGone: return .gone
-            case .crossDevice: return .crossDevice
-            case .failed(let reason): return .failed(reason)
+            case .placed: return .placed(.placed(candidate))
+            case .taken: return .taken
+            case .sourceGone: return .stopped(.gone)
+            case .crossDevice: return .stopped(.crossDevice)
+            case .failed(let reason): return .stopped(.failed(reason))
             }
         }
+        return placed ?? .failed(noFreeName)
     }
 
-    /// The name a move would get, counting names this dry run already gave.
-    private func pickDryRunName(_ name: FileName, in documents: FolderDescriptor, alwaysNumber: Bool) -> FileName {
+    /// The name a move would get, counting names this dry run already gave;
+    /// nil when none is free.
+    private func pickDryRunName(_ name: FileName, in documents: FolderDescriptor, alwaysNumber: Bool) -> FileName? {
         let isTaken = { (candidate: FileName) in
             self.reserved.contains(candidate) || documents.contains(candidate)
         }
-        var target = name
-        if alwaysNumber || isTaken(name) {
-            let split = NumberedName(name, isKnownExtension: isKnownExtension)
-            var counter = picker.firstCounter(for: name) { isTaken(split.numbered($0)) }
-            while isTaken(split.numbered(counter)) { counter += 1 }
-            picker.used(counter, for: name)
-            target = split.numbered(counter)
+        let target = picker.search(
+            for: name, alwaysNumbered: alwaysNumber, isKnownExtension: isKnownExtension, isTaken: isTaken
+        ) { candidate in
+            isTaken(candidate) ? .taken : .placed(candidate)
         }
-        reserved.insert(target)
+        if let target { reserved.insert(target) }
         return target
+    }
+
+    /// Why an item was not moved when every name a search tried was taken.
+    private var noFreeName: ItemFailure {
+        ItemFailure("no free name in \(documentsPath) after \(NamePicker.searchLimit) tries")
     }
 
     /// The folder holding `path` and the last component: `a/b` is `a`, `b`;
