@@ -25,8 +25,9 @@ let package = Package(
         // The only code that sees libxml2's headers; Swift sees opaque handles.
         .target(name: "CXMLShim", dependencies: ["CLibXML2"]),
         // What every module shares with the system: errors of system calls,
-        // the environment variables read, the XDG folders, reading files.
-        .target(name: "SystemBase"),
+        // the environment variables read, the XDG folders, reading files;
+        // names in folders, open folders, the settle rules, stopping a watch.
+        .target(name: "SystemBase", dependencies: ["CLinuxCalls"]),
         .target(name: "PropertyLists", dependencies: ["CXMLShim", "SystemBase"]),
         // Flat images read in place: the compiled registry and its caches.
         .target(name: "CompiledData", dependencies: ["SystemBase", "CLinuxCalls"]),
@@ -42,7 +43,7 @@ let package = Package(
         .target(name: "InboxProcessing", dependencies: ["SystemBase", "CLinuxCalls"]),
         // Settled, typed changes to folders, by the inbox's settle rules.
         .target(
-            name: "FolderWatching", dependencies: ["InboxProcessing", "UniformTypes", "SystemBase", "CLinuxCalls"]),
+            name: "FolderWatching", dependencies: ["UniformTypes", "SystemBase", "CLinuxCalls"]),
         .target(
             name: "DocumentHandlers", dependencies: ["UniformTypes", "SystemBase", "PropertyLists", "CLinuxCalls"]),
         .executableTarget(
@@ -95,7 +96,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InboxProcessingTests",
-            dependencies: ["InboxProcessing", "TestSupport"]
+            dependencies: ["InboxProcessing", "SystemBase", "TestSupport"]
         ),
         .testTarget(
             name: "FolderWatchingTests",

@@ -1,4 +1,4 @@
-import InboxProcessing
+import SystemBase
 import UniformTypes
 
 /// A settled change in a watched folder.
@@ -29,7 +29,7 @@ public struct FolderEvent: Sendable {
     /// Where a renamed item was, in the same form as `path`.
     public var oldPath: [UInt8]?
     /// What the item is (for a removed item, what it was).
-    public var kind: InboxProcessor.Kind
+    public var kind: EntryKind
     /// Its type, as `FileTyping.type(forPath:options:)` gives it (what
     /// `uti file` prints): for an item that exists, nil for a removed one.
     public var type: FileTyping.Result?

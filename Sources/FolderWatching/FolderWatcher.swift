@@ -1,5 +1,4 @@
 import CLinuxCalls
-import InboxProcessing
 import SystemBase
 import UniformTypes
 
@@ -82,7 +81,7 @@ public struct FolderWatcher: Sendable {
     /// reached) or the folder holding a removed watched folder is gone too.
     /// Read leases (the writer check) are taken only while it runs, with
     /// SIGIO handled as `InboxProcessor.run` documents.
-    public func run(until stop: InboxWatchStop, _ report: (FolderWatchReport) -> Void) throws(Failure) {
+    public func run(until stop: WatchStop, _ report: (FolderWatchReport) -> Void) throws(Failure) {
         try watch(waitingOn: stop.descriptor, report) { stop.isStopped }
     }
 
@@ -90,21 +89,10 @@ public struct FolderWatcher: Sendable {
     /// program's main thread (both signals are blocked in the calling thread
     /// while it runs and read from a signalfd, as `InboxWatcher.run` does).
     public func run(_ report: (FolderWatchReport) -> Void) throws(Failure) -> Int32 {
-        var failure: Failure?
-        let signal: Int32
-        do {
-            signal = try TerminationSignals.wait { (descriptor, stoppingSignal) throws(InboxProcessor.Failure) in
-                do throws(Failure) {
-                    try watch(waitingOn: descriptor, report) { stoppingSignal() != nil }
-                } catch {
-                    failure = error
-                }
-            }
-        } catch {
-            throw Failure(path: error.path, reason: error.reason)
+        let failure = { (error: SystemError) in Failure(path: "signals", reason: error.description) }
+        return try TerminationSignals.wait(failure: failure) { (descriptor, stoppingSignal) throws(Failure) in
+            try watch(waitingOn: descriptor, report) { stoppingSignal() != nil }
         }
-        if let failure { throw failure }
-        return signal
     }
 
     /// The watch: wait for events, the next item to settle, or `wake`.
@@ -156,9 +144,9 @@ public struct FolderWatcher: Sendable {
         _ transform: @escaping @Sendable (FolderWatchReport) -> Element?
     ) -> AsyncThrowingStream<Element, any Error> {
         AsyncThrowingStream { continuation in
-            let stop: InboxWatchStop
-            do throws(InboxProcessor.Failure) { stop = try InboxWatchStop() } catch {
-                continuation.finish(throwing: Failure(path: error.path, reason: error.reason))
+            let stop: WatchStop
+            do throws(SystemError) { stop = try WatchStop() } catch {
+                continuation.finish(throwing: Failure(path: "eventfd", reason: error.description))
                 return
             }
             continuation.onTermination = { _ in stop.stop() }

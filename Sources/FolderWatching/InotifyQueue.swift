@@ -1,4 +1,3 @@
-import InboxProcessing
 import SystemBase
 
 #if canImport(Glibc)

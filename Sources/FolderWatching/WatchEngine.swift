@@ -1,5 +1,4 @@
 import CLinuxCalls
-import InboxProcessing
 import SystemBase
 import UniformTypes
 
@@ -59,7 +58,7 @@ final class WatchEngine {
     }
 
     struct Entry {
-        var kind: InboxProcessor.Kind
+        var kind: EntryKind
         var stamp: Stamp
         var state: State
         /// Which queued look at it counts (older ones are stale).
@@ -327,7 +326,7 @@ final class WatchEngine {
             if code == ENOENT || code == ENOTDIR { vanish(key) }
             return
         }
-        let kind = InboxProcessor.kind(of: info)
+        let kind = EntryKind(of: info)
         let stamp = Stamp(info)
         if var entry = entries[key] {
             if entry.kind != kind {
@@ -396,7 +395,7 @@ final class WatchEngine {
             markDirty(to)
             return
         }
-        guard let info = Self.status(path(to)), InboxProcessor.kind(of: info) == entry.kind else {
+        guard let info = Self.status(path(to)), EntryKind(of: info) == entry.kind else {
             // Moved on again, or replaced, before it was looked at.
             vanish(from)
             markDirty(to)
@@ -484,7 +483,7 @@ final class WatchEngine {
         let now = Self.now()
         while let (key, generation) = due.pop(dueBy: now) {
             guard var entry = entries[key], entry.generation == generation, entry.state != .known else { continue }
-            guard let info = Self.status(path(key)), InboxProcessor.kind(of: info) == entry.kind else {
+            guard let info = Self.status(path(key)), EntryKind(of: info) == entry.kind else {
                 try look(at: key)
                 continue
             }
@@ -503,7 +502,7 @@ final class WatchEngine {
     }
 
     /// Why the item must wait (the inbox's settle rules), nil when settled.
-    private func waitReason(_ key: Key, _ info: stat, kind: InboxProcessor.Kind) -> InboxProcessor.WaitReason? {
+    private func waitReason(_ key: Key, _ info: stat, kind: EntryKind) -> SettlePolicy.WaitReason? {
         let parent = Key(root: key.root, relative: Array(key.relative.dropLast(key.name.count + 1)))
         let folder: FolderDescriptor
         if let cached = parentCache, cached.key == parent {

@@ -39,41 +39,13 @@ public final class InboxProcessor {
         public init() {}
     }
 
-    /// What an entry is. The raw value names it in messages and JSON
-    /// (`symbolic link`, `FIFO`).
-    public enum Kind: String, Sendable {
-        /// A regular file.
-        case file
-        /// A folder, moved as a unit with everything in it.
-        case folder
-        /// A symbolic link, moved as the link itself (never followed); a
-        /// relative one that would point elsewhere from Documents is made anew.
-        case symbolicLink = "symbolic link"
-        /// A named pipe, left in place.
-        case fifo = "FIFO"
-        /// A Unix domain socket, left in place.
-        case socket
-        /// A character or block device, left in place.
-        case device
-        /// None of the others, left in place; also the kind of an entry whose
-        /// status could not be read (its outcome is then `gone` or `failed`).
-        case unknown
-    }
+    /// What an entry is (defined in `SystemBase`, which `FolderWatching`
+    /// shares). The raw value names it in messages and JSON (`symbolic link`, `FIFO`).
+    public typealias Kind = EntryKind
 
-    /// Why an item is not ready and was left in the Inbox for a later run.
-    public enum WaitReason: Sendable, Equatable {
-        /// Its status changed this many seconds ago, less than the settle interval.
-        case changedRecently(secondsAgo: Double)
-        /// A process has it open for writing.
-        case openForWriting
-        /// Changed this many seconds ago, and whether a process has it open
-        /// for writing cannot be told (another user's file, whose processes
-        /// cannot be seen): taken once unchanged for the writer window.
-        case writerUnknown(secondsAgo: Double)
-        /// A symbolic link to this item of the Inbox, which stays in it: the
-        /// link goes with it, so that it keeps pointing at it.
-        case linkTargetInInbox(FileName)
-    }
+    /// Why an item is not ready and was left in the Inbox for a later run
+    /// (defined with `SettlePolicy`, in `SystemBase`).
+    public typealias WaitReason = SettlePolicy.WaitReason
 
     /// What a run did with one entry, and so where it is now.
     public enum Outcome: Sendable, Equatable {
@@ -508,7 +480,11 @@ public final class InboxProcessor {
         case .asItIs, .relink: break
         }
         if options.dryRun {
-            report.outcome = .wouldMove(to: pickDryRunName(name, in: documents, alwaysNumber: alwaysNumber))
+            if let target = pickDryRunName(name, in: documents, alwaysNumber: alwaysNumber) {
+                report.outcome = .wouldMove(to: target)
+            } else {
+                report.outcome = .failed(noFreeName)
+            }
             return report
         }
         if case .relink(var relinking) = linkMove {
@@ -616,58 +592,38 @@ public final class InboxProcessor {
         _ name: FileName, in documents: FolderDescriptor,
         alwaysNumber: Bool, placement: inout P
     ) -> Placed {
-        var counter: Int? = nil
-        var numbered: NumberedName? = nil
-        /// The first counter the picker gives, then each one after it.
-        func nextCandidate() -> FileName {
-            let split = numbered ?? NumberedName(name, isKnownExtension: isKnownExtension)
-            numbered = split
-            counter =
-                counter.map { $0 + 1 } ?? picker.firstCounter(for: name) { documents.contains(split.numbered($0)) }
-            return split.numbered(counter!)
-        }
-        var candidate = alwaysNumber ? nextCandidate() : name
-        while true {
+        let placed = picker.search(
+            for: name, alwaysNumbered: alwaysNumber, isKnownExtension: isKnownExtension, isTaken: documents.contains
+        ) { (candidate) -> NamePicker.Attempt<Placed> in
             switch placement.place(as: candidate) {
-            case .placed:
-                if let counter { picker.used(counter, for: name) }
-                return .placed(candidate)
-            case .taken:
-                candidate = nextCandidate()
-            case .sourceGone: return .gone
-            case .crossDevice: return .crossDevice
-            case .failed(let reason): return .failed(reason)
+            case .placed: return .placed(.placed(candidate))
+            case .taken: return .taken
+            case .sourceGone: return .stopped(.gone)
+            case .crossDevice: return .stopped(.crossDevice)
+            case .failed(let reason): return .stopped(.failed(reason))
             }
         }
+        return placed ?? .failed(noFreeName)
     }
 
-    /// The name a move would get, counting names this dry run already gave.
-    private func pickDryRunName(_ name: FileName, in documents: FolderDescriptor, alwaysNumber: Bool) -> FileName {
+    /// The name a move would get, counting names this dry run already gave;
+    /// nil when none is free.
+    private func pickDryRunName(_ name: FileName, in documents: FolderDescriptor, alwaysNumber: Bool) -> FileName? {
         let isTaken = { (candidate: FileName) in
             self.reserved.contains(candidate) || documents.contains(candidate)
         }
-        var target = name
-        if alwaysNumber || isTaken(name) {
-            let split = NumberedName(name, isKnownExtension: isKnownExtension)
-            var counter = picker.firstCounter(for: name) { isTaken(split.numbered($0)) }
-            while isTaken(split.numbered(counter)) { counter += 1 }
-            picker.used(counter, for: name)
-            target = split.numbered(counter)
+        let target = picker.search(
+            for: name, alwaysNumbered: alwaysNumber, isKnownExtension: isKnownExtension, isTaken: isTaken
+        ) { candidate in
+            isTaken(candidate) ? .taken : .placed(candidate)
         }
-        reserved.insert(target)
+        if let target { reserved.insert(target) }
         return target
     }
 
-    package static func kind(of info: stat) -> Kind {
-        switch info.kind {
-        case .regular: return .file
-        case .directory: return .folder
-        case .symbolicLink: return .symbolicLink
-        case .fifo: return .fifo
-        case .socket: return .socket
-        case .characterDevice, .blockDevice: return .device
-        default: return .unknown
-        }
+    /// Why an item was not moved when every name a search tried was taken.
+    private var noFreeName: ItemFailure {
+        ItemFailure("no free name in \(documentsPath) after \(NamePicker.searchLimit) tries")
     }
 
     /// The folder holding `path` and the last component: `a/b` is `a`, `b`;

@@ -32,3 +32,50 @@ struct NamePicker {
         next[name] = counter + 1
     }
 }
+
+extension NamePicker {
+    /// What trying one name gave.
+    enum Attempt<Answer> {
+        /// The name is taken: the next one is tried.
+        case taken
+        /// The item has the name now; a counter in it is remembered.
+        case placed(Answer)
+        /// The search ends here, the item not placed under this name.
+        case stopped(Answer)
+    }
+
+    /// The most names one search tries, so that every search ends.
+    static let searchLimit = 1000
+
+    /// The one search for a free name: hands `attempt` the name itself
+    /// (unless `alwaysNumbered`), then the numbered name with the first
+    /// counter for it (`isTaken` answering the probes), then each counter
+    /// after it, until an attempt places or stops, at most `searchLimit`
+    /// names in all. Nil when every name tried was taken.
+    mutating func search<Answer>(
+        for name: FileName, alwaysNumbered: Bool, isKnownExtension: (ArraySlice<UInt8>) -> Bool,
+        isTaken: (FileName) -> Bool, attempt: (FileName) -> Attempt<Answer>
+    ) -> Answer? {
+        var tried = 0
+        if !alwaysNumbered {
+            switch attempt(name) {
+            case .placed(let answer), .stopped(let answer): return answer
+            case .taken: tried = 1
+            }
+        }
+        let split = NumberedName(name, isKnownExtension: isKnownExtension)
+        var counter = firstCounter(for: name) { isTaken(split.numbered($0)) }
+        while tried < Self.searchLimit {
+            switch attempt(split.numbered(counter)) {
+            case .placed(let answer):
+                used(counter, for: name)
+                return answer
+            case .stopped(let answer): return answer
+            case .taken: tried += 1
+            }
+            guard counter < Int.max else { break }
+            counter += 1
+        }
+        return nil
+    }
+}

@@ -203,20 +203,19 @@ final class SetAside {
         from folder: FolderDescriptor, to inbox: FolderDescriptor, _ original: FileName,
         isKnownExtension: (ArraySlice<UInt8>) -> Bool
     ) -> FileName? {
-        var candidate = original
-        var numbered: NumberedName?
-        for counter in 1...1000 {
+        var picker = NamePicker()
+        let given = picker.search(
+            for: original, alwaysNumbered: false, isKnownExtension: isKnownExtension, isTaken: inbox.contains
+        ) { (candidate) -> NamePicker.Attempt<FileName?> in
             let moved = itemName.bytes.withCString { from in
                 candidate.bytes.withCString { to in uti_rename_noreplace(folder.fd, from, inbox.fd, to) }
             }
-            if moved == 0 { return candidate }
-            if errno == ENOENT && !folder.contains(itemName) { return candidate }
-            guard errno == EEXIST else { return nil }
-            let split = numbered ?? NumberedName(original, isKnownExtension: isKnownExtension)
-            numbered = split
-            candidate = split.numbered(counter)
+            if moved == 0 { return .placed(candidate) }
+            if errno == ENOENT && !folder.contains(itemName) { return .placed(candidate) }
+            guard errno == EEXIST else { return .stopped(nil) }
+            return .taken
         }
-        return nil
+        return given ?? nil
     }
 
     // MARK: Recovery

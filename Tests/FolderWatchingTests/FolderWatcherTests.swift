@@ -1,6 +1,5 @@
 import FolderWatching
 import Foundation
-import InboxProcessing
 import TestSupport
 import Testing
 import UniformTypes
@@ -168,7 +167,7 @@ import UniformTypes
     /// kernel's queue: the watch rescans, and every file is reported once.
     @Test func anOverflowWhileTheReaderIsBusyIsRescanned() throws {
         try folder.makeFolder("in")
-        let stop = try InboxWatchStop()
+        let stop = try WatchStop()
         let ready = DispatchSemaphore(value: 0)
         let busy = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)

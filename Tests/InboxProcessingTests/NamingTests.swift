@@ -97,4 +97,52 @@ import Testing
         #expect(!taken.contains(counter))
         #expect(counter == 4)
     }
+    /// The names one search tries, with `taken` names taken and `picker`
+    /// as the picker's memory, and what it answers.
+    private func tried(
+        _ name: String, alwaysNumbered: Bool = false, taken: Set<String>, picker: inout NamePicker
+    ) -> (tried: [String], answer: String?) {
+        var tried: [String] = []
+        let isKnownExtension = { (pathExtension: ArraySlice<UInt8>) in pathExtension.elementsEqual("tar.gz".utf8) }
+        let isTaken = { (candidate: FileName) in taken.contains(candidate.text!) }
+        let answer = picker.search(
+            for: FileName(name), alwaysNumbered: alwaysNumbered, isKnownExtension: isKnownExtension, isTaken: isTaken
+        ) { candidate in
+            tried.append(candidate.text!)
+            return taken.contains(candidate.text!) ? .taken : .placed(candidate.text!)
+        }
+        return (tried, answer)
+    }
+
+    @Test func aSearchTriesTheNameThenTheFirstCounterThenEachAfterIt() {
+        var picker = NamePicker()
+        #expect(tried("a.tar.gz", taken: [], picker: &picker) == (["a.tar.gz"], "a.tar.gz"))
+        #expect(
+            tried("a.tar.gz", taken: ["a.tar.gz", "a-1.tar.gz"], picker: &picker)
+                == (["a.tar.gz", "a-2.tar.gz"], "a-2.tar.gz"))
+        // The picker goes on after the counter it gave; a name taken since is passed over.
+        #expect(
+            tried("a.tar.gz", taken: ["a.tar.gz", "a-3.tar.gz"], picker: &picker)
+                == (["a.tar.gz", "a-3.tar.gz", "a-4.tar.gz"], "a-4.tar.gz"))
+        #expect(tried("b", alwaysNumbered: true, taken: [], picker: &picker) == (["b-1"], "b-1"))
+    }
+
+    @Test func aSearchEndsAfterItsLimitAndAStopIsNotRemembered() {
+        var picker = NamePicker()
+        var attempts = 0
+        let noExtension = { (_: ArraySlice<UInt8>) in false }
+        let neverTaken = { (_: FileName) in false }
+        let none: String? = picker.search(
+            for: FileName("a"), alwaysNumbered: false, isKnownExtension: noExtension, isTaken: neverTaken
+        ) { _ in
+            attempts += 1
+            return .taken
+        }
+        #expect(none == nil && attempts == NamePicker.searchLimit)
+        let stopped = picker.search(
+            for: FileName("b"), alwaysNumbered: true, isKnownExtension: noExtension, isTaken: neverTaken
+        ) { .stopped($0.text!) }
+        #expect(stopped == "b-1")
+        #expect(picker.firstCounter(for: FileName("b")) { _ in false } == 1)
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SystemBase
 import TestSupport
 import Testing
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import DocumentHandlers
 import FolderWatching
-import InboxProcessing
 import SystemBase
 import UniformTypes
 

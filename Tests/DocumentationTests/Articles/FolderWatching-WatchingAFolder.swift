@@ -2,7 +2,6 @@
 
 import FolderWatching
 import Foundation
-import InboxProcessing
 import Testing
 import UniformTypes
 

@@ -1,5 +1,4 @@
 import Synchronization
-import SystemBase
 
 #if canImport(Glibc)
     import Glibc
@@ -9,21 +8,26 @@ import SystemBase
 /// `/proc/PID/fd` and `/proc/PID/fdinfo`: how the writer check tells, for a
 /// file whose read lease the kernel refuses (another user's file, or a file
 /// system without leases), whether a writer is still at work.
-struct OpenFileScan: Sendable {
-    struct Identity: Hashable, Sendable {
-        var device: UInt64
-        var inode: UInt64
+package struct OpenFileScan: Sendable {
+    package struct Identity: Hashable, Sendable {
+        package var device: UInt64
+        package var inode: UInt64
+
+        package init(device: UInt64, inode: UInt64) {
+            self.device = device
+            self.inode = inode
+        }
     }
 
     /// Files open for writing (write-only or read-write) by the processes seen.
-    var writers: Set<Identity> = []
+    package var writers: Set<Identity> = []
     /// False when some process's descriptors could not be read (another
     /// user's, without the right to look): a file missing from `writers`
     /// may then still be open for writing.
-    var complete = true
+    package var complete = true
 
     /// Reads every process of `/proc`.
-    static func scan(procRoot: String = "/proc") -> OpenFileScan {
+    package static func scan(procRoot: String = "/proc") -> OpenFileScan {
         var result = OpenFileScan()
         guard let processes = try? FolderDescriptor.open(procRoot).names() else {
             result.complete = false
@@ -67,7 +71,7 @@ struct OpenFileScan: Sendable {
 
     /// One scan shared by checks less than 0.1 s apart (a window of the same
     /// order as the one between a lease check and the move), made again after.
-    static func recent() -> OpenFileScan {
+    package static func recent() -> OpenFileScan {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let seconds = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9

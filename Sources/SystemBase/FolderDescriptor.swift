@@ -1,5 +1,3 @@
-import SystemBase
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -46,7 +44,7 @@ package final class FolderDescriptor {
 
     /// Opens the entry `name` of this folder as a folder, never following a
     /// symbolic link.
-    func openFolder(_ name: FileName, displayPath: String) throws(SystemError) -> FolderDescriptor {
+    package func openFolder(_ name: FileName, displayPath: String) throws(SystemError) -> FolderDescriptor {
         let fd = name.bytes.withCString { openat(self.fd, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
         guard fd >= 0 else { throw SystemError.current }
         return FolderDescriptor(adopting: fd, path: displayPath)
@@ -60,7 +58,7 @@ package final class FolderDescriptor {
     }
 
     /// True when something has the name `name` here (or it cannot be told).
-    func contains(_ name: FileName) -> Bool {
+    package func contains(_ name: FileName) -> Bool {
         switch status(of: name) {
         case .success: return true
         case .failure(let error): return error.code != ENOENT
@@ -68,7 +66,7 @@ package final class FolderDescriptor {
     }
 
     /// The names in the folder, without `.` and `..`.
-    func names() throws(SystemError) -> [FileName] {
+    package func names() throws(SystemError) -> [FileName] {
         try entries().map(\.name)
     }
 
@@ -98,12 +96,12 @@ package final class FolderDescriptor {
     }
 
     /// Flushes the folder's entries to disk.
-    func sync() { _ = fsync(fd) }
+    package func sync() { _ = fsync(fd) }
 }
 
 extension Array where Element == UInt8 {
     /// Calls `body` with the bytes as a NUL-terminated C string.
-    func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+    package func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
         var copy = self
         copy.append(0)
         return try copy.withUnsafeBufferPointer { buffer in

@@ -1,5 +1,4 @@
 import CLinuxCalls
-import SystemBase
 
 #if canImport(Glibc)
     import Glibc
@@ -27,7 +26,7 @@ public struct SettlePolicy: Sendable {
     public var writerWindow: Double
 
     /// Whether read leases are tried (tests turn them off to reach the /proc check).
-    var usesLeases = true
+    package var usesLeases = true
 
     /// A policy with these settings; the defaults take an item unchanged for
     /// 2 seconds and check files changed within the last 60 seconds for writers.
@@ -37,16 +36,39 @@ public struct SettlePolicy: Sendable {
         self.writerWindow = writerWindow
     }
 
-    struct Inspection {
-        var kind: InboxProcessor.Kind
-        var wait: InboxProcessor.WaitReason?
+    /// Why an item is not ready, and waits for a later look.
+    public enum WaitReason: Sendable, Equatable {
+        /// Its status changed this many seconds ago, less than the settle interval.
+        case changedRecently(secondsAgo: Double)
+        /// A process has it open for writing.
+        case openForWriting
+        /// Changed this many seconds ago, and whether a process has it open
+        /// for writing cannot be told (another user's file, whose processes
+        /// cannot be seen): taken once unchanged for the writer window.
+        case writerUnknown(secondsAgo: Double)
+        /// A symbolic link to this item of the Inbox, which stays in it: the
+        /// link goes with it, so that it keeps pointing at it.
+        case linkTargetInInbox(FileName)
+    }
+
+    /// What an entry is, and why it must wait if it must.
+    package struct Inspection {
+        package var kind: EntryKind
+        package var wait: WaitReason?
+
+        package init(kind: EntryKind, wait: WaitReason? = nil) {
+            self.kind = kind
+            self.wait = wait
+        }
     }
 
     /// What the entry is and whether it must wait. `typeHint` is the kind
     /// readdir gave; it saves the status call when the interval is 0 and
     /// nothing else needs the change time.
-    func inspect(_ folder: FolderDescriptor, _ name: FileName, typeHint: UInt8) -> Result<Inspection, SystemError> {
-        if interval <= 0, let kind = Self.kind(ofDirectoryEntryType: typeHint) {
+    package func inspect(
+        _ folder: FolderDescriptor, _ name: FileName, typeHint: UInt8
+    ) -> Result<Inspection, SystemError> {
+        if interval <= 0, let kind = EntryKind(directoryEntryType: typeHint) {
             guard kind == .file, checkWriters else { return .success(Inspection(kind: kind)) }
             // Every regular file is checked; a lease refused for not being a regular file means it changed kind.
             switch hasWriter(folder, name) {
@@ -56,7 +78,7 @@ public struct SettlePolicy: Sendable {
             }
         }
         return folder.status(of: name).map { info in
-            let kind = InboxProcessor.kind(of: info)
+            let kind = EntryKind(of: info)
             return Inspection(kind: kind, wait: wait(for: info, kind: kind, name, in: folder))
         }
     }
@@ -67,8 +89,8 @@ public struct SettlePolicy: Sendable {
     /// cannot be told). Every regular file of a folder moved across file
     /// systems is asked this too.
     package func wait(
-        for info: stat, kind: InboxProcessor.Kind, _ name: FileName, in folder: FolderDescriptor
-    ) -> InboxProcessor.WaitReason? {
+        for info: stat, kind: EntryKind, _ name: FileName, in folder: FolderDescriptor
+    ) -> WaitReason? {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let age = Double(now.tv_sec - info.st_ctim.tv_sec) + Double(now.tv_nsec - info.st_ctim.tv_nsec) / 1e9
@@ -89,7 +111,7 @@ public struct SettlePolicy: Sendable {
     /// (and 5 ms more, so the next look finds it settled), a second or
     /// the interval for a writer or a link's target, the rest of the writer
     /// window when writers cannot be told.
-    package func retryDelay(after reason: InboxProcessor.WaitReason) -> Double {
+    package func retryDelay(after reason: WaitReason) -> Double {
         switch reason {
         case .changedRecently(let age): return max(interval - age, 0) + 0.005
         case .openForWriting: return max(interval, 1)
@@ -100,7 +122,7 @@ public struct SettlePolicy: Sendable {
 
     /// Whether a writer that has the file open now may still be writing it
     /// (it changed within the writer window): then it must wait.
-    func writerMatters(changed info: stat) -> Bool {
+    package func writerMatters(changed info: stat) -> Bool {
         guard checkWriters else { return false }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
@@ -128,17 +150,5 @@ public struct SettlePolicy: Sendable {
             return 1
         }
         return scan.complete ? 0 : -1
-    }
-
-    static func kind(ofDirectoryEntryType type: UInt8) -> InboxProcessor.Kind? {
-        switch Int32(type) {
-        case Int32(DT_REG): return .file
-        case Int32(DT_DIR): return .folder
-        case Int32(DT_LNK): return .symbolicLink
-        case Int32(DT_FIFO): return .fifo
-        case Int32(DT_SOCK): return .socket
-        case Int32(DT_CHR), Int32(DT_BLK): return .device
-        default: return nil
-        }
     }
 }

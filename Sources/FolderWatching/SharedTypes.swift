@@ -1,0 +1,11 @@
+import SystemBase
+
+// The types of this module's API that `SystemBase` defines (shared with
+// `InboxProcessing`), named here so that a user of this module alone can name them.
+
+/// When an added or changed file has settled: the inbox's rules.
+public typealias SettlePolicy = SystemBase.SettlePolicy
+/// What an item is: a file, a folder, a symbolic link, …
+public typealias EntryKind = SystemBase.EntryKind
+/// Stops a watch from any thread or task.
+public typealias WatchStop = SystemBase.WatchStop
