@@ -184,6 +184,39 @@ final class RunRecord {
         throw SystemError(EEXIST, call: "open", path: folder.folder.path)
     }
 
+    /// A new folder of `parent` (mode 0700, named `prefix` and a random
+    /// number), recorded before it is made: a new record of `kind` holding
+    /// `fields` (given the folder's name) is written first, then the folder
+    /// is made, and its inode and `completion` are added to the record,
+    /// synced, before it is returned. A name taken meanwhile is tried anew;
+    /// on failure nothing is left but, at worst, an empty folder the record
+    /// names without an inode (which recovery removes).
+    static func makeRecordedFolder(
+        _ kind: Kind, prefix: String, in parent: FolderDescriptor, records: RecordFolder,
+        fields: (FileName) -> [[UInt8]], completion: [[UInt8]] = []
+    ) throws(SystemError) -> (name: FileName, folder: FolderDescriptor, record: RunRecord) {
+        for _ in 0..<100 {
+            let name = FileName(Array((prefix + String(UInt64.random(in: 0...UInt64.max), radix: 16)).utf8))
+            let record = try create(kind, in: records, fields(name))
+            guard name.bytes.withCString({ mkdirat(parent.fd, $0, 0o700) }) == 0 else {
+                let error = SystemError.current("mkdir", path: parent.path)
+                record.remove()
+                if error.code == EEXIST { continue }
+                throw error
+            }
+            do throws(SystemError) {
+                let folder = try parent.openFolder(name, displayPath: parent.path + "/" + name.escaped)
+                guard let id = FileID(of: folder) else { throw SystemError.current("fstat", path: folder.path) }
+                try record.append([field(id.inode)] + completion)
+                return (name, folder, record)
+            } catch {
+                if name.bytes.withCString({ unlinkat(parent.fd, $0, AT_REMOVEDIR) }) == 0 { record.remove() }
+                throw error
+            }
+        }
+        throw SystemError(EEXIST, call: "mkdir", path: parent.path)
+    }
+
     /// Adds `fields` and makes them durable before returning.
     func append(_ fields: [[UInt8]]) throws(SystemError) {
         try write(fields, sync: true)

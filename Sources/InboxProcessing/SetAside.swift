@@ -81,45 +81,22 @@ final class SetAside {
         guard let documentsID = FileID(of: documents), let inboxID = FileID(of: inbox) else {
             throw .failed(.current("fstat", path: inbox.path))
         }
-        var made: (FileName, RunRecord)?
-        for _ in 0..<100 {
-            let candidate = FileName(
-                Array(".uti-moving-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))".utf8))
-            let record: RunRecord
-            do {
-                record = try RunRecord.create(
-                    .moving, in: records,
+        let made: (name: FileName, folder: FolderDescriptor, record: RunRecord)
+        do {
+            made = try RunRecord.makeRecordedFolder(
+                .moving, prefix: ".uti-moving-", in: inbox, records: records,
+                fields: { hidden in
                     [
                         RunRecord.field(documentsID.device), RunRecord.field(documentsID.inode),
-                        RunRecord.field(inboxID.device), RunRecord.field(inboxID.inode), candidate.bytes, name.bytes,
-                    ])
-            } catch { throw .failed(error) }
-            if candidate.bytes.withCString({ mkdirat(inbox.fd, $0, 0o700) }) == 0 {
-                made = (candidate, record)
-                break
-            }
-            let error = SystemError.current("mkdir", path: inbox.path)
-            record.remove()
-            if error.code != EEXIST { throw .failed(error) }
-        }
-        guard let (hidden, record) = made else { throw .failed(SystemError(EEXIST, call: "mkdir", path: inbox.path)) }
-        let folder: FolderDescriptor
-        do { folder = try inbox.openFolder(hidden, displayPath: hidden.escaped) } catch {
-            _ = hidden.bytes.withCString { unlinkat(inbox.fd, $0, AT_REMOVEDIR) }
-            record.remove()
-            throw .failed(error)
-        }
+                        RunRecord.field(inboxID.device), RunRecord.field(inboxID.inode), hidden.bytes, name.bytes,
+                    ]
+                },
+                completion: copy.map { [$0.name.bytes, RunRecord.field($0.inode)] } ?? [])
+        } catch { throw .failed(error) }
+        let (hidden, folder, record) = made
         let setAside = SetAside(
             inbox: inbox, hidden: hidden, original: name, folder: folder, records: records, recordName: record.name,
             record: record)
-        do throws(SystemError) {
-            guard let id = FileID(of: folder) else { throw SystemError.current("fstat", path: hidden.escaped) }
-            try record.append(
-                [RunRecord.field(id.inode)] + (copy.map { [$0.name.bytes, RunRecord.field($0.inode)] } ?? []))
-        } catch {
-            setAside.removeFolder()
-            throw .failed(error)
-        }
         let moved = name.bytes.withCString { from in
             itemName.bytes.withCString { to in uti_rename_noreplace(inbox.fd, from, folder.fd, to) }
         }

@@ -27,28 +27,10 @@ final class StagingFolder {
     /// Makes a new staging folder in `documents`, recorded in `records`.
     static func make(in documents: FolderDescriptor, records: RecordFolder) throws(SystemError) -> StagingFolder {
         guard let documentsID = FileID(of: documents) else { throw .current("fstat", path: documents.path) }
-        for _ in 0..<100 {
-            let name = FileName(Array(".uti-staging-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))".utf8))
-            let record = try RunRecord.create(
-                .staging, in: records,
-                [RunRecord.field(documentsID.device), RunRecord.field(documentsID.inode), name.bytes])
-            guard name.bytes.withCString({ mkdirat(documents.fd, $0, 0o700) }) == 0 else {
-                let error = SystemError.current("mkdir", path: documents.path)
-                record.remove()
-                if error.code == EEXIST { continue }
-                throw error
-            }
-            do throws(SystemError) {
-                let folder = try documents.openFolder(name, displayPath: documents.path + "/" + name.escaped)
-                guard let id = FileID(of: folder) else { throw SystemError.current("fstat", path: folder.path) }
-                try record.append([RunRecord.field(id.inode)])
-                return StagingFolder(documents: documents, name: name, folder: folder, record: record)
-            } catch {
-                if name.bytes.withCString({ unlinkat(documents.fd, $0, AT_REMOVEDIR) }) == 0 { record.remove() }
-                throw error
-            }
-        }
-        throw SystemError(EEXIST, call: "mkdir", path: documents.path)
+        let (name, folder, record) = try RunRecord.makeRecordedFolder(
+            .staging, prefix: ".uti-staging-", in: documents, records: records,
+            fields: { [RunRecord.field(documentsID.device), RunRecord.field(documentsID.inode), $0.bytes] })
+        return StagingFolder(documents: documents, name: name, folder: folder, record: record)
     }
 
     /// A name no entry of the folder has had yet.

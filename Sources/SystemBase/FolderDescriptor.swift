@@ -73,6 +73,12 @@ package final class FolderDescriptor {
     /// The entries of the folder with the kind readdir reports (`DT_REG`,
     /// `DT_DIR`, …, or `DT_UNKNOWN`), without `.` and `..`.
     package func entries() throws(SystemError) -> [(name: FileName, type: UInt8)] {
+        try Self.entries(of: fd)
+    }
+
+    /// The entries of the open folder `fd`, as `entries()` lists them,
+    /// read through a duplicate: `fd` stays open and the caller's.
+    package static func entries(of fd: Int32) throws(SystemError) -> [(name: FileName, type: UInt8)] {
         let copy = dup(fd)
         guard copy >= 0 else { throw SystemError.current }
         guard let dir = fdopendir(copy) else {

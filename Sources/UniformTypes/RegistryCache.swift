@@ -283,7 +283,7 @@ public struct RegistryCache: Sendable {
         var images: [(name: String, modified: Int)] = []
         var records: [String] = []
         let now = time(nil)
-        for raw in Self.names(in: folder) {
+        for raw in ((try? FolderDescriptor.entries(of: folder)) ?? []).map(\.name.bytes) {
             guard let name = String(validating: raw, as: UTF8.self), name.hasPrefix("registry-") else { continue }
             var info = stat()
             guard name != current, fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.isRegularFile,
@@ -312,24 +312,6 @@ public struct RegistryCache: Sendable {
                 unlinkat(folder, record, 0)
             }
         }
-    }
-
-    /// The entry names of the open folder `fd`, as bytes, without `.` and `..`.
-    private static func names(in fd: Int32) -> [[UInt8]] {
-        let listing = dup(fd)
-        guard listing >= 0 else { return [] }
-        guard let dir = fdopendir(listing) else {
-            close(listing)
-            return []
-        }
-        defer { closedir(dir) }
-        rewinddir(dir)
-        var names: [[UInt8]] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-            if name != [46] && name != [46, 46] { names.append(name) }
-        }
-        return names
     }
 
     /// Writes a checksum record; one that cannot be written only means that
