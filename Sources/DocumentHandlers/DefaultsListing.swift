@@ -19,7 +19,7 @@ public struct DefaultSetting: Sendable {
     public var role: AppBundle.Role?
     /// The type the key names: a wildcard names every type of its major
     /// type, and has none here.
-    public var type: UTType?
+    public var type: UniformType?
     /// The scheme of an `x-scheme-handler/NAME` key.
     public var scheme: URLScheme?
     /// The default in effect for the key: the most important list's first

@@ -122,7 +122,7 @@ public struct HandlerResolver: Sendable {
         /// The claim that put it here.
         public var claim: AssociationClaim
         /// The type in the document's chain that the claim names.
-        public var matchedType: UTType
+        public var matchedType: UniformType
         /// 0 when the claim names the document's own type, else the place
         /// of the supertype in nearest-first order.
         public var distance: Int
@@ -160,9 +160,9 @@ public struct HandlerResolver: Sendable {
     /// The answer for one type.
     public struct Resolution: Sendable {
         /// The type asked about.
-        public var type: UTType
+        public var type: UniformType
         /// The type and its supertypes, nearest first.
-        public var chain: [UTType]
+        public var chain: [UniformType]
         /// Best first; the first one is the default.
         public var candidates: [Candidate]
         /// Applications that claim the type or a supertype but are not offered, each once, in the order they were
@@ -207,7 +207,7 @@ public struct HandlerResolver: Sendable {
     }
 
     /// Every application that opens `type`, best first.
-    public func resolve(_ type: UTType, role: RoleFilter = .any) -> Resolution {
+    public func resolve(_ type: UniformType, role: RoleFilter = .any) -> Resolution {
         let chain = supertypeChain(of: type)
         let claims = catalog.claims
         var candidates: [Candidate] = []
@@ -221,7 +221,7 @@ public struct HandlerResolver: Sendable {
             if offered.contains(id) || !turnedAway.insert(id).inserted { return }
             excluded.append(Exclusion(id: id, reason: reason, claim: claim))
         }
-        func offer(_ claim: AssociationClaim, _ matched: UTType, _ distance: Int, into level: inout [Candidate]) {
+        func offer(_ claim: AssociationClaim, _ matched: UniformType, _ distance: Int, into level: inout [Candidate]) {
             let id = claim.handlerID
             guard !offered.contains(id) else { return }
             let found = looked[id] ?? handler(id)
@@ -315,17 +315,17 @@ public struct HandlerResolver: Sendable {
     /// GLib tries, in its order), then the declared supertypes of all of
     /// them, breadth first (which reach the broad types: public.image,
     /// public.plain-text, public.data).
-    public func supertypeChain(of type: UTType) -> [UTType] {
+    public func supertypeChain(of type: UniformType) -> [UniformType] {
         if URLScheme.isSchemeType(type) { return [type] }
         var chain = [type]
         var seen: Set<String> = [type.identifier.lowercased()]
-        func mimeParents(_ t: UTType) -> [UTType] {
+        func mimeParents(_ t: UniformType) -> [UniformType] {
             guard let database = registry.mimeDatabase else { return [] }
             return t.tags(.mimeType).flatMap { mime in
                 database.parents(of: mime).compactMap { registry.type(tag: $0, tagClass: .mimeType, conformingTo: nil) }
             }
         }
-        func walk(_ parents: (UTType) -> [UTType], from start: Int) {
+        func walk(_ parents: (UniformType) -> [UniformType], from start: Int) {
             var head = start
             while head < chain.count {
                 for parent in parents(chain[head]) where seen.insert(parent.identifier.lowercased()).inserted {
@@ -342,13 +342,13 @@ public struct HandlerResolver: Sendable {
     // MARK: Building
 
     /// The types `claim` names (see `types(named:in:)`).
-    public func types(named claim: AssociationClaim) -> [UTType] { Self.types(named: claim, in: registry) }
+    public func types(named claim: AssociationClaim) -> [UniformType] { Self.types(named: claim, in: registry) }
 
     /// The types a wildcard key (`image/*`) covers: every declared type
     /// with a MIME type of that major type.
-    public func types(coveredBy wildcard: String) -> [UTType] { Self.types(coveredBy: wildcard, in: registry) }
+    public func types(coveredBy wildcard: String) -> [UniformType] { Self.types(coveredBy: wildcard, in: registry) }
 
-    static func types(coveredBy wildcard: String, in registry: TypeRegistry) -> [UTType] {
+    static func types(coveredBy wildcard: String, in registry: TypeRegistry) -> [UniformType] {
         let major = wildcard.dropLast(1).lowercased()
         return registry.types(withTagOf: .mimeType) { $0.lowercased().hasPrefix(major) }
     }
@@ -358,9 +358,9 @@ public struct HandlerResolver: Sendable {
     /// `public.data` that a file with that tag gets. `*` (extensions)
     /// and `****` (OSTypes) mean any data; `fold` means a folder. A
     /// scheme, or the MIME type `x-scheme-handler/NAME`, names the scheme's type.
-    static func types(named claim: AssociationClaim, in registry: TypeRegistry) -> [UTType] {
+    static func types(named claim: AssociationClaim, in registry: TypeRegistry) -> [UniformType] {
         let name = claim.typeName
-        func tagged(_ tagClass: TagClass) -> [UTType] {
+        func tagged(_ tagClass: TagClass) -> [UniformType] {
             let found = registry.types(tag: name, tagClass: tagClass, conformingTo: nil).filter(\.isDeclared)
             let data = registry.declaredType("public.data")
             return found.isEmpty ? [registry.dynamicType(tag: name, tagClass: tagClass, conformingTo: data)] : found
@@ -410,7 +410,7 @@ public struct ApplicationClaim: Sendable {
     /// association, or a user default).
     public var claim: AssociationClaim
     /// The type the claim names; for a tag several types share, the first (preferred) one.
-    public var type: UTType
+    public var type: UniformType
     /// The application that opens the type by default, if any.
     public var defaultHandlerID: String?
     /// Whether the application is that default.

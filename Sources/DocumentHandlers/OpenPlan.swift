@@ -14,7 +14,7 @@ public struct OpenPlan: Sendable {
         /// What is opened; nil for a type asked about.
         public var target: OpenTarget?
         /// Its type: a file's by name and content, a URL's scheme type.
-        public var type: UTType
+        public var type: UniformType
         /// Its MIME type, when it has one.
         public var mimeType: String?
         /// The URL scheme of a URL, or of a type named as `x-scheme-handler/…`.
@@ -24,7 +24,8 @@ public struct OpenPlan: Sendable {
 
         /// A subject; `target` nil for a type asked about.
         public init(
-            label: String, target: OpenTarget? = nil, type: UTType, mimeType: String? = nil, scheme: URLScheme? = nil,
+            label: String, target: OpenTarget? = nil, type: UniformType, mimeType: String? = nil,
+            scheme: URLScheme? = nil,
             missing: Bool = false
         ) {
             self.label = label

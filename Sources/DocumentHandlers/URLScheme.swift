@@ -51,13 +51,13 @@ public struct URLScheme: Hashable, Sendable, CustomStringConvertible {
     /// The scheme's type: the first declared type with the
     /// `public.url-scheme` tag `name`, else the dynamic type for that tag
     /// (conforming to nothing, as Apple's `conformingTo: nil` gives).
-    public func type(in registry: TypeRegistry) -> UTType {
+    public func type(in registry: TypeRegistry) -> UniformType {
         registry.type(tag: name, tagClass: .urlScheme, conformingTo: nil)
             ?? registry.dynamicType(tag: name, tagClass: .urlScheme)
     }
 
     /// Whether a type is a URL scheme's: it has a `public.url-scheme` tag.
-    public static func isSchemeType(_ type: UTType) -> Bool {
+    public static func isSchemeType(_ type: UniformType) -> Bool {
         !type.tags(.urlScheme).isEmpty
     }
 

@@ -32,7 +32,7 @@ public struct FolderWatcher: Sendable {
         public var reportsExisting = false
         /// Only items whose type conforms to this one are reported (a
         /// removed item by the type it had, or its name's).
-        public var conformingTo: UTType?
+        public var conformingTo: UniformType?
         /// How items are typed (`uti file`'s options).
         public var typing = FileTyping.Options()
 

@@ -64,7 +64,7 @@ final class WatchEngine {
         /// Which queued look at it counts (older ones are stale).
         var generation = 0
         /// Its type when last reported.
-        var type: UTType?
+        var type: UniformType?
     }
 
     struct Root {
@@ -558,7 +558,7 @@ final class WatchEngine {
 
     /// Whether a removed item passes the filter: by the type it was
     /// reported with, else by its name's.
-    private func passes(_ event: FolderEvent, remembered: UTType?) -> Bool {
+    private func passes(_ event: FolderEvent, remembered: UniformType?) -> Bool {
         guard let filter = options.conformingTo else { return true }
         let type = remembered ?? typing.type(forName: FileTyping.fileName(of: event.path)).type
         return type.conforms(to: filter)

@@ -16,10 +16,10 @@ import UniformTypes
 public struct UTType: Sendable {
     /// The same type as the `UniformTypes` module gives it, for its APIs
     /// (`FileTyping`, `TypeRegistry`): both modules answer from one registry.
-    public let base: UniformTypes.UTType
+    public let base: UniformTypes.UniformType
 
     /// The type a `UniformTypes` API gave (`FileTyping`, `TypeRegistry`).
-    public init(_ base: UniformTypes.UTType) { self.base = base }
+    public init(_ base: UniformTypes.UniformType) { self.base = base }
 
     static var registry: TypeRegistry { ProcessTypeDeclarations.registry }
 
@@ -113,7 +113,7 @@ public struct UTType: Sendable {
 
     private static func declaredOrPlaceholder(
         _ identifier: String, _ parent: UTType?, role: String
-    ) -> UniformTypes.UTType {
+    ) -> UniformTypes.UniformType {
         let registry = self.registry
         if let declared = registry.declaredType(identifier) { return declared }
         ProcessTypeDeclarations.warnUndeclared(identifier, role: role)
@@ -129,7 +129,7 @@ public struct UTType: Sendable {
 
     /// The first filename extension the type declares; when it declares
     /// none, the first the system's MIME data gives it (where a Mac would
-    /// answer nil). The same answer as `UniformTypes.UTType`'s.
+    /// answer nil). The same answer as `UniformTypes.UniformType`'s.
     public var preferredFilenameExtension: String? {
         ownTags(.filenameExtension).first ?? base.preferredFilenameExtension
     }
@@ -137,7 +137,7 @@ public struct UTType: Sendable {
     /// The first MIME type the type declares; when it declares none, the
     /// first the system's MIME data gives it (`public.mpeg-2-transport-stream`:
     /// `video/mp2t`, where a Mac answers nil). The same answer as
-    /// `UniformTypes.UTType`'s.
+    /// `UniformTypes.UniformType`'s.
     public var preferredMIMEType: String? { ownTags(.mimeType).first ?? base.preferredMIMEType }
 
     /// The type's tags by class, each list in declared order: those its

@@ -33,7 +33,7 @@ public struct FileTyping: Sendable {
     /// was reached.
     public struct Result: Sendable {
         /// The uniform type.
-        public var type: UTType
+        public var type: UniformType
         /// The MIME type GIO would report, when a MIME database is loaded.
         public var mimeType: String?
         /// What decided the answer.
@@ -152,9 +152,9 @@ public struct FileTyping: Sendable {
     /// many names needs. A name the globs know is answered from the
     /// compiled indexes without allocating; most from one probe of the
     /// registry's name table (`NameAnswers`).
-    public func preferredType(forName name: String) -> UTType {
+    public func preferredType(forName name: String) -> UniformType {
         if let slot = name.utf8.withContiguousStorageIfAvailable({ registry.nameAnswerSlot($0) }) ?? nil {
-            return UTType(registry, slot)
+            return UniformType(registry, slot)
         }
         guard let db = registry.mimeDatabase, !name.utf8.contains(UInt8(ascii: "/")) else {
             return type(forName: name).type
@@ -163,7 +163,8 @@ public struct FileTyping: Sendable {
         guard let best = db.soleNameMatch(name) else { return type(forName: name).type }
         let index = Int(best >> 32)
         let byGlob =
-            registry.slot(forMIMEName: index).map { UTType(registry, $0) } ?? type(ofMIME: db.nameIndex.name(index))
+            registry.slot(forMIMEName: index).map { UniformType(registry, $0) }
+            ?? type(ofMIME: db.nameIndex.name(index))
         return extensionAnswer(name, where: byGlob)?.type ?? byGlob
     }
 
@@ -199,7 +200,7 @@ public struct FileTyping: Sendable {
     /// did not decide (`x.C` is C++ by a case-sensitive glob). `x.heic` is
     /// then `public.heic`, as on a Mac, though shared-mime-info names its
     /// `*.heic` glob `image/heif`; the MIME type stays the database's.
-    func extensionAnswer(_ name: String, where decided: UTType) -> (type: UTType, extension: String)? {
+    func extensionAnswer(_ name: String, where decided: UniformType) -> (type: UniformType, extension: String)? {
         guard let ext = longestClaimedExtension(of: name), let claimed = registry.type(filenameExtension: ext),
             claimed.isDeclared, claimed != decided,
             !decided.conforms(to: claimed), !claimed.conforms(to: decided)
@@ -210,7 +211,7 @@ public struct FileTyping: Sendable {
         {
             return nil
         }
-        func kinds(_ type: UTType) -> Set<String> {
+        func kinds(_ type: UniformType) -> Set<String> {
             SystemTypePlacement.kinds { identifier in registry.declaredType(identifier).map(type.conforms(to:)) ?? false
             }
         }
@@ -221,9 +222,9 @@ public struct FileTyping: Sendable {
     /// The declared type claiming the longest extension of `name` and
     /// conforming to `supertype` (`public.data` by default).
     public func declaredType(
-        forName name: String, conformingTo supertype: UTType? = nil,
+        forName name: String, conformingTo supertype: UniformType? = nil,
         excludingSystem: Bool = false
-    ) -> (type: UTType, extension: String)? {
+    ) -> (type: UniformType, extension: String)? {
         let filter = supertype ?? registry.declaredType("public.data")
         for ext in Self.extensions(of: name) {
             for type in registry.types(tag: ext, tagClass: .filenameExtension, conformingTo: filter)
@@ -398,13 +399,13 @@ public struct FileTyping: Sendable {
     }
 
     /// The type a built-in signature's MIME type stands for.
-    private func signatureType(_ mime: String) -> UTType {
+    private func signatureType(_ mime: String) -> UniformType {
         BuiltInSignatures.identifier(for: mime).flatMap(registry.declaredType) ?? type(ofMIME: mime)
     }
 
     /// Whether `type` is a format built on the container `mime` names
     /// (`BuiltInSignatures.formatsInside`), or a kind of one.
-    private func isFormat(_ type: UTType, inside mime: String) -> Bool {
+    private func isFormat(_ type: UniformType, inside mime: String) -> Bool {
         (BuiltInSignatures.formatsInside[mime] ?? []).contains { identifier in
             registry.declaredType(identifier).map { type.conforms(to: $0) } ?? false
         }
@@ -468,7 +469,7 @@ public struct FileTyping: Sendable {
     }
 
     /// The declared type for a MIME type (any conformance), or a dynamic one.
-    func type(ofMIME mime: String) -> UTType {
+    func type(ofMIME mime: String) -> UniformType {
         registry.types(tag: mime, tagClass: .mimeType, conformingTo: nil).first
             ?? registry.declaredType("public.data") ?? registry.dynamicType(tag: mime, tagClass: .mimeType)
     }

@@ -7,7 +7,7 @@ import SystemBase
 #endif
 
 /// The registry of the running process: the one `TypeRegistry.default`,
-/// this module's `UTType` initializers and Apple's API in
+/// this module's `UniformType` initializers and Apple's API in
 /// `UniformTypeIdentifiers` (through `ProcessTypeDeclarations`) all answer
 /// from, so that every door gives the same answer.
 ///

@@ -464,21 +464,21 @@ public final class TypeRegistry: Sendable {
     // MARK: Queries
 
     /// Every declared type, in declaration order.
-    public var allTypes: [UTType] { (0..<count).map { UTType(self, Int32($0)) } }
+    public var allTypes: [UniformType] { (0..<count).map { UniformType(self, Int32($0)) } }
 
     /// The declared type with `identifier` (any case), or nil.
-    public func declaredType(_ identifier: String) -> UTType? {
-        slot(forIdentifier: identifier).map { UTType(self, $0) }
+    public func declaredType(_ identifier: String) -> UniformType? {
+        slot(forIdentifier: identifier).map { UniformType(self, $0) }
     }
 
     /// The declared type with `identifier`, or the type a well-formed
     /// `dyn.a…` identifier stands for; nil otherwise.
-    public func type(identifier: String) -> UTType? {
+    public func type(identifier: String) -> UniformType? {
         if let declared = declaredType(identifier) { return declared }
         guard DynamicIdentifier.isDynamic(identifier), let contents = DynamicIdentifier.decode(identifier) else {
             return nil
         }
-        return UTType(
+        return UniformType(
             self,
             identifier: identifier, conformsTo: contents.conformsTo, tags: contents.tags, isDynamic: true)
     }
@@ -487,9 +487,9 @@ public final class TypeRegistry: Sendable {
     /// tags, conforming to `parents` (what Apple's `init(exportedAs:)` gives
     /// for a type the program does not declare). The declared type when
     /// `identifier` is declared.
-    public func undeclaredType(_ identifier: String, conformingTo parents: [String] = []) -> UTType {
+    public func undeclaredType(_ identifier: String, conformingTo parents: [String] = []) -> UniformType {
         declaredType(identifier)
-            ?? UTType(
+            ?? UniformType(
                 self,
                 identifier: identifier, conformsTo: parents, tags: [], isDynamic: false)
     }
@@ -497,17 +497,17 @@ public final class TypeRegistry: Sendable {
     /// Every declared type that claims `tag` and conforms to `supertype`,
     /// best first; a dynamic type when none does. Empty for a MIME type
     /// that is not one (`TagClass.isMIMESyntax`).
-    public func types(tag: String, tagClass: TagClass, conformingTo supertype: UTType? = nil) -> [UTType] {
+    public func types(tag: String, tagClass: TagClass, conformingTo supertype: UniformType? = nil) -> [UniformType] {
         if tagClass == .mimeType && !TagClass.isMIMESyntax(tag) { return [] }
         let (n, start) = claimants(tagClass.normalize(tag), tagClass)
-        var result: [UTType] = []
+        var result: [UniformType] = []
         answer { budget in
             for i in 0..<n {
                 let slot = Int32(bitPattern: image.word(start + i))
                 // Each claimant's identifier, which the caller will read, is paid for.
                 guard paidIdentifier(slot, &budget) else { break }
                 if let supertype, !conforms(slot, to: supertype, budget: &budget) { continue }
-                result.append(UTType(self, slot))
+                result.append(UniformType(self, slot))
             }
         }
         if result.isEmpty { result.append(dynamicType(tag: tag, tagClass: tagClass, conformingTo: supertype)) }
@@ -517,32 +517,32 @@ public final class TypeRegistry: Sendable {
     /// The preferred type for `tag`: the best declared claimant conforming to
     /// `supertype`, else a dynamic type. Nil for an empty tag and for a MIME
     /// type that is not one (`TagClass.isMIMESyntax`: `x/@`, `text/html(`).
-    public func type(tag: String, tagClass: TagClass, conformingTo supertype: UTType? = nil) -> UTType? {
+    public func type(tag: String, tagClass: TagClass, conformingTo supertype: UniformType? = nil) -> UniformType? {
         let normalized = tagClass.normalize(tag)
         guard !normalized.isEmpty, tagClass != .mimeType || TagClass.isMIMESyntax(tag) else { return nil }
         let (n, start) = claimants(normalized, tagClass)
         for i in 0..<n {
             let slot = Int32(bitPattern: image.word(start + i))
             if let supertype, !conforms(slot, to: supertype) { continue }
-            return UTType(self, slot)
+            return UniformType(self, slot)
         }
         return dynamicType(tag: tag, tagClass: tagClass, conformingTo: supertype)
     }
 
     /// Whether the declared type in `slot` conforms to `type`.
     @inline(__always)
-    private func conforms(_ slot: Int32, to type: UTType) -> Bool {
+    private func conforms(_ slot: Int32, to type: UniformType) -> Bool {
         guard case .declared(let target) = type.storage, type.registry === self else {
-            return UTType(self, slot).conforms(to: type)
+            return UniformType(self, slot).conforms(to: type)
         }
         if target == dataSlot { return conformsToData(slot) }
         return slot == target || hasAncestor(slot, target)
     }
 
     /// `conforms(_:to:)` as part of a larger answer, reading from `budget`.
-    private func conforms(_ slot: Int32, to type: UTType, budget: inout WorkBudget) -> Bool {
+    private func conforms(_ slot: Int32, to type: UniformType, budget: inout WorkBudget) -> Bool {
         guard case .declared(let target) = type.storage, type.registry === self else {
-            return UTType(self, slot).conforms(to: type)
+            return UniformType(self, slot).conforms(to: type)
         }
         if target == dataSlot { return conformsToData(slot) }
         return slot == target || hasAncestor(slot, target, budget: &budget)
@@ -550,7 +550,7 @@ public final class TypeRegistry: Sendable {
 
     /// The type of a filename extension (a leading dot is accepted),
     /// conforming to `public.data` unless another supertype is given.
-    public func type(filenameExtension: String, conformingTo supertype: UTType? = nil) -> UTType? {
+    public func type(filenameExtension: String, conformingTo supertype: UniformType? = nil) -> UniformType? {
         if supertype == nil, let dataSlot {
             return dataClaimant(filenameExtension, .filenameExtension, table: extensionTable, dropsDot: true, dataSlot)
         }
@@ -560,7 +560,7 @@ public final class TypeRegistry: Sendable {
     /// The type of a MIME type (parameters ignored), conforming to
     /// `public.data` unless another supertype is given; nil when `mimeType`
     /// is not one (`TagClass.isMIMESyntax`).
-    public func type(mimeType: String, conformingTo supertype: UTType? = nil) -> UTType? {
+    public func type(mimeType: String, conformingTo supertype: UniformType? = nil) -> UniformType? {
         if supertype == nil, let dataSlot, let mimeTable,
             let found = mimeType.utf8.withContiguousStorageIfAvailable({
                 plainMIMEClaimant(utf8: $0, table: mimeTable, dataSlot)
@@ -576,11 +576,11 @@ public final class TypeRegistry: Sendable {
     }
 
     /// `type(tag:tagClass:conformingTo: public.data)` without making a
-    /// `UTType` for `public.data` first: the first claimant flagged as
+    /// `UniformType` for `public.data` first: the first claimant flagged as
     /// conforming to it, else the dynamic type.
     private func dataClaimant(
         _ tag: String, _ tagClass: TagClass, table: Int?, dropsDot: Bool, _ dataSlot: Int32
-    ) -> UTType? {
+    ) -> UniformType? {
         let n: Int, start: Int
         switch plainASCIIClaimants(tag, table: table, dropsDot: dropsDot) {
         case .some(let found?):
@@ -594,9 +594,9 @@ public final class TypeRegistry: Sendable {
         }
         for i in 0..<n {
             let slot = Int32(bitPattern: image.word(start + i))
-            if conformsToData(slot) { return UTType(self, slot) }
+            if conformsToData(slot) { return UniformType(self, slot) }
         }
-        return dynamicType(tag: tag, tagClass: tagClass, conformingTo: UTType(self, dataSlot))
+        return dynamicType(tag: tag, tagClass: tagClass, conformingTo: UniformType(self, dataSlot))
     }
 
     /// The claimant list of a tag of printable ASCII without `;` (what
@@ -619,7 +619,9 @@ public final class TypeRegistry: Sendable {
     /// lower-cased and hashed in two passes over its bytes; nil when the
     /// tag is not that plain or no such type claims it (the caller then
     /// takes the general way, which gives the dynamic type).
-    private func plainMIMEClaimant(utf8 bytes: UnsafeBufferPointer<UInt8>, table: Int, _ dataSlot: Int32) -> UTType? {
+    private func plainMIMEClaimant(
+        utf8 bytes: UnsafeBufferPointer<UInt8>, table: Int, _ dataSlot: Int32
+    ) -> UniformType? {
         guard bytes.count <= 256, TagClass.isPlainMIMEType(utf8: bytes) else { return nil }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 8) { buffer in
             guard let (hash, _) = WordBytes.lowercase(bytes, into: buffer.baseAddress!),
@@ -629,7 +631,7 @@ public final class TypeRegistry: Sendable {
             let n = min(Int(image.word(Int(at)) & ~RegistryImage.systemOnlyTag), count)
             for i in 0..<n {
                 let slot = Int32(bitPattern: image.word(Int(at) + 1 + i))
-                if conformsToData(slot) { return UTType(self, slot) }
+                if conformsToData(slot) { return UniformType(self, slot) }
             }
             return nil
         }
@@ -654,14 +656,15 @@ public final class TypeRegistry: Sendable {
     }
 
     /// `public.data` of this registry, when declared.
-    var dataType: UTType? { dataSlot.map { UTType(self, $0) } }
+    var dataType: UniformType? { dataSlot.map { UniformType(self, $0) } }
 
     /// A dynamic type for `tag`, whether or not a declared type claims it.
     /// The tag is normalized first (`.SQL` and `sql` give the same type).
-    public func dynamicType(tag: String, tagClass: TagClass, conformingTo supertype: UTType? = nil) -> UTType {
+    public func dynamicType(tag: String, tagClass: TagClass, conformingTo supertype: UniformType? = nil) -> UniformType
+    {
         let tag = tagClass.normalize(tag)
         let identifier = DynamicIdentifier.make(tag: tag, tagClass: tagClass, conformingTo: supertype?.identifier)
-        return UTType(
+        return UniformType(
             self,
             identifier: identifier, conformsTo: supertype.map { [$0.identifier] } ?? [],
             tags: [TagSpecification(tagClass, [tag])], isDynamic: true)
@@ -669,14 +672,14 @@ public final class TypeRegistry: Sendable {
 
     /// Every type that conforms to `type`, excluding itself: breadth first,
     /// nearest first, no repeats.
-    public func descendants(of type: UTType) -> [UTType] {
-        answer { budget in descendantSlots(of: type, budget: &budget).map { UTType(self, $0) } }
+    public func descendants(of type: UniformType) -> [UniformType] {
+        answer { budget in descendantSlots(of: type, budget: &budget).map { UniformType(self, $0) } }
     }
 
     /// The slots of `descendants(of:)`, reading children lists from
     /// `budget` and paying for each descendant's identifier (which its
     /// caller will read) as it is found.
-    func descendantSlots(of type: UTType, budget: inout WorkBudget) -> [Int32] {
+    func descendantSlots(of type: UniformType, budget: inout WorkBudget) -> [Int32] {
         guard let root = slot(of: type) else { return [] }
         var seen: Set<Int32> = [root]
         var queue = slotList(root, Field.children, budget: &budget)
@@ -697,7 +700,7 @@ public final class TypeRegistry: Sendable {
     /// The tags of `tagClass` of `type` and, when asked, of every type that
     /// conforms to it: the type's own first, then descendants nearest first;
     /// each tag once (compared as the class compares tags).
-    public func tags(of type: UTType, tagClass: TagClass, includingDescendants: Bool) -> [String] {
+    public func tags(of type: UniformType, tagClass: TagClass, includingDescendants: Bool) -> [String] {
         tagSpecification(of: type, classes: [tagClass], includingDescendants: includingDescendants).first?.tags ?? []
     }
 
@@ -705,14 +708,14 @@ public final class TypeRegistry: Sendable {
     /// that conforms to it, in one answer: classes in the order first
     /// seen, the type's own tags first, then descendants' nearest first;
     /// each tag once in its class (compared as the class compares tags).
-    public func tagSpecification(of type: UTType, includingDescendants: Bool) -> [TagSpecification] {
+    public func tagSpecification(of type: UniformType, includingDescendants: Bool) -> [TagSpecification] {
         tagSpecification(of: type, classes: nil, includingDescendants: includingDescendants)
     }
 
     /// `tagSpecification(of:includingDescendants:)` for the classes in
     /// `classes` (in that order, each present even when empty), or all.
     private func tagSpecification(
-        of type: UTType, classes: [TagClass]?, includingDescendants: Bool
+        of type: UniformType, classes: [TagClass]?, includingDescendants: Bool
     ) -> [TagSpecification] {
         var order: [TagClass] = classes ?? []
         var found: [TagClass: (seen: Set<String>, tags: [String])] = [:]
@@ -738,9 +741,9 @@ public final class TypeRegistry: Sendable {
         return order.map { TagSpecification($0, found[$0]!.tags) }
     }
 
-    /// The declared parents of each of `types` (`UTType.declaredParents`),
+    /// The declared parents of each of `types` (`UniformType.declaredParents`),
     /// in one answer.
-    public func declaredParents(of types: [UTType]) -> [[String]] {
+    public func declaredParents(of types: [UniformType]) -> [[String]] {
         answer { budget in
             types.map { type in
                 guard type.registry === self, let slot = type.slot else { return type.declaredParents }
@@ -751,23 +754,23 @@ public final class TypeRegistry: Sendable {
 
     /// Every declared type with a tag of `tagClass` that `isIncluded`
     /// accepts, in declaration order, in one answer.
-    public func types(withTagOf tagClass: TagClass, where isIncluded: (String) -> Bool) -> [UTType] {
+    public func types(withTagOf tagClass: TagClass, where isIncluded: (String) -> Bool) -> [UniformType] {
         answer { budget in
             (0..<Int32(count)).filter { slot in
                 tagSpecification(slot, budget: &budget).contains {
                     $0.tagClass == tagClass && $0.tags.contains(where: isIncluded)
                 }
-            }.map { UTType(self, $0) }
+            }.map { UniformType(self, $0) }
         }
     }
 
     /// Every declared type whose declaration file `isIncluded` accepts, in
     /// declaration order, in one answer.
-    public func types(declaredIn isIncluded: (String) -> Bool) -> [UTType] {
+    public func types(declaredIn isIncluded: (String) -> Bool) -> [UniformType] {
         answer { budget in
             (0..<Int32(count)).filter { slot in
                 isIncluded(image.string(at: record(slot, Field.file), budget: &budget) ?? "")
-            }.map { UTType(self, $0) }
+            }.map { UniformType(self, $0) }
         }
     }
 
@@ -775,7 +778,7 @@ public final class TypeRegistry: Sendable {
     /// MIME data added to it (what Apple's registry, which has no such
     /// data, would answer). A type made from system data keeps all of its
     /// tags, since they are its declaration.
-    public func declaredTags(of type: UTType) -> [TagSpecification] {
+    public func declaredTags(of type: UniformType) -> [TagSpecification] {
         let all = type.tagSpecification
         guard let slot = slot(of: type), !origins(slot, Field.supplements).isEmpty,
             !origin(slot).source.isSystem
@@ -790,18 +793,18 @@ public final class TypeRegistry: Sendable {
     }
 
     /// The system sources whose tags were added to this type.
-    public func supplemented(_ type: UTType) -> [DeclarationOrigin] {
+    public func supplemented(_ type: UniformType) -> [DeclarationOrigin] {
         slot(of: type).map { origins($0, Field.supplements) } ?? []
     }
 
     /// The declarations this type's winning declaration replaced.
-    public func overridden(_ type: UTType) -> [DeclarationOrigin] {
+    public func overridden(_ type: UniformType) -> [DeclarationOrigin] {
         slot(of: type).map { origins($0, Field.shadowed) } ?? []
     }
 
     /// The slot of `type` in this registry; a type from another registry is
     /// found by its identifier.
-    func slot(of type: UTType) -> Int32? {
+    func slot(of type: UniformType) -> Int32? {
         if type.registry === self { return type.slot }
         return slot(forIdentifier: type.identifier)
     }

@@ -212,7 +212,7 @@ extension QueryResolver {
     /// Resolves a type argument, or exits 2 naming the argument. An
     /// undeclared dotted name whose kind was guessed is taken for a mistyped
     /// identifier, not an extension (`public.imgae`); --extension forces it.
-    func argument(_ query: String, _ name: String) throws -> UTType {
+    func argument(_ query: String, _ name: String) throws -> UniformType {
         do { return try resolve(query).type } catch {
             throw Console.fail("\(name) \"\(query)\": \(keepingBackslashes: "\(error)")" as TerminalText)
         }
@@ -222,7 +222,7 @@ extension QueryResolver {
     /// of `conforms`, the root of `descendants`, `graph` and `tags
     /// --descendants`), or exits 2: a word that only gives a dynamic type
     /// (`image`) is refused with the identifiers it may mean.
-    func declaredArgument(_ query: String, _ name: String) throws -> UTType {
+    func declaredArgument(_ query: String, _ name: String) throws -> UniformType {
         let type = try argument(query, name)
         if let error = undeclared(query, type) {
             throw Console.fail("\(name) \"\(query)\": \(keepingBackslashes: "\(error)")" as TerminalText)

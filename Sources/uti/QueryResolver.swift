@@ -9,9 +9,9 @@ enum QueryKind: String {
 struct Resolution {
     var query: String
     var kind: QueryKind
-    var type: UTType
+    var type: UniformType
     /// Other declared types that claim the same tag, best first.
-    var alternatives: [UTType]
+    var alternatives: [UniformType]
 }
 
 /// A query that names nothing.
@@ -26,7 +26,7 @@ struct QueryResolver {
     let registry: TypeRegistry
     var forcedKind: QueryKind?
     var tagClass: TagClass?
-    var conformingTo: UTType?
+    var conformingTo: UniformType?
     /// No conformance filter at all (Apple's `conformingTo: nil`): the best
     /// claimant of any kind, else a dynamic identifier carrying no conformance.
     var unfiltered = false
@@ -107,7 +107,7 @@ struct QueryResolver {
     /// A command-line word for a type that must be declared (the supertype
     /// of `conforms`, the root of `descendants` and `graph`): the error for
     /// one that only gives a dynamic type, with the identifiers it may mean.
-    func undeclared(_ query: String, _ type: UTType) -> QueryError? {
+    func undeclared(_ query: String, _ type: UniformType) -> QueryError? {
         guard type.isDynamic, !DynamicIdentifier.isDynamic(query) else { return nil }
         var message = "names no declared type (it only gives \(type.identifier))"
         let near = registry.suggestions(for: query)
@@ -128,7 +128,7 @@ struct QueryResolver {
     }
 
     /// Resolves a type argument of a command (`conforms`, `tags`, …).
-    func type(_ query: String) throws(QueryError) -> UTType {
+    func type(_ query: String) throws(QueryError) -> UniformType {
         try resolve(query).type
     }
 }

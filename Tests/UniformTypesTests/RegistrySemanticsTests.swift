@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct RegistrySemanticsTests {
     let registry = TypeRegistry.bundled
-    func type(_ identifier: String) -> UTType { registry.declaredType(identifier)! }
+    func type(_ identifier: String) -> UniformType { registry.declaredType(identifier)! }
 
     @Test func identifiersAndTagsIgnoreCase() throws {
         #expect(registry.declaredType("PUBLIC.JPEG") == type("public.jpeg"))
@@ -439,7 +439,7 @@ import Testing
 @Suite struct TypeLifetimeTests {
     /// A registry of its own, its `public.jpeg`, a dynamic type of it, and
     /// a weak reference to it.
-    private func typesOfABuiltRegistry() -> (UTType, UTType, () -> TypeRegistry?) {
+    private func typesOfABuiltRegistry() -> (UniformType, UniformType, () -> TypeRegistry?) {
         let registry = RegistryBuilder.bundled().build()
         weak var weakRegistry = registry
         let jpeg = registry.declaredType("public.jpeg")!
@@ -448,7 +448,7 @@ import Testing
     }
 
     @Test func typesKeepABuiltRegistryAliveAndLetItGoWhenGone() {
-        var types: (UTType, UTType)?
+        var types: (UniformType, UniformType)?
         var registry: () -> TypeRegistry? = { nil }
         do {
             let (jpeg, dynamic, weak) = typesOfABuiltRegistry()
@@ -466,7 +466,7 @@ import Testing
     }
 
     @Test func aDynamicTypeAloneKeepsItsRegistry() {
-        var dynamic: UTType?
+        var dynamic: UniformType?
         var registry: () -> TypeRegistry? = { nil }
         do {
             let (_, type, weak) = typesOfABuiltRegistry()
@@ -489,7 +489,7 @@ import Testing
         let types = [registry.declaredType("public.jpeg"), registry.type(filenameExtension: "uti-no-such-extension")]
         for _ in 0..<20_000 {
             for type in types {
-                let result: Result<UTType, any Error> = wrapped(type)
+                let result: Result<UniformType, any Error> = wrapped(type)
                 let copies = [try result.get(), try unwrapped(result), try #require(type)]
                 #expect(copies.allSatisfy { $0 == type })
             }

@@ -115,7 +115,7 @@ let bases = [
 ]
 .compactMap { registry.declaredType($0) }
 let types = extensions.compactMap { registry.type(filenameExtension: $0) }.filter(\.isDeclared)
-var pairs: [(UTType, UTType)] = []
+var pairs: [(UniformType, UniformType)] = []
 for (i, t) in types.enumerated() { pairs.append((t, bases[i % bases.count])) }
 print("conformance_checks_per_s \(rate("conformance", pairs) { $0.0.conforms(to: $0.1) })")
 

@@ -98,7 +98,9 @@ final class InboxPrinter: @unchecked Sendable {
         TerminalText.print(Self.summaryLine(summary, dryRun: dryRun))
     }
 
-    private static func type(of report: InboxProcessor.ItemReport, typing: FileTyping, documents: String) -> UTType? {
+    private static func type(
+        of report: InboxProcessor.ItemReport, typing: FileTyping, documents: String
+    ) -> UniformType? {
         let name: FileName
         var folder = documents
         switch report.outcome {
@@ -117,7 +119,7 @@ final class InboxPrinter: @unchecked Sendable {
     }
 
     /// The line of an item; its names come escaped (`FileName.escaped`).
-    static func line(_ report: InboxProcessor.ItemReport, type: UTType?, dryRun: Bool) -> TerminalText {
+    static func line(_ report: InboxProcessor.ItemReport, type: UniformType?, dryRun: Bool) -> TerminalText {
         let path: TerminalText = "\(keepingBackslashes: report.displayPath)"
         switch report.outcome {
         case .moved(let to, let copied):
@@ -165,7 +167,7 @@ final class InboxPrinter: @unchecked Sendable {
         return "\(tenths / 10).\(tenths % 10) s"
     }
 
-    static func json(_ report: InboxProcessor.ItemReport, type: UTType?) -> JSON {
+    static func json(_ report: InboxProcessor.ItemReport, type: UniformType?) -> JSON {
         var members: [(String, JSON)] = [("source", .string(report.displayPath))]
         members += name("name", report.name)
         members.append(("kind", .string(report.kind.rawValue)))

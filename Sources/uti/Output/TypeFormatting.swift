@@ -3,7 +3,7 @@ import UniformTypes
 /// The text and JSON forms of types and lookups. The JSON schema is
 /// documented in docs/json.md and kept stable.
 enum TypeFormatting {
-    static func json(_ type: UTType, language: String? = nil) -> JSON {
+    static func json(_ type: UniformType, language: String? = nil) -> JSON {
         let tags = mergedTags(type).map { ($0.tagClass.identifier, JSON.strings($0.tags)) }
         var origin = JSON.null
         if let declaration = type.declaration {
@@ -79,7 +79,7 @@ enum TypeFormatting {
     }
 
     /// Tag specifications with repeated classes merged, first-seen order.
-    static func mergedTags(_ type: UTType) -> [TagSpecification] {
+    static func mergedTags(_ type: UniformType) -> [TagSpecification] {
         var result: [TagSpecification] = []
         for spec in type.tagSpecification {
             if let i = result.firstIndex(where: { $0.tagClass == spec.tagClass }) {

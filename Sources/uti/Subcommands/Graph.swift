@@ -23,7 +23,7 @@ struct Graph: ParsableCommand {
         print(Self.dot(root: root, nodes: [root] + (up ? root.orderedSupertypes : registry.descendants(of: root))))
     }
 
-    static func dot(root: UTType, nodes: [UTType]) -> String {
+    static func dot(root: UniformType, nodes: [UniformType]) -> String {
         var members: [String: String] = [:]
         for node in nodes where members[node.identifier.lowercased()] == nil {
             members[node.identifier.lowercased()] = node.identifier

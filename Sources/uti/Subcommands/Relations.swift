@@ -42,7 +42,7 @@ struct Conforms: ParsableCommand {
         file: Bool = false, follow: Bool = false
     ) throws -> Int32 {
         let b = try QueryResolver(registry: resolver.registry).declaredArgument(supertype, "SUPERTYPE")
-        let a: UTType
+        let a: UniformType
         let path = PathText.bytes(type)
         if file || PathText.isRaw(type) || (!resolver.knows(type) && FileStatus.exists(path)) {
             let typing = FileTyping(registry: resolver.registry)
@@ -113,7 +113,7 @@ struct Descendants: ParsableCommand {
 }
 
 enum IdentifierList {
-    static func print(_ type: UTType, _ list: [UTType], json: Bool, key: String) {
+    static func print(_ type: UniformType, _ list: [UniformType], json: Bool, key: String) {
         if json {
             Swift.print(
                 JSON.object([

@@ -123,7 +123,7 @@ struct SetDefault: ParsableCommand {
     struct Subject {
         var label: String
         var keys: [String]
-        var type: UTType
+        var type: UniformType
         var scheme: URLScheme?
         /// `image/*`: the default of every type of that major type that has none of its own.
         var wildcard = false
@@ -383,7 +383,7 @@ struct SetDefault: ParsableCommand {
 
     /// A type's subject: its default is written under each of its MIME
     /// types, or under its identifier when it has none.
-    static func typeSubject(_ type: UTType) -> Subject {
+    static func typeSubject(_ type: UniformType) -> Subject {
         let mimeTypes = type.tags(.mimeType)
         return Subject(label: type.identifier, keys: mimeTypes.isEmpty ? [type.identifier] : mimeTypes, type: type)
     }

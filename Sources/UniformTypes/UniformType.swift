@@ -3,8 +3,8 @@
 ///
 /// Names follow Apple's `UTType` where Apple has them. Two types are equal
 /// when their identifiers are equal, compared case-insensitively.
-public struct UTType: @unchecked Sendable, Hashable, CustomStringConvertible {
-    /// What an undeclared type carries, boxed: a `UTType` stays three
+public struct UniformType: @unchecked Sendable, Hashable, CustomStringConvertible {
+    /// What an undeclared type carries, boxed: a `UniformType` stays three
     /// words.
     final class Undeclared: Sendable {
         let identifier: String
@@ -92,7 +92,7 @@ public struct UTType: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// The type of a filename extension (a leading dot is accepted) conforming
     /// to `supertype`: the best declared claimant, else a dynamic type; nil for
     /// an empty extension.
-    public init?(filenameExtension: String, conformingTo supertype: UTType = .data) {
+    public init?(filenameExtension: String, conformingTo supertype: UniformType = .data) {
         guard let type = TypeRegistry.default.type(filenameExtension: filenameExtension, conformingTo: supertype) else {
             return nil
         }
@@ -102,7 +102,7 @@ public struct UTType: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// The type of a MIME type (parameters ignored) conforming to `supertype`:
     /// the best declared claimant, else a dynamic type; nil when `mimeType` is
     /// not one (`TagClass.isMIMESyntax`).
-    public init?(mimeType: String, conformingTo supertype: UTType = .data) {
+    public init?(mimeType: String, conformingTo supertype: UniformType = .data) {
         guard let type = TypeRegistry.default.type(mimeType: mimeType, conformingTo: supertype) else { return nil }
         self = type
     }
@@ -110,7 +110,7 @@ public struct UTType: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// The preferred type for `tag` of `tagClass`, conforming to `supertype`
     /// when given: the best declared claimant, else a dynamic type. Nil for an
     /// empty tag and for a MIME type that is not one (`TagClass.isMIMESyntax`).
-    public init?(tag: String, tagClass: TagClass, conformingTo supertype: UTType?) {
+    public init?(tag: String, tagClass: TagClass, conformingTo supertype: UniformType?) {
         guard let type = TypeRegistry.default.type(tag: tag, tagClass: tagClass, conformingTo: supertype) else {
             return nil
         }
@@ -119,18 +119,20 @@ public struct UTType: @unchecked Sendable, Hashable, CustomStringConvertible {
 
     /// The declared type `identifier`, or, when no source declares it, an
     /// undeclared type with that identifier conforming to `parentType`.
-    public init(exportedAs identifier: String, conformingTo parentType: UTType? = nil) {
-        self = UTType.declaredOrPlaceholder(identifier, parentType, in: .default)
+    public init(exportedAs identifier: String, conformingTo parentType: UniformType? = nil) {
+        self = UniformType.declaredOrPlaceholder(identifier, parentType, in: .default)
     }
 
     /// As `init(exportedAs:conformingTo:)`, for a type owned by someone else.
-    public init(importedAs identifier: String, conformingTo parentType: UTType? = nil) {
-        self = UTType.declaredOrPlaceholder(identifier, parentType, in: .default)
+    public init(importedAs identifier: String, conformingTo parentType: UniformType? = nil) {
+        self = UniformType.declaredOrPlaceholder(identifier, parentType, in: .default)
     }
 
-    static func declaredOrPlaceholder(_ identifier: String, _ parent: UTType?, in registry: TypeRegistry) -> UTType {
+    static func declaredOrPlaceholder(
+        _ identifier: String, _ parent: UniformType?, in registry: TypeRegistry
+    ) -> UniformType {
         registry.declaredType(identifier)
-            ?? UTType(
+            ?? UniformType(
                 registry,
                 identifier: identifier, conformsTo: parent.map { [$0.identifier] } ?? [], tags: [], isDynamic: false)
     }
@@ -138,7 +140,7 @@ public struct UTType: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// Every declared type that claims `tag` of `tagClass` and conforms to
     /// `supertype` when given, best first; a dynamic type when none does.
     /// Empty for a MIME type that is not one (`TagClass.isMIMESyntax`).
-    public static func types(tag: String, tagClass: TagClass, conformingTo supertype: UTType?) -> [UTType] {
+    public static func types(tag: String, tagClass: TagClass, conformingTo supertype: UniformType?) -> [UniformType] {
         TypeRegistry.default.types(tag: tag, tagClass: tagClass, conformingTo: supertype)
     }
 
@@ -245,15 +247,15 @@ public struct UTType: @unchecked Sendable, Hashable, CustomStringConvertible {
 
     /// Every type this one conforms to, excluding itself, nearest first,
     /// without repeats.
-    public var orderedSupertypes: [UTType] {
+    public var orderedSupertypes: [UniformType] {
         switch storage {
         case .declared(let s):
-            return registry.ancestors(s).map { UTType(registry, $0) }
+            return registry.ancestors(s).map { UniformType(registry, $0) }
         case .undeclared(let u):
-            var result: [UTType] = []
+            var result: [UniformType] = []
             var seen: Set<String> = [identifier.lowercased()]
             for parent in u.conformsTo {
-                let type = UTType.declaredOrPlaceholder(parent, nil, in: registry)
+                let type = UniformType.declaredOrPlaceholder(parent, nil, in: registry)
                 for t in [type] + type.orderedSupertypes where seen.insert(t.identifier.lowercased()).inserted {
                     result.append(t)
                 }
@@ -264,10 +266,10 @@ public struct UTType: @unchecked Sendable, Hashable, CustomStringConvertible {
 
     /// Every type this one conforms to, excluding itself (`orderedSupertypes`
     /// as a set).
-    public var supertypes: Set<UTType> { Set(orderedSupertypes) }
+    public var supertypes: Set<UniformType> { Set(orderedSupertypes) }
 
     /// Conformance is reflexive and transitive.
-    public func conforms(to other: UTType) -> Bool {
+    public func conforms(to other: UniformType) -> Bool {
         // Two declared types of one registry: its ancestor lists answer,
         // without copying either type's storage.
         let a = declaredSlot, b = other.declaredSlot
@@ -281,9 +283,9 @@ public struct UTType: @unchecked Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether this type conforms to `other` and is not `other`.
-    public func isSubtype(of other: UTType) -> Bool { self != other && conforms(to: other) }
+    public func isSubtype(of other: UniformType) -> Bool { self != other && conforms(to: other) }
     /// Whether `other` conforms to this type and is not this type.
-    public func isSupertype(of other: UTType) -> Bool { self != other && other.conforms(to: self) }
+    public func isSupertype(of other: UniformType) -> Bool { self != other && other.conforms(to: self) }
 
     /// Where the winning declaration came from.
     public var origin: DeclarationOrigin? { slot.map { registry.origin($0) } }
@@ -293,7 +295,7 @@ public struct UTType: @unchecked Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `a` and `b` are the same type: their identifiers are equal,
     /// compared case-insensitively.
-    public static func == (a: UTType, b: UTType) -> Bool {
+    public static func == (a: UniformType, b: UniformType) -> Bool {
         if a.declaredSlot >= 0, b.declaredSlot >= 0,
             a.registryAddress == b.registryAddress
         {
@@ -308,56 +310,56 @@ public struct UTType: @unchecked Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-extension UTType {
-    private static func system(_ identifier: String) -> UTType {
+extension UniformType {
+    private static func system(_ identifier: String) -> UniformType {
         declaredOrPlaceholder(identifier, nil, in: .default)
     }
 
     /// `public.item`: the base type of files, folders and everything else a
     /// file system holds.
-    public static var item: UTType { system("public.item") }
+    public static var item: UniformType { system("public.item") }
     /// `public.content`: the base type of anything a user views or edits as a
     /// document.
-    public static var content: UTType { system("public.content") }
+    public static var content: UniformType { system("public.content") }
     /// `public.data`: the base type of byte streams, such as files and
     /// in-memory data.
-    public static var data: UTType { system("public.data") }
+    public static var data: UniformType { system("public.data") }
     /// `public.directory`: a file system folder, including packages.
-    public static var directory: UTType { system("public.directory") }
+    public static var directory: UniformType { system("public.directory") }
     /// `public.folder`: a folder the user browses (not a package).
-    public static var folder: UTType { system("public.folder") }
+    public static var folder: UniformType { system("public.folder") }
     /// `com.apple.package`: a folder presented as a single file, such as an app
     /// bundle.
-    public static var package: UTType { system("com.apple.package") }
+    public static var package: UniformType { system("com.apple.package") }
     /// `public.text`: the base type of text, including text with markup.
-    public static var text: UTType { system("public.text") }
+    public static var text: UniformType { system("public.text") }
     /// `public.plain-text`: text without markup, in an unspecified encoding.
-    public static var plainText: UTType { system("public.plain-text") }
+    public static var plainText: UniformType { system("public.plain-text") }
     /// `public.utf8-plain-text`: plain text in UTF-8.
-    public static var utf8PlainText: UTType { system("public.utf8-plain-text") }
+    public static var utf8PlainText: UniformType { system("public.utf8-plain-text") }
     /// `public.source-code`: the base type of program source code.
-    public static var sourceCode: UTType { system("public.source-code") }
+    public static var sourceCode: UniformType { system("public.source-code") }
     /// `public.json`: JSON text.
-    public static var json: UTType { system("public.json") }
+    public static var json: UniformType { system("public.json") }
     /// `public.xml`: XML text.
-    public static var xml: UTType { system("public.xml") }
+    public static var xml: UniformType { system("public.xml") }
     /// `public.image`: the base type of images.
-    public static var image: UTType { system("public.image") }
+    public static var image: UniformType { system("public.image") }
     /// `public.jpeg`: a JPEG image.
-    public static var jpeg: UTType { system("public.jpeg") }
+    public static var jpeg: UniformType { system("public.jpeg") }
     /// `public.png`: a PNG image.
-    public static var png: UTType { system("public.png") }
+    public static var png: UniformType { system("public.png") }
     /// `com.adobe.pdf`: a PDF document.
-    public static var pdf: UTType { system("com.adobe.pdf") }
+    public static var pdf: UniformType { system("com.adobe.pdf") }
     /// `public.audio`: the base type of audio without video.
-    public static var audio: UTType { system("public.audio") }
+    public static var audio: UniformType { system("public.audio") }
     /// `public.movie`: the base type of media with video, with or without sound.
-    public static var movie: UTType { system("public.movie") }
+    public static var movie: UniformType { system("public.movie") }
     /// `public.archive`: the base type of archives that hold files.
-    public static var archive: UTType { system("public.archive") }
+    public static var archive: UniformType { system("public.archive") }
     /// `public.zip-archive`: a zip archive.
-    public static var zip: UTType { system("public.zip-archive") }
+    public static var zip: UniformType { system("public.zip-archive") }
     /// `public.executable`: the base type of programs and other executable
     /// files.
-    public static var executable: UTType { system("public.executable") }
+    public static var executable: UniformType { system("public.executable") }
 }
