@@ -69,14 +69,6 @@ package enum GuardedPath {
         return (folder, String(decoding: name, as: UTF8.self))
     }
 
-    /// Whether the entry `name` of folder `fd` is a symbolic link that may
-    /// be followed (owned by `geteuid()` or 0); false for non-links too.
-    package static func mayFollow(_ fd: Int32, _ name: String) -> Bool {
-        var info = stat()
-        guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.isSymbolicLink else { return false }
-        return isTrusted(info.st_uid)
-    }
-
     /// What the symbolic link `name` in folder `fd` names, or nil when
     /// `name` is not a link; `.foreignLink` (naming `name`) when another
     /// user owns it. The owner checked and the target read are those of one
