@@ -12,7 +12,9 @@ let package = Package(
         .executableTarget(
             name: "notes-app",
             dependencies: [
-                .product(name: "UniformTypeIdentifiers", package: "uti", condition: .when(platforms: [.linux]))
+                .product(name: "UniformTypeIdentifiers", package: "uti", condition: .when(platforms: [.linux])),
+                // Beside Apple's API, uti's own module; both names stay unqualified.
+                .product(name: "UniformTypes", package: "uti", condition: .when(platforms: [.linux])),
             ],
             resources: [.copy("Types.plist")]
         )

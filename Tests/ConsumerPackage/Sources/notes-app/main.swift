@@ -5,6 +5,12 @@
 import Foundation
 import UniformTypeIdentifiers
 
+#if os(Linux)
+    // uti's own module beside Apple's API: `UTType` stays Apple's type and
+    // `UniformType` is the registry's, both written without a module name.
+    import UniformTypes
+#endif
+
 extension UTType {
     static let notes = UTType(exportedAs: "com.example.notes")
 }
@@ -21,3 +27,9 @@ print("jpg is an image: \(jpeg?.conforms(to: .image) ?? false)")
 print("notes: \(UTType.notes.identifier) .\(UTType.notes.preferredFilenameExtension ?? "none")")
 print("notes is text: \(UTType.notes.conforms(to: .plainText))")
 print("exnotes: \(UTType(filenameExtension: "exnotes")?.identifier ?? "none")")
+
+#if os(Linux)
+    let registryJPEG = UniformType(filenameExtension: "jpg")
+    precondition(registryJPEG?.identifier == jpeg?.identifier, "both modules answer jpg alike")
+    precondition(UTType(registryJPEG!) == jpeg, "a UniformType converts to Apple's UTType")
+#endif
