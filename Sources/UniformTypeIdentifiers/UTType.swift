@@ -56,7 +56,7 @@ public struct UTType: Sendable {
     /// The preferred type for a MIME type (parameters are ignored) among
     /// those conforming to `supertype`; a dynamic type when no declared type
     /// claims it. Nil for an empty MIME type and for text that is not one
-    /// (a type and subtype of RFC 2045 tokens: `x/@` and `text/html(` are not).
+    /// (a type and subtype of RFC 9110 tokens: `x/@`, `x/{` and `text/html(` are not).
     public init?(mimeType: String, conformingTo supertype: UTType = .data) {
         self.init(tag: mimeType, tagClass: .mimeType, conformingTo: supertype)
     }

@@ -26,9 +26,9 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
     /// URL schemes such as `http` (`public.url-scheme`).
     public static let urlScheme = TagClass("public.url-scheme")
 
-    /// Whether `text` is a MIME type as RFC 2045 and RFC 6838 write one: a
-    /// type and a subtype, each a token (printable ASCII without spaces or
-    /// any of `()<>@,;:\"/[]?=`), joined by one `/`, with parameters after
+    /// Whether `text` is a MIME type as RFC 6838 and HTTP (RFC 9110) write
+    /// one: a type and a subtype, each a token (printable ASCII without
+    /// spaces or any of the delimiters `()<>@,;:\"/[]?={}`), joined by one `/`, with parameters after
     /// `;` (which lookups ignore). White space may surround the essence; a
     /// type starting with `.` is refused, so `./a/b` or `/tmp/pic.dat` is
     /// never taken for one.
@@ -85,7 +85,7 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
                 let shown =
                     bad >= 33 && bad < 127
                     ? "\"\(Character(Unicode.Scalar(bad)))\"" : "the byte 0x" + String(bad, radix: 16)
-                return "\(shown) may not stand in a MIME \(name) (RFC 2045 token)"
+                return "\(shown) may not stand in a MIME \(name) (RFC 9110 token)"
             }
         }
         if parts[0].first == UInt8(ascii: ".") { return "the type starts with \".\"" }
@@ -96,7 +96,7 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
     @inline(__always)
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         // Bit n of the mask is set when byte 64 * word + n is a token byte:
-        // 33...126 less `()<>@,;:\"/[]?=`.
+        // 33...126 less `()<>@,;:\"/[]?={}`.
         byte < 64
             ? tokenBytesBelow64 >> UInt64(byte) & 1 != 0
             : byte < 128 && tokenBytesFrom64 >> UInt64(byte - 64) & 1 != 0
@@ -106,8 +106,8 @@ public struct TagClass: Sendable, Hashable, CustomStringConvertible, Expressible
     /// digits).
     private static let tokenBytesBelow64: UInt64 = 0x03ff_6cfa_0000_0000
     /// Bytes 64–127 that are token bytes, bit n for byte 64 + n (letters and
-    /// `^`, `_`, `` ` ``, `{`, `|`, `}`, `~`).
-    private static let tokenBytesFrom64: UInt64 = 0x7fff_ffff_c7ff_fffe
+    /// `^`, `_`, `` ` ``, `|`, `~`).
+    private static let tokenBytesFrom64: UInt64 = 0x57ff_ffff_c7ff_fffe
 
     /// Whether tags of this class match regardless of case. Extensions and
     /// MIME types do; OSTypes and the others are exact.

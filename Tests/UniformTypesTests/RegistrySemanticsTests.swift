@@ -377,14 +377,14 @@ import Testing
     }
 }
 
-/// A MIME type is a type and a subtype of RFC 2045 tokens; anything else is
+/// A MIME type is a type and a subtype of RFC 9110 tokens; anything else is
 /// no MIME type at every door of the library.
 @Suite struct MIMESyntaxTests {
     let registry = TypeRegistry.bundled
 
     @Test(arguments: [
         "</>", "(/)", "text/html(", "x/@", "x/é", "x/\n", "x/", "/x", "x", "a/b/c", "text /html", "te\u{1}xt/html",
-        "./a", "x/[y]", "x/y=z", "\"x\"/y", ";x/y", "",
+        "./a", "x/[y]", "x/y=z", "\"x\"/y", ";x/y", "", "{/}", "x/{", "}/x", "x/{y}",
     ])
     func notAMIMEType(text: String) {
         #expect(!TagClass.isMIMESyntax(text))
@@ -426,6 +426,17 @@ import Testing
                     TagClass.isMIMESyntax(text) == (TagClass.mimeSyntaxProblem(text) == nil), "\(text.debugDescription)"
                 )
             }
+        }
+    }
+
+    /// Each ASCII byte is a token byte exactly when HTTP's `tchar` rule
+    /// (RFC 9110, section 5.6.2) lists it.
+    @Test func tokenBytesAreHTTPsTchars() {
+        let tchars = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        for byte in UInt8(0)...UInt8(127) {
+            let text = "x/" + String(decoding: [byte], as: UTF8.self)
+            #expect(TagClass.isMIMESyntax(text) == tchars.contains(byte), "\(text.debugDescription)")
+            #expect((TagClass.mimeSyntaxProblem(text) == nil) == tchars.contains(byte), "\(text.debugDescription)")
         }
     }
 
