@@ -376,4 +376,47 @@ finished=yes
 [ -z "$destdir" ] || exit 0
 case ":${PATH:-}:" in *":$prefix/bin:"*) ;; *) echo "note: $prefix/bin is not on PATH" ;; esac
 [ "$layout" = debian ] || echo "zsh reads $zsh_folder only when it is on fpath"
-echo "the inbox service: systemctl --user daemon-reload && systemctl --user enable --now uti-inbox.service"
+
+# The folders systemd's user manager reads units from (systemd.unit(5), "User
+# Unit Search Path"; `systemd-analyze --user unit-paths` prints them), with
+# the XDG variables as this shell has them: the manager's own environment
+# may set them otherwise. An empty or relative XDG variable counts as unset.
+xdg() { case "$1" in /*) echo "$1" ;; *) echo "$2" ;; esac; }
+user_unit_folders() {
+    if [ -n "$home" ]; then
+        echo "$(xdg "${XDG_CONFIG_HOME:-}" "$home/.config")/systemd/user"
+        echo "$(xdg "${XDG_DATA_HOME:-}" "$home/.local/share")/systemd/user"
+    fi
+    (
+        set -f
+        IFS=:
+        for folder in ${XDG_CONFIG_DIRS:-/etc/xdg} ${XDG_DATA_DIRS:-/usr/local/share:/usr/share}; do
+            case "$folder" in /*) echo "$folder/systemd/user" ;; esac
+        done
+    )
+    echo /etc/systemd/user
+    case "${XDG_RUNTIME_DIR:-}" in /*) echo "$XDG_RUNTIME_DIR/systemd/user" ;; esac
+    echo /run/systemd/user
+    echo /usr/local/lib/systemd/user
+    echo /usr/lib/systemd/user
+}
+# Says whether systemd reads the units from where they were installed: the
+# folder is one of those above, by its name or, through links, on disk.
+units_are_found() {
+    here=$(cd -P "$units" 2>/dev/null && pwd -P) || here=$units
+    user_unit_folders > "$scratch/unit-folders"
+    while read -r folder; do
+        [ "$folder" != "$units" ] || return 0
+        [ "$(cd -P "$folder" 2>/dev/null && pwd -P)" != "$here" ] || return 0
+    done < "$scratch/unit-folders"
+    return 1
+}
+if units_are_found; then
+    echo "the inbox service: systemctl --user daemon-reload && systemctl --user enable --now uti-inbox.service"
+else
+    echo "the inbox service: systemd reads no user units from $units; link them in, then enable one:"
+    printf '  systemctl --user link'
+    for unit in $unit_files; do printf ' %s' "$units/$unit"; done
+    echo " && systemctl --user enable --now uti-inbox.service"
+    echo "  (or copy them into ~/.config/systemd/user; see docs/install.md)"
+fi

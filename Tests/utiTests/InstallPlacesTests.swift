@@ -6,16 +6,68 @@ import Testing
     import Glibc
 #endif
 
-/// Where `tools/install.sh` puts files: `--list` names exactly the files an
-/// install writes; `--layout debian` and `--destdir` write what a Debian
-/// package holds.
+/// Where `tools/install.sh` puts files and what it says about them: the
+/// inbox's hint links the units in when systemd reads no user units from
+/// their folder; `--list` names exactly the files an install writes;
+/// `--layout debian` and `--destdir` write what a Debian package holds.
 @Suite struct InstallPlacesTests {
+    static let units = ["uti-inbox.service", "uti-inbox-once.service", "uti-inbox.path"]
+
     func install(_ arguments: [String], home: String, environment: [String: String] = [:]) throws -> ProgramRun {
         var env = ["HOME": home, "PATH": "/usr/bin:/bin"]
         for (key, value) in environment { env[key] = value }
         return try ProgramRun(
             URL(fileURLWithPath: "/bin/sh"), [InstallTests.repository + "/tools/install.sh"] + arguments,
             environment: env)
+    }
+
+    /// The hint install prints last when systemd reads the units where they are.
+    static let enableHint =
+        "the inbox service: systemctl --user daemon-reload && systemctl --user enable --now uti-inbox.service\n"
+
+    /// The hint when it does not: link the units in from `folder`, then enable one.
+    static func linkHint(_ folder: String) -> String {
+        "the inbox service: systemd reads no user units from \(folder); link them in, then enable one:\n"
+            + "  systemctl --user link \(units.map { folder + "/" + $0 }.joined(separator: " "))"
+            + " && systemctl --user enable --now uti-inbox.service\n"
+            + "  (or copy them into ~/.config/systemd/user; see docs/install.md)\n"
+    }
+
+    @Test func unitsOutsideSystemdsSearchPathAreLinkedIn() throws {
+        let folder = TemporaryFolder("uti-install")
+        let prefix = folder.path("prefix")
+        let run = try install(["--prefix", prefix, "--binary", Run.binary.path], home: folder.path("home"))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasSuffix(Self.linkHint(prefix + "/lib/systemd/user")), "\(run.stdout)")
+        #expect(!run.stdout.contains("daemon-reload"))
+    }
+
+    @Test func unitsSystemdReadsAreEnabledAsThey() throws {
+        let folder = TemporaryFolder("uti-install")
+        let home = folder.path("home")
+        // ~/.local: the units go in ~/.local/share/systemd/user, which systemd reads.
+        let local = try install(["--prefix", home + "/.local", "--binary", Run.binary.path], home: home)
+        #expect(local.status == 0, "\(local.stderr)")
+        #expect(local.stdout.hasSuffix(Self.enableHint), "\(local.stdout)")
+        // A prefix whose lib folder is on XDG_DATA_DIRS.
+        let listed = try install(
+            ["--prefix", folder.path("listed"), "--binary", Run.binary.path], home: home,
+            environment: ["XDG_DATA_DIRS": "/usr/share:" + folder.path("listed/lib")])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.hasSuffix(Self.enableHint), "\(listed.stdout)")
+        // A folder systemd reads that is a link to the prefix's unit folder.
+        try folder.makeFolder("linked/lib/systemd/user")
+        try folder.makeFolder("home/.config/systemd")
+        #expect(symlink(folder.path("linked/lib/systemd/user"), folder.path("home/.config/systemd/user")) == 0)
+        let linked = try install(["--prefix", folder.path("linked"), "--binary", Run.binary.path], home: home)
+        #expect(linked.status == 0, "\(linked.stderr)")
+        #expect(linked.stdout.hasSuffix(Self.enableHint), "\(linked.stdout)")
+        // The same prefix with another XDG_CONFIG_HOME: not read.
+        let elsewhere = try install(
+            ["--prefix", folder.path("linked"), "--binary", Run.binary.path], home: home,
+            environment: ["XDG_CONFIG_HOME": folder.path("config")])
+        #expect(
+            elsewhere.stdout.hasSuffix(Self.linkHint(folder.path("linked/lib/systemd/user"))), "\(elsewhere.stdout)")
     }
 
     /// Every regular file under `folder`, relative to it.
