@@ -4,14 +4,22 @@
 #
 #   tools/install.sh [--prefix DIR] [--binary PATH]   install (DIR: ~/.local by default)
 #   tools/install.sh --uninstall [--prefix DIR]       remove what install put there and left unchanged
+#   tools/install.sh --list [--prefix DIR]            print each file's place and mode, install nothing
 #
 # Without --binary it builds the release binary first (tools/build-release.sh).
+# --layout debian puts the zsh completions in share/zsh/vendor-completions and
+# the manual page gzipped, as Debian's packages do; --destdir ROOT writes the
+# files under ROOT as though it were / (for a package: tools/package-deb.sh),
+# with no manifest and no uninstall.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 home=${HOME:-}
 prefix=""
 binary=""
 uninstall=no
+list=no
+layout=plain
+destdir=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --prefix) [ $# -ge 2 ] || { echo "install.sh: --prefix needs a folder" >&2; exit 2; }; prefix=$2; shift 2 ;;
@@ -19,7 +27,12 @@ while [ $# -gt 0 ]; do
         --binary) [ $# -ge 2 ] || { echo "install.sh: --binary needs a path" >&2; exit 2; }; binary=$2; shift 2 ;;
         --binary=*) binary=${1#--binary=}; shift ;;
         --uninstall) uninstall=yes; shift ;;
-        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --list) list=yes; shift ;;
+        --layout) [ $# -ge 2 ] || { echo "install.sh: --layout needs plain or debian" >&2; exit 2; }; layout=$2; shift 2 ;;
+        --layout=*) layout=${1#--layout=}; shift ;;
+        --destdir) [ $# -ge 2 ] || { echo "install.sh: --destdir needs a folder" >&2; exit 2; }; destdir=$2; shift 2 ;;
+        --destdir=*) destdir=${1#--destdir=}; shift ;;
+        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "install.sh: unknown argument \"$1\" (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -33,6 +46,21 @@ case "$prefix" in
 esac
 # One spelling of the folder: no trailing slashes, so ~/.local/ is ~/.local.
 while [ "${prefix%/}" != "$prefix" ] && [ "$prefix" != / ]; do prefix=${prefix%/}; done
+case "$layout" in
+    plain | debian) ;;
+    *) echo "install.sh: unknown layout \"$layout\" (plain or debian)" >&2; exit 2 ;;
+esac
+# The installed files name $named (the units' ExecStart); they are written
+# under $prefix, which is the same folder unless --destdir puts them elsewhere.
+named=$prefix
+if [ -n "$destdir" ]; then
+    [ "$uninstall" = no ] || { echo "install.sh: --destdir installs only; remove a package with its package manager" >&2; exit 2; }
+    case "$destdir" in /*) ;; *) destdir="$(pwd)/$destdir" ;; esac
+    while [ "${destdir%/}" != "$destdir" ]; do destdir=${destdir%/}; done
+    [ "$named" != / ] || named=""
+    prefix=$destdir$named
+    [ -n "$named" ] || named=/
+fi
 # The units name the binary in ExecStart, where systemd splits words and
 # expands %, and the manifest is one path a line: refuse what they cannot carry.
 case "$prefix" in
@@ -43,16 +71,21 @@ case "$prefix" in
 esac
 
 # Where each file goes: where each shell, man and systemd look under a prefix.
-if [ -n "$home" ] && [ "$prefix" = "$home/.local" ]; then units="$home/.local/share/systemd/user"; else units="$prefix/lib/systemd/user"; fi
+if [ -n "$home" ] && [ "$named" = "$home/.local" ]; then units="$prefix/share/systemd/user"; else units="$prefix/lib/systemd/user"; fi
+if [ "$layout" = debian ]; then zsh_folder="$prefix/share/zsh/vendor-completions"; else zsh_folder="$prefix/share/zsh/site-functions"; fi
 unit_files="uti-inbox.service uti-inbox-once.service uti-inbox.path"
 # Every file install writes, one a line: its place, its mode, and what it is
 # made from (the binary, the manual page, or the file of that name made in
 # the scratch folder). Install writes these and uninstall removes no others.
 destinations() {
     echo "$prefix/bin/uti 755 binary"
-    echo "$prefix/share/man/man1/uti.1 644 manual"
+    if [ "$layout" = debian ]; then
+        echo "$prefix/share/man/man1/uti.1.gz 644 manual.gz"
+    else
+        echo "$prefix/share/man/man1/uti.1 644 manual"
+    fi
     echo "$prefix/share/bash-completion/completions/uti 644 bash"
-    echo "$prefix/share/zsh/site-functions/_uti 644 zsh"
+    echo "$zsh_folder/_uti 644 zsh"
     echo "$prefix/share/fish/vendor_completions.d/uti.fish 644 fish"
     for unit in $unit_files; do echo "$units/$unit 644 $unit"; done
 }
@@ -217,6 +250,10 @@ cleanup() {
 trap cleanup EXIT
 destinations > "$scratch/destinations"
 cut -d' ' -f1 "$scratch/destinations" > "$scratch/places"
+if [ "$list" = yes ]; then
+    cut -d' ' -f1,2 "$scratch/destinations"
+    exit 0
+fi
 
 if [ "$uninstall" = yes ]; then
     if [ ! -e "$manifest" ] && [ ! -L "$manifest" ]; then
@@ -278,8 +315,13 @@ for shell in bash zsh fish; do
     [ -s "$scratch/$shell" ] || { echo "install.sh: $binary gave no $shell completions; nothing was installed" >&2; exit 1; }
 done
 for unit in $unit_files; do
-    sed "s|@BINDIR@|$prefix/bin|g" "$root/systemd/$unit" > "$scratch/$unit"
+    sed "s|@BINDIR@|${named%/}/bin|g" "$root/systemd/$unit" > "$scratch/$unit"
 done
+if [ "$layout" = debian ]; then
+    gzip -9n < "$root/docs/uti.1" > "$scratch/manual.gz"
+    # bash sources its completions: Debian's lintian wants no #! line in them.
+    sed '1{/^#!/d}' "$scratch/bash" > "$scratch/bash.sourced" && mv "$scratch/bash.sourced" "$scratch/bash"
+fi
 
 # Every file is first copied into a private folder beside its place; only
 # when all are there are they renamed over their places, so a failure
@@ -300,20 +342,23 @@ while read -r destination mode what; do
     }
     echo "$sum $destination" >> "$scratch/manifest"
 done < "$scratch/destinations"
-# Files of an earlier install that this one did not replace stay listed; an
-# earlier manifest is read only when it is a regular file.
-(
-    enter "$manifest" follow && name=$(basename "$manifest") && [ -f "$name" ] && [ ! -L "$name" ] && cat "./$name"
-) > "$scratch/earlier" 2>/dev/null || true
-cut -d' ' -f2- "$scratch/manifest" > "$scratch/written"
-while IFS=' ' read -r sum file; do
-    [ -n "$file" ] || continue
-    grep -qxF -- "$file" "$scratch/written" || echo "$sum $file" >> "$scratch/manifest"
-done < "$scratch/earlier"
-( (enter "$manifest" make && stage "$manifest" "$scratch/manifest" 644) > /dev/null 2>"$scratch/error") || {
-    echo "install.sh: cannot write $manifest ($(cat "$scratch/error")); nothing was installed" >&2
-    exit 1
-}
+# A package manager records what a package installs: --destdir writes no manifest.
+if [ -z "$destdir" ]; then
+    # Files of an earlier install that this one did not replace stay listed; an
+    # earlier manifest is read only when it is a regular file.
+    (
+        enter "$manifest" follow && name=$(basename "$manifest") && [ -f "$name" ] && [ ! -L "$name" ] && cat "./$name"
+    ) > "$scratch/earlier" 2>/dev/null || true
+    cut -d' ' -f2- "$scratch/manifest" > "$scratch/written"
+    while IFS=' ' read -r sum file; do
+        [ -n "$file" ] || continue
+        grep -qxF -- "$file" "$scratch/written" || echo "$sum $file" >> "$scratch/manifest"
+    done < "$scratch/earlier"
+    ( (enter "$manifest" make && stage "$manifest" "$scratch/manifest" 644) > /dev/null 2>"$scratch/error") || {
+        echo "install.sh: cannot write $manifest ($(cat "$scratch/error")); nothing was installed" >&2
+        exit 1
+    }
+fi
 # Each copy is renamed from inside its private folder, checked again, to its
 # name in the folder above; the manifest goes in place last, once every file
 # it lists is there. Until the first is in place, a failure has installed nothing.
@@ -328,6 +373,50 @@ while read -r destination folder private id; do
     [ "$destination" = "$manifest" ] || echo "installed $destination"
 done < "$scratch/staged"
 finished=yes
+[ -z "$destdir" ] || exit 0
 case ":${PATH:-}:" in *":$prefix/bin:"*) ;; *) echo "note: $prefix/bin is not on PATH" ;; esac
-echo "zsh reads $prefix/share/zsh/site-functions only when it is on fpath"
-echo "the inbox service: systemctl --user daemon-reload && systemctl --user enable --now uti-inbox.service"
+[ "$layout" = debian ] || echo "zsh reads $zsh_folder only when it is on fpath"
+
+# The folders systemd's user manager reads units from (systemd.unit(5), "User
+# Unit Search Path"; `systemd-analyze --user unit-paths` prints them), with
+# the XDG variables as this shell has them: the manager's own environment
+# may set them otherwise. An empty or relative XDG variable counts as unset.
+xdg() { case "$1" in /*) echo "$1" ;; *) echo "$2" ;; esac; }
+user_unit_folders() {
+    if [ -n "$home" ]; then
+        echo "$(xdg "${XDG_CONFIG_HOME:-}" "$home/.config")/systemd/user"
+        echo "$(xdg "${XDG_DATA_HOME:-}" "$home/.local/share")/systemd/user"
+    fi
+    (
+        set -f
+        IFS=:
+        for folder in ${XDG_CONFIG_DIRS:-/etc/xdg} ${XDG_DATA_DIRS:-/usr/local/share:/usr/share}; do
+            case "$folder" in /*) echo "$folder/systemd/user" ;; esac
+        done
+    )
+    echo /etc/systemd/user
+    case "${XDG_RUNTIME_DIR:-}" in /*) echo "$XDG_RUNTIME_DIR/systemd/user" ;; esac
+    echo /run/systemd/user
+    echo /usr/local/lib/systemd/user
+    echo /usr/lib/systemd/user
+}
+# Says whether systemd reads the units from where they were installed: the
+# folder is one of those above, by its name or, through links, on disk.
+units_are_found() {
+    here=$(cd -P "$units" 2>/dev/null && pwd -P) || here=$units
+    user_unit_folders > "$scratch/unit-folders"
+    while read -r folder; do
+        [ "$folder" != "$units" ] || return 0
+        [ "$(cd -P "$folder" 2>/dev/null && pwd -P)" != "$here" ] || return 0
+    done < "$scratch/unit-folders"
+    return 1
+}
+if units_are_found; then
+    echo "the inbox service: systemctl --user daemon-reload && systemctl --user enable --now uti-inbox.service"
+else
+    echo "the inbox service: systemd reads no user units from $units; link them in, then enable one:"
+    printf '  systemctl --user link'
+    for unit in $unit_files; do printf ' %s' "$units/$unit"; done
+    echo " && systemctl --user enable --now uti-inbox.service"
+    echo "  (or copy them into ~/.config/systemd/user; see docs/install.md)"
+fi
