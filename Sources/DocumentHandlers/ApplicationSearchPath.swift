@@ -103,7 +103,9 @@ public struct ApplicationSearchPath: Sendable {
     public var bundleFolders: [String] { AppBundleSearchPath.folders(dataHome: dataHome, dataDirs: dataDirs) }
 
     /// The app bundles this search path names (`explicitBundlePaths`, then
-    /// `bundleFolders`), found as `UniformTypes` finds bundles.
+    /// `bundleFolders`), as a registry reads their type declarations: set
+    /// `RegistrySources.applications` to it so that the registry holds the
+    /// types of the same bundles `AppBundleSet` and `HandlerCatalog` read.
     public var bundles: AppBundleSearchPath {
         AppBundleSearchPath(explicitPaths: explicitBundlePaths, folders: bundleFolders)
     }

@@ -322,35 +322,10 @@ public struct AppBundleSet: Sendable {
     }
 
     /// The `UTExportedTypeDeclarations`/`UTImportedTypeDeclarations` of the
-    /// bundles, for the registry.
+    /// bundles used, in the order found: what a registry whose
+    /// `RegistrySources.applications` is `searchPath.bundles` holds of them.
     public var declarations: [DeclarationReader] {
         order.compactMap { bundles[$0]?.declarations }
-    }
-
-    /// The bundles of `searchPath` as a registry source: the folders and
-    /// `Info.plist` files that decide whether a compiled registry is
-    /// current, and how to read their declarations.
-    public static func registrySources(_ searchPath: ApplicationSearchPath) -> RegistryLoader.ApplicationSources {
-        let roots =
-            searchPath.explicitBundlePaths.map { "bundle:\($0)" } + searchPath.bundleFolders.map { "folder:\($0)" }
-        let stamps = {
-            var paths: [String] = []
-            for root in searchPath.explicitBundlePaths + searchPath.bundleFolders {
-                paths.append(root)
-                if let plist = AppBundle.infoPlist(in: root) {
-                    paths.append(plist)
-                    continue
-                }
-                for child in AppBundleSearchPath.childFolders(root) {
-                    if let plist = AppBundle.infoPlist(in: child) { paths += [child, plist] }
-                }
-            }
-            return paths
-        }
-        return RegistryLoader.ApplicationSources(roots: roots, stampPaths: stamps) {
-            let set = AppBundleSet(searchPath: searchPath)
-            return (set.declarations, set.problems, set.skipped)
-        }
     }
 
     private mutating func readBundles() {
