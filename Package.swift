@@ -118,7 +118,7 @@ let package = Package(
         ),
         .testTarget(
             name: "utiTests",
-            dependencies: ["uti", "TestSupport", "SystemBase"],
+            dependencies: ["uti", "TestSupport", "SystemBase", "UniformTypes"],
             resources: [.copy("Fixtures")]
         ),
     ]

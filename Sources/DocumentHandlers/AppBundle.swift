@@ -93,34 +93,18 @@ public struct AppBundle: Sendable {
 
     /// The property list of the bundle at `path`, or nil when the folder is
     /// not a bundle.
-    public static func infoPlist(in path: String) -> String? {
-        ["\(path)/Contents/Info.plist", "\(path)/Info.plist"].first(where: PathKind.isRegularFile)
-    }
+    public static func infoPlist(in path: String) -> String? { AppBundleSearchPath.infoPlist(in: path) }
 
     /// Reads the bundle at `path`. Throws when its property list cannot be
     /// read or lacks what every bundle needs (`CFBundleIdentifier`).
     public init(path: String) throws(Diagnostic) {
-        guard let plistPath = Self.infoPlist(in: path) else {
-            throw Diagnostic(.error, file: path, "not an app bundle (no Contents/Info.plist or Info.plist)")
-        }
+        let plistPath = try AppBundleDeclarations.infoPlist(of: path)
         try self.init(path: path, infoPlistPath: plistPath, plist: try Self.readPropertyList(plistPath))
     }
 
     /// Reads a property list file (binary or XML).
     public static func readPropertyList(_ plistPath: String) throws(Diagnostic) -> PropertyList {
-        let plist: PropertyList
-        do {
-            plist = try PropertyList.parse(
-                try FileContents.read(plistPath, limit: PropertyListLimits.standard.maximumBytes))
-        } catch let error as FileContents.ReadError {
-            throw Diagnostic(.error, file: plistPath, error.reason)
-        } catch let error as PropertyListError {
-            throw Diagnostic(
-                .error, file: plistPath, position: error.position, "malformed property list: \(error.message)")
-        } catch {
-            throw Diagnostic(.error, file: plistPath, "\(error)")
-        }
-        return plist
+        try AppBundleDeclarations.readPropertyList(plistPath)
     }
 
     /// The bundle at `path` whose property list, read from
@@ -128,22 +112,10 @@ public struct AppBundle: Sendable {
     public init(path: String, infoPlistPath plistPath: String, plist: PropertyList) throws(Diagnostic) {
         self.path = path
         infoPlistPath = plistPath
-        guard plist.dictionaryValue != nil else {
-            throw Diagnostic(
-                .error, file: plistPath, position: plist.location,
-                "the top level is \(plist.kindPhrase), expected a dictionary")
-        }
-        guard let id = plist["CFBundleIdentifier"] else {
-            throw Diagnostic(.error, file: plistPath, position: plist.location, "no CFBundleIdentifier")
-        }
-        guard let idText = id.stringValue, !idText.isEmpty,
-            !idText.contains(where: { $0 == "/" || $0 == " " || $0 == ";" })
-        else {
-            throw Diagnostic(
-                .error, file: plistPath, position: id.location,
-                "CFBundleIdentifier must be a non-empty string without spaces, \"/\" or \";\"")
-        }
-        identifier = idText
+        // The identifier and the type declarations are read as the registry reads them.
+        let registryPart = try AppBundleDeclarations(path: path, infoPlistPath: plistPath, plist: plist)
+        identifier = registryPart.identifier
+        declarations = registryPart.declarations
         let folderName = String(path.unicodeScalars.split(separator: "/").last.map(String.init) ?? path)
         name =
             string(plist, "CFBundleDisplayName") ?? string(plist, "CFBundleName")
@@ -162,10 +134,6 @@ public struct AppBundle: Sendable {
             } else {
                 report(.error, types.location, "CFBundleURLTypes is \(types.kindPhrase), expected an array")
             }
-        }
-        if plist[DeclarationReader.exportedKey] != nil || plist[DeclarationReader.importedKey] != nil {
-            let reader = DeclarationReader(plist, file: plistPath, source: .application)
-            declarations = reader
         }
     }
 

@@ -1,5 +1,6 @@
 import PropertyLists
 import SystemBase
+import UniformTypes
 
 #if canImport(Glibc)
     import Glibc
@@ -60,14 +61,14 @@ public struct ApplicationSearchPath: Sendable {
             $0.lowercased()
         }
         let language = EnvironmentVariable.locale(in: variables)
+        let bundles = AppBundleSearchPath.environment(variables, bundlePaths: bundlePaths)
         return ApplicationSearchPath(
             configHome: xdg.configHome,
             configDirs: xdg.configDirs,
             dataHome: xdg.dataHome,
             dataDirs: xdg.dataDirs,
             currentDesktops: desktops,
-            explicitBundlePaths: bundlePaths
-                + (EnvironmentVariable.apps.value(in: variables) ?? "").split(separator: ":").map(String.init),
+            explicitBundlePaths: bundles.explicitPaths,
             programSearchPath: EnvironmentVariable.path.value(in: variables),
             language: language)
     }
@@ -99,8 +100,14 @@ public struct ApplicationSearchPath: Sendable {
 
     /// Folders of app bundles that need not exist, most important first:
     /// `$XDG_DATA_HOME/uti/apps`, then each `$XDG_DATA_DIRS/uti/apps`.
-    public var bundleFolders: [String] {
-        ([dataHome].compactMap { $0 } + dataDirs).map { $0 + "/uti/apps" }
+    public var bundleFolders: [String] { AppBundleSearchPath.folders(dataHome: dataHome, dataDirs: dataDirs) }
+
+    /// The app bundles this search path names (`explicitBundlePaths`, then
+    /// `bundleFolders`), as a registry reads their type declarations: set
+    /// `RegistrySources.applications` to it so that the registry holds the
+    /// types of the same bundles `AppBundleSet` and `HandlerCatalog` read.
+    public var bundles: AppBundleSearchPath {
+        AppBundleSearchPath(explicitPaths: explicitBundlePaths, folders: bundleFolders)
     }
 
     /// The file `uti` writes user defaults to.

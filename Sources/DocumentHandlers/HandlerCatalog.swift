@@ -294,13 +294,6 @@ public struct HandlerCatalog: Sendable {
         claims += defaults + added + declared + removed
     }
 
-    static func childFolders(_ folder: String) -> [String] {
-        guard let names = DirectoryListing.names(in: folder) else { return [] }
-        return names.sorted { $0.lexicographicallyPrecedes($1) }
-            .compactMap { String(validating: $0, as: UTF8.self) }
-            .map { folder + "/" + $0 }
-            .filter(PathKind.isFolder)
-    }
 }
 
 /// The app bundles a search path names: `--apps` and `UTI_APPS` paths (a
@@ -329,58 +322,18 @@ public struct AppBundleSet: Sendable {
     }
 
     /// The `UTExportedTypeDeclarations`/`UTImportedTypeDeclarations` of the
-    /// bundles, for the registry.
+    /// bundles used, in the order found: what a registry whose
+    /// `RegistrySources.applications` is `searchPath.bundles` holds of them.
     public var declarations: [DeclarationReader] {
         order.compactMap { bundles[$0]?.declarations }
     }
 
-    /// The bundles of `searchPath` as a registry source: the folders and
-    /// `Info.plist` files that decide whether a compiled registry is
-    /// current, and how to read their declarations.
-    public static func registrySources(_ searchPath: ApplicationSearchPath) -> RegistryLoader.ApplicationSources {
-        let roots =
-            searchPath.explicitBundlePaths.map { "bundle:\($0)" } + searchPath.bundleFolders.map { "folder:\($0)" }
-        let stamps = {
-            var paths: [String] = []
-            for root in searchPath.explicitBundlePaths + searchPath.bundleFolders {
-                paths.append(root)
-                if let plist = AppBundle.infoPlist(in: root) {
-                    paths.append(plist)
-                    continue
-                }
-                for child in HandlerCatalog.childFolders(root) {
-                    if let plist = AppBundle.infoPlist(in: child) { paths += [child, plist] }
-                }
-            }
-            return paths
-        }
-        return RegistryLoader.ApplicationSources(roots: roots, stampPaths: stamps) {
-            let set = AppBundleSet(searchPath: searchPath)
-            return (set.declarations, set.problems, set.skipped)
-        }
-    }
-
     private mutating func readBundles() {
-        for path in searchPath.explicitBundlePaths {
-            var info = stat()
-            guard stat(path, &info) == 0 else {
-                problems.append(Diagnostic(.error, file: path, SystemError.current.reason))
-                continue
-            }
-            if AppBundle.infoPlist(in: path) != nil {
-                addBundle(at: path, named: true)
-            } else if info.isDirectory {
-                for child in HandlerCatalog.childFolders(path) where AppBundle.infoPlist(in: child) != nil {
-                    addBundle(at: child, named: false)
-                }
-            } else {
-                problems.append(
-                    Diagnostic(.error, file: path, "is neither an app bundle nor a folder of bundles"))
-            }
-        }
-        for folder in searchPath.bundleFolders {
-            for child in HandlerCatalog.childFolders(folder) where AppBundle.infoPlist(in: child) != nil {
-                addBundle(at: child, named: false)
+        // Found as the registry finds them, so both read the same bundles.
+        for entry in searchPath.bundles.entries() {
+            switch entry {
+            case .problem(let problem): problems.append(problem)
+            case .bundle(let path, let named): addBundle(at: path, named: named)
             }
         }
     }
@@ -391,10 +344,8 @@ public struct AppBundleSet: Sendable {
             if named {
                 problems.append(error)
             } else {
-                let skip = Diagnostic(.error, file: error.file, position: error.position, error.message).skipping(
-                    "bundle")
-                skipped.append(skip)
-                diagnostics.append(skip)
+                skipped.append(error.skippingBundle)
+                diagnostics.append(error.skippingBundle)
             }
             return
         }

@@ -9,7 +9,7 @@ public enum ProcessEnvironment {
     /// The environment as it was at first use, read once: every default
     /// argument that takes it then shares one dictionary. A program that
     /// changes its environment later passes the variables it wants
-    /// (`RegistryLoader.load(environment:)` and the like).
+    /// (`RegistrySources(environment:)` and the like).
     public static let current: [String: String] = read()
 
     /// The environment as it is now.

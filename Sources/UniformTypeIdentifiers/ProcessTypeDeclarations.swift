@@ -8,14 +8,16 @@ import UniformTypes
 /// answers from.
 ///
 /// On a Mac, `UTType(exportedAs:)` finds a program's own types in its
-/// bundle's `Info.plist`. Here the registry is `ProcessRegistry.registry`
-/// of the `UniformTypes` module (also `TypeRegistry.default`, so both
-/// modules answer alike), built on first use from, lowest precedence first:
+/// bundle's `Info.plist`. Here the registry is `TypeRegistry.default` of
+/// the `UniformTypes` module (so both modules answer alike), built on first
+/// use from, lowest precedence first:
 ///
 /// 1. the system's MIME data (shared-mime-info, `mime.types`) and the
 ///    bundled declarations;
-/// 2. declaration files in the XDG `uti/types` folders, then the files and
-///    folders `UTI_DECLARATIONS` names (`:`-separated);
+/// 2. app bundles' declarations (`UTI_APPS`, the XDG `uti/apps` folders),
+///    then declaration files in the XDG `uti/types` folders, then the files
+///    and folders `UTI_DECLARATIONS` names (`:`-separated), the sources the
+///    `uti` tool reads, so that both give the same answers;
 /// 3. the program's `Info.plist`: the first of `infoPlistCandidates` that
 ///    exists, beside or near the executable;
 /// 4. the files and property lists given to `add(contentsOf:)` and

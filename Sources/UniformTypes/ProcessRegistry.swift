@@ -11,12 +11,15 @@ import SystemBase
 /// `UniformTypeIdentifiers` (through `ProcessTypeDeclarations`) all answer
 /// from, so that every door gives the same answer.
 ///
-/// It is built on first use from, lowest precedence first:
+/// It is `TypeRegistry.load(_:cache:)` of the sources the environment
+/// names, as the `uti` tool reads them, built on first use from, lowest
+/// precedence first:
 ///
 /// 1. the system's MIME data (shared-mime-info, `mime.types`) and the
 ///    bundled declarations;
-/// 2. declaration files in the XDG `uti/types` folders, then the files and
-///    folders `UTI_DECLARATIONS` names (`:`-separated);
+/// 2. app bundles' declarations (`UTI_APPS`, the XDG `uti/apps` folders),
+///    then declaration files in the XDG `uti/types` folders, then the files
+///    and folders `UTI_DECLARATIONS` names (`:`-separated);
 /// 3. the program's `Info.plist`: the first of `infoPlistCandidates` that
 ///    exists, beside or near the executable;
 /// 4. the declarations given to `add(_:name:)`, in the order given.
@@ -34,7 +37,7 @@ import SystemBase
 /// names that no source declares) are kept in `warnings` and passed to the
 /// handler set with `setWarningHandler(_:)`; none is written anywhere
 /// unless the program sets one.
-public enum ProcessRegistry {
+package enum ProcessRegistry {
     private struct State {
         var added: [DeclarationReader] = []
         /// Set when a build has taken `added`: later additions are refused.
@@ -53,7 +56,7 @@ public enum ProcessRegistry {
     package static let buildCount = Atomic(0)
 
     /// The registry, built on first use.
-    public static var registry: TypeRegistry {
+    package static var registry: TypeRegistry {
         if let registry = state.withLock({ $0.registry }) { return registry }
         return building.withLock { _ in
             if let registry = state.withLock({ $0.registry }) { return registry }
@@ -77,7 +80,7 @@ public enum ProcessRegistry {
     /// to the registry; `name` stands for their file in messages. Throws
     /// the reader's error, or when the registry is already built (or being
     /// built): declarations must be added before the first lookup.
-    public static func add(_ reader: DeclarationReader, name: String) throws(Failure) {
+    package static func add(_ reader: DeclarationReader, name: String) throws(Failure) {
         if let error = reader.fileError { throw Failure(problems: [error.description]) }
         let refused = state.withLock { state in
             if state.registry != nil || state.building { return true }
@@ -91,34 +94,34 @@ public enum ProcessRegistry {
 
     /// Declarations that could not be added, or sources that could not be
     /// used: one line per problem, each naming its file (and line where known).
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// The problems, one line each.
-        public var problems: [String]
+        package var problems: [String]
         /// A failure listing `problems`.
-        public init(problems: [String]) { self.problems = problems }
+        package init(problems: [String]) { self.problems = problems }
         /// The problems, one per line.
-        public var description: String { problems.joined(separator: "\n") }
+        package var description: String { problems.joined(separator: "\n") }
     }
 
     /// The sources that could not be used when the registry was built
     /// (building it now if it was not).
-    public static var problems: [String] {
+    package static var problems: [String] {
         _ = registry
         return state.withLock { $0.problems }
     }
 
     /// Sets what receives each warning, or nil for none (the default).
     /// Warnings given before it is set are in `warnings`.
-    public static func setWarningHandler(_ handler: (@Sendable (String) -> Void)?) {
+    package static func setWarningHandler(_ handler: (@Sendable (String) -> Void)?) {
         state.withLock { $0.handler = handler }
     }
 
     /// Every warning given so far, in order.
-    public static var warnings: [String] { state.withLock { $0.warnings } }
+    package static var warnings: [String] { state.withLock { $0.warnings } }
 
     /// Gives the warning for a type the program names (`exportedAs`,
     /// `importedAs`) but no source declares, once per identifier.
-    public static func warnUndeclared(_ identifier: String, role: String) {
+    package static func warnUndeclared(_ identifier: String, role: String) {
         let first = state.withLock { $0.warned.insert(identifier.lowercased()).inserted }
         guard first else { return }
         report(
@@ -142,7 +145,7 @@ public enum ProcessRegistry {
     /// `Contents/MacOS/` layout of a Mac bundle), and
     /// `DIR/../share/NAME/Info.plist` (an installed program, such as
     /// `/usr/bin/NAME` with `/usr/share/NAME/Info.plist`).
-    public static func infoPlistCandidates(executable: String) -> [String] {
+    package static func infoPlistCandidates(executable: String) -> [String] {
         let directory = parent(of: executable)
         let name = String(executable.split(separator: "/").last ?? "")
         let above = parent(of: directory)
@@ -153,7 +156,7 @@ public enum ProcessRegistry {
     }
 
     /// The running program's executable, symbolic links resolved.
-    public static var executablePath: String? {
+    package static var executablePath: String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return nil }
@@ -161,7 +164,7 @@ public enum ProcessRegistry {
     }
 
     /// The `Info.plist` read for the running program, if any.
-    public static var infoPlistPath: String? {
+    package static var infoPlistPath: String? {
         guard let executable = executablePath else { return nil }
         return infoPlistCandidates(executable: executable).first { FileStatus.exists($0) }
     }
@@ -188,12 +191,12 @@ public enum ProcessRegistry {
         let sources = RegistrySources(
             programInfoPlist: infoPlist, program: executablePath ?? "", addedInCode: added, namedSources: .leaveOut,
             environment: environment)
-        do throws(RegistryLoader.Failure) {
-            let loaded = try sources.load(cache: RegistryCache.environment(environment))
-            return (loaded.registry, loaded.problems.map(\.description))
+        do throws(TypeRegistry.LoadError) {
+            let loaded = try TypeRegistry.load(sources, cache: RegistryCache.environment(environment))
+            return (loaded.registry, loaded.leftOut.map(\.description))
         } catch {
             // Left-out sources do not throw; should one, the bundled types still answer.
-            return (TypeRegistry.bundled, error.problems)
+            return (TypeRegistry.bundled, error.diagnostics.map(\.description))
         }
     }
 }

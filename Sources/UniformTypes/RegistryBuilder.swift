@@ -2,8 +2,15 @@ import CompiledData
 import PropertyLists
 import SharedMIMEInfo
 
-/// Collects declarations from sources in order of increasing precedence,
-/// merges them, checks them and builds an immutable `TypeRegistry`.
+/// Collects declarations in order of increasing precedence, merges them,
+/// checks them and builds an immutable `TypeRegistry`: the low-level way to
+/// assemble a registry from declarations you hold in code.
+///
+/// To load the files a registry is usually made of (the system's MIME
+/// data, app bundles, declaration folders, the paths a user names), with
+/// their policies and a cache, use `TypeRegistry.load(_:cache:)` with
+/// `RegistrySources`; `RegistrySources.addedInCode` joins declarations read
+/// in code to those.
 ///
 /// Merging: for one identifier (compared case-insensitively) an exported
 /// declaration beats an imported one; between two of the same kind the later

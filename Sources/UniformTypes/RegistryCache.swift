@@ -59,31 +59,6 @@ public struct RegistryCache: Sendable {
         return XDGBaseDirectories(variables).cacheHome.map { RegistryCache(directory: $0 + "/uti") }
     }
 
-    /// What a registry is built from: the search roots that name the cache
-    /// file, the files and folders whose state decides whether it is
-    /// current, and how to build it.
-    public struct Sources {
-        /// The search roots, as text; their hash names the cache file
-        /// (`path(roots:)`).
-        public var roots: [String]
-        /// Listed only when the registry is built.
-        public var stampPaths: () -> [String]
-        /// Builds the registry from the sources; throws when a source the user
-        /// named cannot be used.
-        public var build: () throws(RegistryLoader.Failure) -> RegistryBuilder
-
-        /// Sources named by `roots`, checked against `stampPaths` and built by
-        /// `build`.
-        public init(
-            roots: [String], stampPaths: @escaping () -> [String],
-            build: @escaping () throws(RegistryLoader.Failure) -> RegistryBuilder
-        ) {
-            self.roots = roots
-            self.stampPaths = stampPaths
-            self.build = build
-        }
-    }
-
     /// How the last `load` got its registry.
     public enum Outcome: Sendable, Equatable {
         /// The cache file was current and sound.
@@ -99,7 +74,7 @@ public struct RegistryCache: Sendable {
     /// The suffix of cache files.
     static let imageSuffix = ".img"
 
-    /// The cache file for `roots`.
+    /// The cache file for the cache key `roots` (`RegistrySources.cacheKey`).
     public func path(roots: [String]) -> String { directory + "/" + fileName(roots: roots) }
 
     /// The name of the cache file for `roots` in `directory`.
@@ -121,14 +96,22 @@ public struct RegistryCache: Sendable {
         return String(decoding: name, as: UTF8.self) + Self.imageSuffix
     }
 
-    /// The registry for `sources`: the cached one when current, else a new
-    /// build, which is then saved.
+    /// The registry for `sources` (`TypeRegistry.load(_:cache:)`): the
+    /// cached one when current, else a new build, which is then saved.
+    /// Throws when a source the user named cannot be used.
     ///
     /// The folder is opened once, following a symbolic link only when the
     /// running user or root owns it (`GuardedPath`); every file in it is
     /// then read, written, renamed and removed relative to that descriptor.
-    public func load(_ sources: Sources) throws(RegistryLoader.Failure) -> (TypeRegistry, Outcome) {
-        let name = fileName(roots: sources.roots)
+    func load(_ sources: RegistrySources) throws(TypeRegistry.LoadError) -> (TypeRegistry, Outcome) {
+        let key = sources.cacheKey
+        /// The builder of the sources, or the error naming each named source that cannot be used.
+        func build() throws(TypeRegistry.LoadError) -> RegistryBuilder {
+            let (builder, problems) = sources.builder()
+            guard problems.isEmpty else { throw TypeRegistry.LoadError(diagnostics: problems) }
+            return builder
+        }
+        let name = fileName(roots: key)
         let file = directory + "/" + name
         var folder: Int32 = -1
         defer { if folder >= 0 { close(folder) } }
@@ -144,7 +127,7 @@ public struct RegistryCache: Sendable {
             if case .foreignLink = error { unsafe = error.description }
         }
         if let unsafe {
-            var builder = try sources.build()
+            var builder = try build()
             builder.add(diagnostics: [
                 Diagnostic(
                     .note, file: directory, "compiled registry not used (\(unsafe)); sources are read on every run")
@@ -154,14 +137,14 @@ public struct RegistryCache: Sendable {
         var damage: String?
         if folder >= 0 {
             do {
-                if let registry = try reuse(name, in: folder, key: sources.roots) { return (registry, .reused) }
+                if let registry = try reuse(name, in: folder, key: key) { return (registry, .reused) }
             } catch {
                 damage = error.reason
             }
         }
         // State first, then read: a source changing meanwhile makes the next run rebuild.
-        let stamps = SourceStamps.encode(key: sources.roots, sources.stampPaths())
-        var builder = try sources.build()
+        let stamps = SourceStamps.encode(key: key, sources.stampPaths())
+        var builder = try build()
         var outcome: Outcome = damage.map { .replacedDamaged($0) } ?? .rebuilt
         var temporary: (fd: Int32, name: String)?
         if !builder.skippedSources.isEmpty {

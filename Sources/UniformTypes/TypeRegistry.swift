@@ -5,8 +5,9 @@ import Synchronization
 import SystemBase
 
 /// An immutable set of merged type declarations with the indexes that answer
-/// tag, identifier and conformance queries. Build one with `RegistryBuilder`,
-/// or use `TypeRegistry.default`.
+/// tag, identifier and conformance queries. Load one from the sources you
+/// choose with `load(_:cache:)`, use the process's (`TypeRegistry.default`),
+/// or assemble declarations in code with `RegistryBuilder`.
 public final class TypeRegistry: Sendable {
     typealias Field = RegistryImage.Field
 
@@ -454,11 +455,15 @@ public final class TypeRegistry: Sendable {
         return self
     }
 
-    /// The registry of this process (`ProcessRegistry.registry`): the
-    /// system's MIME types, the bundled declarations, those of the XDG
-    /// `uti/types` folders and `UTI_DECLARATIONS`, the program's
-    /// `Info.plist`, and what was added in code; from the compiled cache
-    /// when it is current. Files that cannot be read are left out.
+    /// The registry of this process, loaded on first use by
+    /// `load(_:cache:)` from the sources the environment names, the ones
+    /// the `uti` tool reads: the system's MIME types, the bundled
+    /// declarations, app bundles' declarations (`UTI_APPS` and the XDG
+    /// `uti/apps` folders), those of the XDG `uti/types` folders and
+    /// `UTI_DECLARATIONS`; then the program's `Info.plist` and what was
+    /// added in code (`ProcessTypeDeclarations` of `UniformTypeIdentifiers`).
+    /// It comes from the compiled cache the tool uses when it is current.
+    /// A source that cannot be read is left out.
     public static var `default`: TypeRegistry { ProcessRegistry.registry }
 
     // MARK: Queries

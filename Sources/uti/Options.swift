@@ -26,15 +26,18 @@ struct RegistryOptions: ParsableArguments {
     /// Where app bundles and desktop entries are looked for.
     var applicationSearchPath: ApplicationSearchPath { .environment(bundlePaths: apps) }
 
-    /// Whether loading may fail: declaration files or bundle paths are named.
+    /// Whether loading may fail: declaration files or bundle paths are named
+    /// (or any declaration file is there to be read).
     var namesSources: Bool {
-        RegistryLoader.readsDeclarationFiles(extraPaths: declarations)
-            || !applicationSearchPath.explicitBundlePaths.isEmpty
+        var search = DeclarationSearchPath.environment()
+        search.explicitPaths += declarations
+        let (files, missing) = search.resolve()
+        return !files.isEmpty || !missing.isEmpty || !applicationSearchPath.explicitBundlePaths.isEmpty
     }
 
     /// The registry (the compiled one in the cache when it is current) and
     /// the app bundles whose declarations joined it.
-    func loadWithBundles() throws(RegistryLoader.Failure) -> (TypeRegistry, AppBundleSet) {
+    func loadWithBundles() throws(TypeRegistry.LoadError) -> (TypeRegistry, AppBundleSet) {
         let bundles = AppBundleSet(searchPath: applicationSearchPath)
         var problems = bundles.problems
         var registry: TypeRegistry?
@@ -43,13 +46,13 @@ struct RegistryOptions: ParsableArguments {
         } catch {
             problems += error.diagnostics.filter { !problems.contains($0) }
         }
-        guard let registry, problems.isEmpty else { throw RegistryLoader.Failure(diagnostics: problems) }
+        guard let registry, problems.isEmpty else { throw TypeRegistry.LoadError(diagnostics: problems) }
         return (registry, bundles)
     }
 
     /// The registry for lookups: the compiled one in the cache when it is
     /// current (see `RegistryCache`), else built from the sources and saved.
-    func loadCached() throws(RegistryLoader.Failure) -> TypeRegistry {
+    func loadCached() throws(TypeRegistry.LoadError) -> TypeRegistry {
         try Self.loadCached(declarations: declarations, includeSystem: !noSystem, searchPath: applicationSearchPath)
     }
 
@@ -70,19 +73,18 @@ struct RegistryOptions: ParsableArguments {
 
     /// The registry, from the cache when there is one. `reading` `.map`
     /// is for a process that ends after its answer and checks
-    /// `TypeRegistry.isIntact` first.
+    /// `TypeRegistry.isIntact` first. The app bundles are `searchPath`'s,
+    /// by default the environment's (as `TypeRegistry.default` reads them).
     static func loadCached(
         declarations: [String] = [], includeSystem: Bool = true, searchPath: ApplicationSearchPath? = nil,
         reading: RegistryCache.Reading = .copy
-    ) throws(RegistryLoader.Failure) -> TypeRegistry {
+    ) throws(TypeRegistry.LoadError) -> TypeRegistry {
         let environment = ProcessEnvironment.current
-        let sources = RegistrySources(
-            extraPaths: declarations, includeSystem: includeSystem,
-            applications: AppBundleSet.registrySources(searchPath ?? .environment(environment)),
-            environment: environment)
+        var sources = RegistrySources(extraPaths: declarations, includeSystem: includeSystem, environment: environment)
+        if let searchPath { sources.applications = searchPath.bundles }
         var cache = RegistryCache.environment(environment)
         cache?.reading = reading
-        let loaded = try sources.load(cache: cache)
+        let loaded = try TypeRegistry.load(sources, cache: cache)
         let registry = loaded.registry
         loadedRegistry = (registry, cache?.directory)
         // Skipped declaration files keep a registry out of the cache on
@@ -90,7 +92,7 @@ struct RegistryOptions: ParsableArguments {
         if let cache, case .notSaved(let reason) = loaded.cacheOutcome, registry.skippedSources.isEmpty {
             warnCacheUnusable(cache.directory, reason)
         }
-        return try registry.reportingSkippedSources()
+        return registry.reportingSkippedSources()
     }
 
     /// Set once the cache folder's problem was told, so a run says it once.
@@ -241,10 +243,10 @@ extension TypeRegistry {
     }
 }
 
-extension RegistryLoader.Failure {
+extension TypeRegistry.LoadError {
     /// Names every unusable source on standard error; the exit status to throw.
     func reported() -> ExitCode {
-        for problem in problems { Console.error("uti: \(keepingBackslashes: "\(problem)")" as TerminalText) }
+        for problem in diagnostics { Console.error("uti: \(keepingBackslashes: "\(problem)")" as TerminalText) }
         return ExitCode(Status.error)
     }
 }

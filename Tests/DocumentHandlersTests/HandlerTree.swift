@@ -52,8 +52,11 @@ final class HandlerTree {
     func resolver(desktops: [String] = [], bundles: [String] = []) throws -> HandlerResolver {
         let path = searchPath(desktops: desktops, bundles: bundles)
         let set = AppBundleSet(searchPath: path)
-        let registry = try RegistryLoader.load(
-            includeSystem: false, applicationDeclarations: set.declarations, environment: [:])
+        // The bundles the catalog reads, and no declaration file of the machine.
+        var sources = RegistrySources(includeSystem: false, environment: [:])
+        sources.declarations = DeclarationSearchPath()
+        sources.applications = path.bundles
+        let registry = try TypeRegistry.load(sources, cache: nil).registry
         return HandlerResolver(catalog: HandlerCatalog(searchPath: path, bundles: set), registry: registry)
     }
 }

@@ -12,7 +12,7 @@ import UniformTypes
 /// read by a task, and the blocking run stopped from another thread.
 @Suite struct FolderWatcherTests {
     let folder = TemporaryFolder("uti-folder-watch")
-    let typing = FileTyping(registry: try! RegistryLoader.load(includeSystem: false))
+    let typing = FileTyping(registry: .bundled)
 
     func watcher(recursive: Bool = false, settle: Double = 0.2) -> FolderWatcher {
         var options = FolderWatcher.Options()

@@ -183,7 +183,7 @@ import Testing
         // The content alone, the check for an upload, with or without a MIME database.
         #expect(try typing.type(ofContentAt: folder + "/fake.pdf").type.identifier == "public.png")
         #expect(try typing.type(ofContentAt: folder + "/real.pdf").type.identifier == "com.adobe.pdf")
-        if let system = try? RegistryLoader.load(), system.mimeDatabase != nil {
+        if let system = try? TypeRegistry.load(RegistrySources(), cache: nil).registry, system.mimeDatabase != nil {
             let withDatabase = FileTyping(registry: system)
             #expect(try withDatabase.type(ofContentAt: folder + "/fake.pdf").type.identifier == "public.png")
             #expect(try withDatabase.type(forPath: folder + "/fake.pdf").type.identifier == "com.adobe.pdf")
@@ -196,12 +196,11 @@ import Testing
     }
 
     @Test func aRegistryWithoutADatabaseSaysSniffingIsReduced() throws {
-        let registry = try RegistryLoader.load(
-            includeSystem: true,
-            environment: [
-                "XDG_DATA_HOME": "/nonexistent", "XDG_DATA_DIRS": "/nonexistent",
-                "HOME": "/nonexistent", "UTI_MIME_TYPES": "",
-            ])
+        let environment = [
+            "XDG_DATA_HOME": "/nonexistent", "XDG_DATA_DIRS": "/nonexistent", "HOME": "/nonexistent",
+            "UTI_MIME_TYPES": "",
+        ]
+        let registry = try TypeRegistry.load(RegistrySources(environment: environment), cache: nil).registry
         #expect(registry.mimeDatabase == nil)
         #expect(
             registry.diagnostics.contains {

@@ -46,17 +46,18 @@ import Testing
             try Data("<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n<dict>\n".utf8).write(
                 to: URL(fileURLWithPath: broken))
             let missing = folder.appendingPathComponent("missing.plist").path
-            do {
-                _ = try RegistryLoader.load(
-                    extraPaths: [missing, broken], includeSystem: false,
-                    environment: ["HOME": folder.path, "XDG_DATA_HOME": folder.path, "XDG_DATA_DIRS": folder.path])
+            let sources = RegistrySources(
+                extraPaths: [missing, broken], includeSystem: false,
+                environment: ["HOME": folder.path, "XDG_DATA_HOME": folder.path, "XDG_DATA_DIRS": folder.path])
+            do throws(TypeRegistry.LoadError) {
+                _ = try TypeRegistry.load(sources, cache: nil)
                 Issue.record("loaded despite a missing and a broken file")
-            } catch let error as RegistryLoader.Failure {
+            } catch {
                 #expect(error.diagnostics.map(\.file) == [missing, broken])
                 #expect(error.diagnostics.allSatisfy { $0.severity == .error })
                 #expect(error.diagnostics[0].message == "No such file or directory")
                 #expect(error.diagnostics[1].position.line != nil)
-                #expect(error.problems[0] == "\(missing): error: No such file or directory")
+                #expect(error.description.hasPrefix("\(missing): error: No such file or directory\n"))
             }
         }
     }

@@ -19,7 +19,8 @@ import Testing
 
     /// The machine's registry: bundled types, shared-mime-info and mime.types.
     static func systemRegistry() throws -> TypeRegistry {
-        try RegistryLoader.load(environment: ["XDG_DATA_DIRS": "/usr/share", "HOME": "/nonexistent"])
+        let environment = ["XDG_DATA_DIRS": "/usr/share", "HOME": "/nonexistent"]
+        return try TypeRegistry.load(RegistrySources(environment: environment), cache: nil).registry
     }
 
     /// Every tail a suffix glob of the machine's database names, as given

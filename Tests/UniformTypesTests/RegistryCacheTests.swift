@@ -29,7 +29,7 @@ import Testing
         }
 
         func load() throws -> (TypeRegistry, RegistryCache.Outcome) {
-            try cache.load(RegistrySources(environment: environment).cacheSources)
+            try cache.load(RegistrySources(environment: environment))
         }
 
         /// Loads with a cache that records a verified checksum at once
@@ -39,10 +39,10 @@ import Testing
         ) throws -> (TypeRegistry, RegistryCache.Outcome) {
             var cache = RegistryCache(directory: root + "/cache", reading: reading)
             cache.checksumSettleSeconds = settleSeconds
-            return try cache.load(RegistrySources(environment: environment).cacheSources)
+            return try cache.load(RegistrySources(environment: environment))
         }
 
-        var imagePath: String { cache.path(roots: RegistrySources(environment: environment).cacheSources.roots) }
+        var imagePath: String { cache.path(roots: RegistrySources(environment: environment).cacheKey) }
         var recordPath: String { ChecksumRecord(image: imagePath).path }
 
         /// Flips one byte in the middle of the image, in place (the file is
@@ -82,7 +82,7 @@ import Testing
         let (first, built) = try tree.load()
         #expect(built == .rebuilt)
         #expect(first.type(filenameExtension: "cachetest")?.identifier == "org.freedesktop.mime.text.x-cache-test")
-        let fresh = try RegistryLoader.load(environment: tree.environment)
+        let fresh = try TypeRegistry.load(RegistrySources(environment: tree.environment), cache: nil).registry
         #expect(first.count == fresh.count)
         #expect(first.diagnostics == fresh.diagnostics)
         #expect(
@@ -115,7 +115,7 @@ import Testing
         let tree = try Tree()
         defer { tree.remove() }
         _ = try tree.load()
-        let file = tree.cache.path(roots: RegistrySources(environment: tree.environment).cacheSources.roots)
+        let file = tree.cache.path(roots: RegistrySources(environment: tree.environment).cacheKey)
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
         bytes[bytes.count / 2] ^= 0x40
         try Data(bytes).write(to: URL(fileURLWithPath: file))
@@ -136,7 +136,7 @@ import Testing
     @Test func aFIFOInPlaceOfTheCacheIsReplacedNotWaitedOn() throws {
         let tree = try Tree()
         defer { tree.remove() }
-        let file = tree.cache.path(roots: RegistrySources(environment: tree.environment).cacheSources.roots)
+        let file = tree.cache.path(roots: RegistrySources(environment: tree.environment).cacheKey)
         try FileManager.default.createDirectory(atPath: tree.root + "/cache", withIntermediateDirectories: true)
         #expect(mkfifo(file, 0o600) == 0)
         let (registry, outcome) = try tree.load()
@@ -152,7 +152,7 @@ import Testing
         _ = try tree.load()
         let (registry, outcome) = try tree.load()
         #expect(outcome == .reused)
-        let file = tree.cache.path(roots: RegistrySources(environment: tree.environment).cacheSources.roots)
+        let file = tree.cache.path(roots: RegistrySources(environment: tree.environment).cacheKey)
         #expect(truncate(file, 0) == 0)
         var answered = 0
         for type in registry.allTypes
@@ -278,7 +278,7 @@ import Testing
         let tree = try Tree()
         defer { tree.remove() }
         _ = try tree.load()
-        let file = tree.cache.path(roots: RegistrySources(environment: tree.environment).cacheSources.roots)
+        let file = tree.cache.path(roots: RegistrySources(environment: tree.environment).cacheKey)
         #expect(chown(file, 65534, 65534) == 0)
         #expect(try tree.load().1 == .replacedDamaged("belongs to user 65534, not 0"))
         var info = stat()
@@ -310,7 +310,7 @@ import Testing
         _ = try tree.load()
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: dir))
         let current = URL(
-            fileURLWithPath: tree.cache.path(roots: RegistrySources(environment: tree.environment).cacheSources.roots)
+            fileURLWithPath: tree.cache.path(roots: RegistrySources(environment: tree.environment).cacheKey)
         ).lastPathComponent
         // The new image and the seven most recent others with their checksum
         // records; a recent temporary (a save in progress elsewhere) and
@@ -362,10 +362,8 @@ import Testing
     @Test func namedSourcesThatFailAreNeverCached() throws {
         let tree = try Tree()
         defer { tree.remove() }
-        let sources = RegistrySources(
-            extraPaths: [tree.root + "/missing.plist"], environment: tree.environment
-        ).cacheSources
-        #expect(throws: RegistryLoader.Failure.self) { try tree.cache.load(sources) }
+        let sources = RegistrySources(extraPaths: [tree.root + "/missing.plist"], environment: tree.environment)
+        #expect(throws: TypeRegistry.LoadError.self) { try tree.cache.load(sources) }
         #expect(
             (try? FileManager.default.contentsOfDirectory(atPath: tree.root + "/cache"))?.filter {
                 $0.hasSuffix(".img")

@@ -228,17 +228,18 @@ import Testing
                 atPath: Fixtures.path("cookbook-Info.plist"), toPath: home.appendingPathComponent("b.plist").path)
             try "ignored".write(to: home.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
             let env = ["XDG_DATA_HOME": dir.appendingPathComponent("home").path, "XDG_DATA_DIRS": "/nonexistent"]
-            let registry = try RegistryLoader.load(environment: env)
+            let registry = try TypeRegistry.load(RegistrySources(environment: env), cache: nil).registry
             #expect(registry.type(filenameExtension: "cookbook")?.identifier == "com.example.cookbookfile")
             // A later --declarations file overrides the XDG one.
-            let registry2 = try RegistryLoader.load(extraPaths: [Fixtures.path("overrides.plist")], environment: env)
+            let overriding = RegistrySources(extraPaths: [Fixtures.path("overrides.plist")], environment: env)
+            let registry2 = try TypeRegistry.load(overriding, cache: nil).registry
             #expect(registry2.declaredType("com.adobe.pdf")?.localizedDescription == "PDF, redeclared")
 
             // A broken file found in a search folder is left out, with its
             // error; the other files still count.
             let broken = home.appendingPathComponent("a.plist").path
             try "<plist><dict>".write(toFile: broken, atomically: true, encoding: .utf8)
-            let partial = try RegistryLoader.load(environment: env)
+            let partial = try TypeRegistry.load(RegistrySources(environment: env), cache: nil).registry
             #expect(
                 partial.skippedSources.map(\.description)
                     == [
@@ -246,12 +247,13 @@ import Testing
                     ])
             #expect(partial.type(filenameExtension: "cookbook")?.identifier == "com.example.cookbookfile")
             // Named, the same file stops the load.
-            #expect(throws: RegistryLoader.Failure.self) {
-                try RegistryLoader.load(extraPaths: [broken], environment: env)
+            #expect(throws: TypeRegistry.LoadError.self) {
+                try TypeRegistry.load(RegistrySources(extraPaths: [broken], environment: env), cache: nil)
             }
-            #expect(throws: RegistryLoader.Failure.self) {
-                try RegistryLoader.load(
+            #expect(throws: TypeRegistry.LoadError.self) {
+                let missing = RegistrySources(
                     extraPaths: ["/nonexistent/x.plist"], environment: ["XDG_DATA_DIRS": "/nonexistent"])
+                try TypeRegistry.load(missing, cache: nil)
             }
         }
     }

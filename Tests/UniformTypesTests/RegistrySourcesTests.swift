@@ -34,16 +34,16 @@ import Testing
     @Test func withAndWithoutCacheGiveTheSameRegistry() throws {
         let sources = RegistrySources(environment: environment)
         let cache = RegistryCache(directory: root + "/cache")
-        let built = try sources.load(cache: nil)
-        let first = try sources.load(cache: cache)
-        let second = try sources.load(cache: cache)
+        let built = try TypeRegistry.load(sources, cache: nil)
+        let first = try TypeRegistry.load(sources, cache: cache)
+        let second = try TypeRegistry.load(sources, cache: cache)
         #expect(built.cacheOutcome == nil)
         #expect(first.cacheOutcome == .rebuilt)
         #expect(second.cacheOutcome == .reused)
         for loaded in [built, first, second] {
             #expect(loaded.registry.type(filenameExtension: "srcx")?.identifier == "com.example.sources")
             #expect(loaded.registry.type(filenameExtension: "srctest")?.preferredMIMEType == "text/x-sources-test")
-            #expect(loaded.problems.isEmpty)
+            #expect(loaded.leftOut.isEmpty)
         }
     }
 
@@ -52,12 +52,12 @@ import Testing
         let cache = RegistryCache(directory: root + "/cache")
         let stopping = RegistrySources(extraPaths: [missing], environment: environment)
         for cache in [nil, cache] {
-            #expect(throws: RegistryLoader.Failure.self) { try stopping.load(cache: cache) }
+            #expect(throws: TypeRegistry.LoadError.self) { try TypeRegistry.load(stopping, cache: cache) }
         }
         let leaving = RegistrySources(extraPaths: [missing], namedSources: .leaveOut, environment: environment)
         for cache in [nil, cache] {
-            let loaded = try leaving.load(cache: cache)
-            #expect(loaded.problems.map(\.file) == [missing])
+            let loaded = try TypeRegistry.load(leaving, cache: cache)
+            #expect(loaded.leftOut.map(\.file) == [missing])
             #expect(loaded.cacheOutcome == nil)
             #expect(loaded.registry.type(filenameExtension: "srcx")?.identifier == "com.example.sources")
         }
@@ -69,16 +69,16 @@ import Testing
         let plist = root + "/Info.plist"
         try "<plist><dict>".write(toFile: plist, atomically: false, encoding: .utf8)
         let leaving = RegistrySources(programInfoPlist: plist, namedSources: .leaveOut, environment: environment)
-        #expect(try leaving.load(cache: nil).problems.map(\.file) == [plist])
+        #expect(try TypeRegistry.load(leaving, cache: nil).leftOut.map(\.file) == [plist])
         let stopping = RegistrySources(programInfoPlist: plist, environment: environment)
-        #expect(throws: RegistryLoader.Failure.self) { try stopping.load(cache: nil) }
+        #expect(throws: TypeRegistry.LoadError.self) { try TypeRegistry.load(stopping, cache: nil) }
     }
 
     @Test func declarationsAddedInCodeAreNeverCached() throws {
         let plist = try PropertyList.parse(Array(declaration.replacingOccurrences(of: "srcx", with: "incode").utf8))
         let reader = DeclarationReader(plist, file: "code", source: .application)
         let sources = RegistrySources(addedInCode: [reader], namedSources: .leaveOut, environment: environment)
-        let loaded = try sources.load(cache: RegistryCache(directory: root + "/cache"))
+        let loaded = try TypeRegistry.load(sources, cache: RegistryCache(directory: root + "/cache"))
         #expect(loaded.cacheOutcome == nil)
         #expect(loaded.registry.type(filenameExtension: "incode")?.identifier == "com.example.sources")
     }
@@ -113,11 +113,11 @@ import Testing
             .write(toFile: root + "/other.plist", atomically: false, encoding: .utf8)
         other["UTI_DECLARATIONS"] = root + "/other.plist"
         let second = RegistrySources(environment: other)
-        #expect(try first.load(cache: cache).cacheOutcome == .rebuilt)
+        #expect(try TypeRegistry.load(first, cache: cache).cacheOutcome == .rebuilt)
         let firstFile = cache.path(roots: first.cacheKey), secondFile = cache.path(roots: second.cacheKey)
         #expect(firstFile != secondFile)
         try FileManager.default.copyItem(atPath: firstFile, toPath: secondFile)
-        let loaded = try second.load(cache: cache)
+        let loaded = try TypeRegistry.load(second, cache: cache)
         #expect(loaded.cacheOutcome != .reused)
         #expect(loaded.registry.type(filenameExtension: "srcx")?.identifier == "com.example.other")
     }
@@ -135,9 +135,9 @@ import Testing
             value.withUnsafeBufferPointer { buffer in
                 buffer.withMemoryRebound(to: CChar.self) { _ = setenv("UTI_DECLARATIONS", $0.baseAddress!, 1) }
             }
-            let loaded = try RegistrySources(namedSources: .leaveOut).load(cache: nil)
-            guard loaded.problems.map(\.file) == ["UTI_DECLARATIONS"] else { exit(1) }
-            guard (try? RegistrySources().load(cache: nil)) == nil else { exit(2) }
+            let loaded = try TypeRegistry.load(RegistrySources(namedSources: .leaveOut), cache: nil)
+            guard loaded.leftOut.map(\.file) == ["UTI_DECLARATIONS"] else { exit(1) }
+            guard (try? TypeRegistry.load(RegistrySources(), cache: nil)) == nil else { exit(2) }
         }
     }
 }

@@ -10,7 +10,7 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
     let root = URL(fileURLWithPath: Fixtures.path("mime")).deletingLastPathComponent().path
     var env = ["XDG_DATA_HOME": "/nonexistent-uti", "XDG_DATA_DIRS": root, "UTI_MIME_TYPES": mimeTypes]
     env["HOME"] = "/nonexistent-uti"
-    return try RegistryLoader.load(environment: env)
+    return try TypeRegistry.load(RegistrySources(environment: env), cache: nil).registry
 }
 
 @Suite struct SystemSourceTests {
@@ -200,10 +200,10 @@ private func fixtureRegistry(mimeTypes: String = "") throws -> TypeRegistry {
 /// The registry this machine's users get: shared-mime-info under
 /// /usr/share and /etc/mime.types, with no user files.
 private func machineRegistry() throws -> TypeRegistry {
-    try RegistryLoader.load(environment: [
-        "XDG_DATA_HOME": "/nonexistent-uti", "XDG_DATA_DIRS": "/usr/share",
-        "HOME": "/nonexistent-uti",
-    ])
+    let environment = [
+        "XDG_DATA_HOME": "/nonexistent-uti", "XDG_DATA_DIRS": "/usr/share", "HOME": "/nonexistent-uti",
+    ]
+    return try TypeRegistry.load(RegistrySources(environment: environment), cache: nil).registry
 }
 
 /// System data adds answers for tags nobody declares and never changes the

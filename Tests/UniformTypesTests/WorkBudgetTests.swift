@@ -12,7 +12,8 @@ import Testing
     /// The bundled declarations with the system's MIME data (XDG_DATA_DIRS
     /// pointed at /usr/share, as README's set-up has it), and without.
     static func registries() throws -> [TypeRegistry] {
-        let system = try RegistryLoader.load(environment: ["XDG_DATA_DIRS": "/usr/share", "HOME": "/nonexistent"])
+        let environment = ["XDG_DATA_DIRS": "/usr/share", "HOME": "/nonexistent"]
+        let system = try TypeRegistry.load(RegistrySources(environment: environment), cache: nil).registry
         return [system, TypeRegistry.bundled]
     }
 

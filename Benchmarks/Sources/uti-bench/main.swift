@@ -72,26 +72,28 @@ let extensions = names.compactMap { name -> String? in
 }
 
 /// Median time of 200 loads from the compiled cache, in seconds.
-func readyTime(_ cache: RegistryCache, _ sources: RegistryCache.Sources) throws -> (Double, TypeRegistry) {
+func readyTime(_ cache: RegistryCache, _ sources: RegistrySources) throws -> (Double, TypeRegistry) {
     var loads: [Double] = []
     var registry: TypeRegistry?
     for _ in 0..<200 {
         let start = now()
-        let (loaded, outcome) = try cache.load(sources)
+        let loaded = try TypeRegistry.load(sources, cache: cache)
         loads.append(now() - start)
-        guard outcome == .reused else { fail("cache not reused: \(outcome)") }
-        registry = loaded
+        guard loaded.cacheOutcome == .reused else {
+            fail("cache not reused: \(String(describing: loaded.cacheOutcome))")
+        }
+        registry = loaded.registry
     }
     loads.sort()
     return (loads[loads.count / 2], registry!)
 }
 
 guard var cache = RegistryCache.environment() else { fail("no cache folder") }
-let sources = RegistrySources().cacheSources
+let sources = RegistrySources()
 // This program's build ID differs from uti's, so the first load may rebuild
 // the file; its checksum is recorded once the new file is a few seconds old.
-if try cache.load(sources).1 != .reused { sleep(4) }
-_ = try cache.load(sources)
+if try TypeRegistry.load(sources, cache: cache).cacheOutcome != .reused { sleep(4) }
+_ = try TypeRegistry.load(sources, cache: cache)
 cache.reading = .map
 let (mapped, reg) = try readyTime(cache, sources)
 cache.reading = .copy

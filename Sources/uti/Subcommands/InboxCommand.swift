@@ -86,7 +86,7 @@ struct InboxCommand: ParsableCommand {
         // Loading fails only on declaration files, so with any to read, the
         // run waits for it (and stops on a bad one) before moving anything.
         let options = registryOptions
-        let registry = BackgroundValue { () throws(RegistryLoader.Failure) in try options.loadWithBundles().0 }
+        let registry = BackgroundValue { () throws(TypeRegistry.LoadError) in try options.loadWithBundles().0 }
         if registryOptions.namesSources {
             _ = try registry.waitOrExit()
         }
@@ -148,9 +148,9 @@ struct InboxCommand: ParsableCommand {
 }
 
 /// The registry of an inbox run, loaded on another thread.
-typealias BackgroundRegistry = BackgroundValue<TypeRegistry, RegistryLoader.Failure>
+typealias BackgroundRegistry = BackgroundValue<TypeRegistry, TypeRegistry.LoadError>
 
-extension BackgroundValue where Value == TypeRegistry, Failure == RegistryLoader.Failure {
+extension BackgroundValue where Value == TypeRegistry, Failure == TypeRegistry.LoadError {
     /// Waits for the registry; exit status 2 with every unusable source named.
     func waitOrExit() throws -> TypeRegistry {
         do { return try wait() } catch { throw error.reported() }

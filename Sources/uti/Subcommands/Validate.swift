@@ -48,16 +48,22 @@ struct Validate: ParsableCommand {
             for m in missing { Console.error("uti: \(m)") }
             throw ExitCode(Status.error)
         }
-        var builder = noBundled ? RegistryBuilder() : RegistryBuilder.bundled()
-        if system { RegistryLoader.addSystemSources(to: &builder) }
-        for file in files { builder.add(DeclarationReader.read(path: file, source: .user)) }
-        let registry = builder.build()
+        // The files alone (no declaration folder, app bundle or UTI_DECLARATIONS), with the bundled types and
+        // the system's data as asked; a file that cannot be read is left out and reported with the rest.
+        var sources = RegistrySources(includeSystem: system, namedSources: .leaveOut)
+        sources.includeBundled = !noBundled
+        sources.declarations = DeclarationSearchPath(explicitPaths: files)
+        sources.applications = AppBundleSearchPath()
+        let loaded: TypeRegistry.Loaded
+        do { loaded = try TypeRegistry.load(sources, cache: nil) } catch { throw error.reported() }
+        let registry = loaded.registry
         let checked = Set(files)
         func isChecked(_ file: String) -> Bool {
             checked.contains(file) || (system && !file.hasPrefix("Data/"))
         }
         let found =
             registry.diagnostics.filter { isChecked($0.file) }
+            + loaded.leftOut.filter { checked.contains($0.file) }
             + files.flatMap { Self.handlerDiagnostics($0, registry: registry) }
         let shown =
             found

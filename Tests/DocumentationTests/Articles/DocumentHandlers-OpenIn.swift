@@ -7,9 +7,10 @@ import UniformTypes
 @Suite struct DocumentHandlersOpenInArticle {
     @Test func block1() throws {
         let searchPath = ApplicationSearchPath.environment()
-        let bundles = AppBundleSet(searchPath: searchPath)
-        let registry = try RegistryLoader.load(applicationDeclarations: bundles.declarations)
-        let catalog = HandlerCatalog(searchPath: searchPath, bundles: bundles)
+        var sources = RegistrySources()
+        sources.applications = searchPath.bundles
+        let registry = try TypeRegistry.load(sources, cache: RegistryCache.environment()).registry
+        let catalog = HandlerCatalog(searchPath: searchPath)
         let resolver = HandlerResolver(catalog: catalog, registry: registry)
 
         let resolution = resolver.resolve(registry.type(filenameExtension: "txt")!)

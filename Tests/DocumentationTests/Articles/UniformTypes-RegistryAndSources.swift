@@ -6,7 +6,7 @@ import UniformTypes
 
 @Suite struct UniformTypesRegistryAndSourcesArticle {
     @Test func block1() throws {
-        let registry = try RegistryLoader.load(includeSystem: false)
+        let registry = try TypeRegistry.load(RegistrySources(includeSystem: false), cache: nil).registry
         let jpeg = registry.type(filenameExtension: "jpg")!
         assert(jpeg.identifier == "public.jpeg")
         let claimants = registry.types(tag: "mp4", tagClass: .filenameExtension)
@@ -19,8 +19,9 @@ import UniformTypes
 
     @Test func block2() throws {
         let sources = RegistrySources(includeSystem: false, namedSources: .leaveOut)
-        let loaded = try sources.load(cache: nil)
+        let loaded = try TypeRegistry.load(sources, cache: RegistryCache.environment())
         assert(loaded.registry.type(filenameExtension: "png")?.identifier == "public.png")
+        assert(loaded.leftOut.isEmpty)
     }
 
     @Test func block3() throws {
