@@ -111,6 +111,7 @@ uti_xml_status uti_xml_parse(const char *bytes, size_t length,
     }
     if (doc == NULL || !ctxt->wellFormed) {
         xmlErrorPtr error = xmlCtxtGetLastError(ctxt);
+        int too_deep = 0;
         if (state.encoding_failed) {
             char text[256];
             snprintf(text, sizeof text, "bytes not valid in the document's encoding (%s)", state.encoding_message);
@@ -119,6 +120,7 @@ uti_xml_status uti_xml_parse(const char *bytes, size_t length,
             char text[64];
             snprintf(text, sizeof text, "elements nested more than %u deep", xmlParserMaxDepth);
             copy_message(message, message_capacity, text);
+            too_deep = 1;
         } else {
             copy_message(message, message_capacity, error ? error->message : "not well-formed XML");
         }
@@ -126,7 +128,7 @@ uti_xml_status uti_xml_parse(const char *bytes, size_t length,
         if (doc) xmlFreeDoc(doc);
         int memory = error && error->code == XML_ERR_NO_MEMORY;
         xmlFreeParserCtxt(ctxt);
-        return memory ? UTI_XML_OUT_OF_MEMORY : UTI_XML_MALFORMED;
+        return memory ? UTI_XML_OUT_OF_MEMORY : too_deep ? UTI_XML_TOO_DEEP : UTI_XML_MALFORMED;
     }
     xmlFreeParserCtxt(ctxt);
 

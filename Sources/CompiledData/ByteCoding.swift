@@ -60,7 +60,7 @@ public struct ByteReader {
         var shift: UInt64 = 0
         while true {
             guard offset < data.count, shift < 64 else {
-                throw ImageError("integer runs past the end at byte \(offset)")
+                throw ImageError(.damaged, "integer runs past the end at byte \(offset)")
             }
             let b = data[offset]
             offset += 1
@@ -75,7 +75,7 @@ public struct ByteReader {
     public mutating func count(limit: Int? = nil) throws(ImageError) -> Int {
         let n = try int()
         guard n >= 0, n <= (limit ?? data.count - offset) else {
-            throw ImageError("count \(n) out of range at byte \(offset)")
+            throw ImageError(.damaged, "count \(n) out of range at byte \(offset)")
         }
         return n
     }

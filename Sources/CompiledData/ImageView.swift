@@ -9,9 +9,68 @@ import SystemBase
 
 /// Why an image cannot be used.
 public struct ImageError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure it is, for a caller to switch on.
+    public enum Code: Sendable, Hashable {
+        /// The image file may not be opened by this process.
+        case permissionDenied
+        /// The path names a folder, a FIFO, a socket, a device or a link.
+        case notRegularFile
+        /// The file is larger than the limit the reader was given.
+        case tooLarge
+        /// The reader's `accept` refused the file by its status (owner, mode).
+        case refused
+        /// The file shrank while it was read.
+        case changedWhileRead
+        /// No memory could be had for the image.
+        case outOfMemory
+        /// Another system call failed: `systemError` says which, and why.
+        case systemCallFailed
+        /// The file is not a compiled image (its first bytes are not the magic).
+        case notAnImage
+        /// A compiled image of another container format version.
+        case unsupportedVersion
+        /// A compiled image of another kind or layout than the one asked for.
+        case wrongKind
+        /// A compiled image that is damaged: sizes, checksum or contents wrong.
+        case damaged
+        /// An error made with `init(_:)`, which gives no code.
+        case other
+    }
+
+    /// What is wrong.
     public var reason: String
-    public init(_ reason: String) { self.reason = reason }
+    /// What kind of failure it is.
+    public var code: Code
+    /// The system call that failed, with its path and errno, when one did.
+    public var systemError: SystemError?
+
+    /// An error of code `other`, saying `reason`.
+    public init(_ reason: String) { self.init(.other, reason) }
+
+    /// An error of `code`, saying `reason`; `systemError` when a system call failed.
+    public init(_ code: Code, _ reason: String, systemError: SystemError? = nil) {
+        self.code = code
+        self.reason = reason
+        self.systemError = systemError
+    }
+
+    /// The reason.
     public var description: String { reason }
+}
+
+extension ImageError {
+    /// The failure of `call` (on `path`) with the current errno: `what`
+    /// and the C library's text, as `cannot open: Permission denied`.
+    static func current(_ what: String, _ call: String, path: String? = nil) -> ImageError {
+        let error = SystemError.current(call, path: path)
+        let code: Code =
+            switch error.kind {
+            case .permissionDenied: .permissionDenied
+            case .symbolicLinkLoop: .notRegularFile
+            default: .systemCallFailed
+            }
+        return ImageError(code, "\(what): \(error.reason)", systemError: error)
+    }
 }
 
 /// Memory an image lives in, freed with the last view of it.
@@ -79,9 +138,9 @@ final class ImageStorage: @unchecked Sendable {
         while done < count {
             let n = retryingInterrupts { pread(fd, memory + done, count - done, off_t(done)) }
             if n <= 0 {
-                let reason = n < 0 ? SystemError.current.reason : "the file shrank while it was read"
+                let error = n < 0 ? ImageError.current("cannot read", "pread") : nil
                 munmap(memory, length)
-                throw ImageError("cannot read: \(reason)")
+                throw error ?? ImageError(.changedWhileRead, "cannot read: the file shrank while it was read")
             }
             done += n
         }
@@ -100,7 +159,10 @@ final class ImageStorage: @unchecked Sendable {
     /// which is most of what reading the image costs. Smaller ones are
     /// populated in one call rather than faulted in page by page.
     private static func allocate(_ count: Int) throws(ImageError) -> (UnsafeMutableRawPointer, Int) {
-        func failure() -> ImageError { ImageError("cannot allocate \(count) bytes: \(SystemError.current.reason)") }
+        func failure() -> ImageError {
+            let error = SystemError.current("mmap")
+            return ImageError(.outOfMemory, "cannot allocate \(count) bytes: \(error.reason)", systemError: error)
+        }
         guard count >= 1 << 20 else {
             let length = max(count, 1)
             guard
@@ -201,14 +263,18 @@ public struct ImageView: @unchecked Sendable {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
-            throw ImageError("cannot open: \(SystemError.current.reason)")
+            throw ImageError.current("cannot open", "open", path: path)
         }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.isRegularFile else { throw ImageError("not a regular file") }
-        if let refusal = accept(info) { throw ImageError(refusal) }
+        guard fstat(fd, &info) == 0 else {
+            throw ImageError(.systemCallFailed, "not a regular file", systemError: .current("fstat", path: path))
+        }
+        guard info.isRegularFile else { throw ImageError(.notRegularFile, "not a regular file") }
+        if let refusal = accept(info) { throw ImageError(.refused, refusal) }
         let size = Int(info.st_size)
-        guard size >= headerSize, size <= limit else { throw ImageError("size \(size) is out of range") }
+        guard size >= headerSize else { throw ImageError(.damaged, "size \(size) is out of range") }
+        guard size <= limit else { throw ImageError(.tooLarge, "size \(size) is out of range") }
         let storage: ImageStorage
         var verified = isVerified(info)
         if reading == .map, let mapped = ImageStorage(mapping: fd, count: size) {
@@ -229,28 +295,30 @@ public struct ImageView: @unchecked Sendable {
     private init(storage: ImageStorage, kind expectedKind: ImageKind, checksum: Bool = true) throws(ImageError) {
         let raw = UnsafeRawBufferPointer(start: storage.base, count: storage.count)
         guard raw.count >= Self.headerSize, raw.prefix(8).elementsEqual(Self.magic) else {
-            throw ImageError("not a compiled image")
+            throw ImageError(.notAnImage, "not a compiled image")
         }
         func word(_ offset: Int) -> UInt32 {
             UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
         }
         let format = word(ImageHeader.formatVersion)
         guard format == Self.formatVersion else {
-            throw ImageError("image format \(format), expected \(Self.formatVersion)")
+            throw ImageError(.unsupportedVersion, "image format \(format), expected \(Self.formatVersion)")
         }
         let kind = ImageKind(tag: word(ImageHeader.kind), layoutVersion: word(ImageHeader.layoutVersion))
-        guard kind == expectedKind else { throw ImageError("image holds \(kind), expected \(expectedKind)") }
+        guard kind == expectedKind else {
+            throw ImageError(.wrongKind, "image holds \(kind), expected \(expectedKind)")
+        }
         let root = Int(word(ImageHeader.root)), wordCount = Int(word(ImageHeader.wordCount))
         let poolCount = Int(word(ImageHeader.poolCount))
         guard Self.headerSize + wordCount * 4 + poolCount == raw.count else {
-            throw ImageError("sizes in the header do not match the file (\(raw.count) bytes)")
+            throw ImageError(.damaged, "sizes in the header do not match the file (\(raw.count) bytes)")
         }
         let stored = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: ImageHeader.checksum, as: UInt64.self))
         guard !checksum || ImageHash.checksum(UnsafeRawBufferPointer(rebasing: raw[Self.headerSize...])) == stored
         else {
-            throw ImageError("checksum mismatch (damaged)")
+            throw ImageError(.damaged, "checksum mismatch (damaged)")
         }
-        guard root < wordCount else { throw ImageError("root word out of range") }
+        guard root < wordCount else { throw ImageError(.damaged, "root word out of range") }
         self.storage = storage
         self.kind = expectedKind
         self.root = root

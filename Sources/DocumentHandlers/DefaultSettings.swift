@@ -74,6 +74,14 @@ public struct DefaultSettings: Sendable {
 
     /// Why a role name is refused.
     public struct RoleProblem: Error, Sendable {
+        /// What kind of problem it is, for a caller to switch on.
+        public enum Code: Sendable, Hashable {
+            /// The name is none of `viewer`, `editor`, `shell`, `all` and `any`.
+            case unknownRole
+        }
+
+        /// What kind of problem it is.
+        public var code: Code
         /// What is wrong: the role as written and the names accepted.
         public var message: String
     }
@@ -86,7 +94,7 @@ public struct DefaultSettings: Sendable {
         case "viewer": return .viewer
         case "editor": return .editor
         case "shell": return .shell
-        default: throw RoleProblem(message: "role \"\(name)\": use viewer, editor, shell or all")
+        default: throw RoleProblem(code: .unknownRole, message: "role \"\(name)\": use viewer, editor, shell or all")
         }
     }
 }

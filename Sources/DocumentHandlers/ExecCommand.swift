@@ -25,6 +25,23 @@ public struct ExecCommand: Sendable, Equatable {
     /// Why an `Exec` value cannot be parsed, or a command cannot be made or run: a URL for a command that takes
     /// only files, or no terminal for an entry with `Terminal=true`.
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What kind of problem it is, for a caller to switch on.
+        public enum Code: Sendable, Hashable {
+            /// The `Exec` value cannot be parsed: an unclosed quote, a bad
+            /// escape, an unknown or misplaced field code, nothing at all.
+            case malformed
+            /// The command takes only local files (`%f`, `%F`), and a URL was to be opened.
+            case urlNotAccepted
+            /// The entry runs in a terminal (`Terminal=true`), and none was found.
+            case noTerminal
+            /// The entry has no `Exec` line that can be used.
+            case noCommand
+            /// The app bundle has no executable that can be run.
+            case notExecutable
+        }
+
+        /// What kind of problem it is.
+        public var code: Code
         /// What is wrong, for a person to read.
         public var message: String
         /// The same as `message`.
@@ -91,6 +108,7 @@ public struct ExecCommand: Sendable, Equatable {
                         column += 1
                         guard "\"`$\\".unicodeScalars.contains(next) else {
                             throw Problem(
+                                code: .malformed,
                                 message:
                                     "Exec: \"\\\(next)\" inside quotes at column \(column - 1); only \\\", \\`, \\$ and \\\\ are escapes there"
                             )
@@ -105,6 +123,7 @@ public struct ExecCommand: Sendable, Equatable {
                             }
                         }
                         throw Problem(
+                            code: .malformed,
                             message:
                                 "Exec: a field code inside a quoted argument at column \(column); the spec leaves its expansion undefined"
                         )
@@ -112,7 +131,10 @@ public struct ExecCommand: Sendable, Equatable {
                         text.unicodeScalars.append(q)
                     }
                 }
-                if !closed { throw Problem(message: "Exec: the double quote at column \(start) is never closed") }
+                if !closed {
+                    throw Problem(
+                        code: .malformed, message: "Exec: the double quote at column \(start) is never closed")
+                }
             case "'":
                 inArgument = true
                 let start = column
@@ -125,18 +147,22 @@ public struct ExecCommand: Sendable, Equatable {
                     }
                     text.unicodeScalars.append(q)
                 }
-                if !closed { throw Problem(message: "Exec: the single quote at column \(start) is never closed") }
+                if !closed {
+                    throw Problem(
+                        code: .malformed, message: "Exec: the single quote at column \(start) is never closed")
+                }
             case "\\":
                 inArgument = true
                 guard let next = iterator.next() else {
-                    throw Problem(message: "Exec: a \"\\\" ends the command")
+                    throw Problem(code: .malformed, message: "Exec: a \"\\\" ends the command")
                 }
                 column += 1
                 text.unicodeScalars.append(next)
             case "%":
                 inArgument = true
                 guard let code = iterator.next() else {
-                    throw Problem(message: "Exec: a \"%\" ends the command (write %% for a percent sign)")
+                    throw Problem(
+                        code: .malformed, message: "Exec: a \"%\" ends the command (write %% for a percent sign)")
                 }
                 column += 1
                 switch code {
@@ -150,7 +176,8 @@ public struct ExecCommand: Sendable, Equatable {
                         pieces.append(.field(Character(code)))
                         continue
                     }
-                    throw Problem(message: "Exec: unknown field code \"%\(code)\" at column \(column - 1)")
+                    throw Problem(
+                        code: .malformed, message: "Exec: unknown field code \"%\(code)\" at column \(column - 1)")
                 }
             default:
                 inArgument = true
@@ -158,24 +185,24 @@ public struct ExecCommand: Sendable, Equatable {
             }
         }
         endArgument()
-        guard !arguments.isEmpty else { throw Problem(message: "Exec is empty") }
+        guard !arguments.isEmpty else { throw Problem(code: .malformed, message: "Exec is empty") }
         if arguments[0].contains(where: { if case .field = $0 { true } else { false } }) {
-            throw Problem(message: "Exec: the program name holds a field code")
+            throw Problem(code: .malformed, message: "Exec: the program name holds a field code")
         }
         var fileArgument = FileArgument.none
         for argument in arguments {
             for piece in argument {
                 guard case .field(let code) = piece, "fFuU".contains(code) else { continue }
                 if fileArgument != .none {
-                    throw Problem(message: "Exec: more than one of %f, %F, %u, %U")
+                    throw Problem(code: .malformed, message: "Exec: more than one of %f, %F, %u, %U")
                 }
                 if (code == "F" || code == "U") && argument.count != 1 {
-                    throw Problem(message: "Exec: %\(code) must be an argument on its own")
+                    throw Problem(code: .malformed, message: "Exec: %\(code) must be an argument on its own")
                 }
                 fileArgument = code == "f" || code == "u" ? .single(uri: code == "u") : .list(uri: code == "U")
             }
             if argument.contains(.field("i")) && argument.count != 1 {
-                throw Problem(message: "Exec: %i must be an argument on its own")
+                throw Problem(code: .malformed, message: "Exec: %i must be an argument on its own")
             }
         }
         self.arguments = arguments
@@ -222,7 +249,9 @@ public struct ExecCommand: Sendable, Equatable {
         case .single(uri: false), .list(uri: false):
             if case .url(let url, _)? = targets.first(where: { if case .url = $0 { true } else { false } }) {
                 let code = fileArgument == .single(uri: false) ? "%f" : "%F"
-                throw Problem(message: "its command takes local files (\(code)), so it cannot open the URL \(url)")
+                throw Problem(
+                    code: .urlNotAccepted,
+                    message: "its command takes local files (\(code)), so it cannot open the URL \(url)")
             }
         default:
             break
@@ -351,6 +380,7 @@ public struct ExecCommand: Sendable, Equatable {
             guard let program = locate(name, searchPath: searchPath) else {
                 return .failure(
                     Problem(
+                        code: .noTerminal,
                         message:
                             "the entry runs in a terminal (Terminal=true), and TERMINAL=\(name) is not a program on PATH"
                     ))
@@ -360,6 +390,7 @@ public struct ExecCommand: Sendable, Equatable {
         if let program = locate("x-terminal-emulator", searchPath: searchPath) { return .success([program, "-e"]) }
         return .failure(
             Problem(
+                code: .noTerminal,
                 message: "the entry runs in a terminal (Terminal=true), and none was found: "
                     + "no xdg-terminal-exec or x-terminal-emulator on PATH, and TERMINAL is not set"))
     }

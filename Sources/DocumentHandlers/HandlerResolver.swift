@@ -88,18 +88,19 @@ public struct HandlerResolver: Sendable {
             switch source {
             case .desktopEntry(let entry):
                 guard let exec = entry.exec else {
-                    return .failure(ExecCommand.Problem(message: "the entry has no usable Exec line"))
+                    return .failure(ExecCommand.Problem(code: .noCommand, message: "the entry has no usable Exec line"))
                 }
                 let details = ExecCommand.EntryDetails(icon: entry.icon, name: entry.name, location: entry.path)
                 let commands: [[String]]
                 do { commands = try exec.commands(opening: targets, entry: details) } catch {
-                    return .failure(ExecCommand.Problem(message: "\(id): \(error.message)"))
+                    return .failure(ExecCommand.Problem(code: error.code, message: "\(id): \(error.message)"))
                 }
                 guard entry.terminal else { return .success(commands) }
                 // Terminal=true: in a terminal, as the desktop runs it.
                 switch ExecCommand.terminal(environment: environment) {
                 case .success(let prefix): return .success(commands.map { prefix + $0 })
-                case .failure(let problem): return .failure(ExecCommand.Problem(message: "\(id): \(problem.message)"))
+                case .failure(let problem):
+                    return .failure(ExecCommand.Problem(code: problem.code, message: "\(id): \(problem.message)"))
                 }
             case .bundle(let bundle):
                 guard let program = bundle.executablePath else {
@@ -108,7 +109,9 @@ public struct HandlerResolver: Sendable {
                             "its CFBundleExecutable \"\($0)\" is not an executable file in the bundle"
                         }
                         ?? "it has no CFBundleExecutable"
-                    return .failure(ExecCommand.Problem(message: "\(bundle.identifier) cannot be run: \(what)"))
+                    return .failure(
+                        ExecCommand.Problem(
+                            code: .notExecutable, message: "\(bundle.identifier) cannot be run: \(what)"))
                 }
                 return .success([[program] + targets.map(\.argument)])
             }

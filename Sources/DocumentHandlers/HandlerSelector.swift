@@ -12,10 +12,37 @@ import SystemBase
 public struct HandlerSelector: Sendable, Equatable {
     /// Why no selector can be run, or what it answered cannot be used.
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What kind of problem it is, for a caller to switch on.
+        public enum Code: Sendable, Hashable {
+            /// The selector's command line cannot be parsed, or is empty.
+            case invalidCommand
+            /// No selector is configured, and none of those looked for is on `PATH`.
+            case noSelector
+            /// The selector program could not be started: `systemError` says why.
+            case cannotStart
+            /// Another system call failed (holding the candidates, reading
+            /// the answer, waiting for the selector): `systemError` says which.
+            case systemCallFailed
+            /// The selector answered a line that two candidates share.
+            case ambiguousAnswer
+            /// The selector answered a line that is none of the candidates.
+            case unknownAnswer
+        }
+
+        /// What kind of problem it is.
+        public var code: Code
         /// What is wrong, for a person to read.
         public var message: String
+        /// The system call that failed, with its errno, when one did.
+        public var systemError: SystemError? = nil
         /// The same as `message`.
         public var description: String { message }
+
+        /// The failure of `call` with the current errno, told as `what: REASON`.
+        static func current(_ what: String, _ call: String) -> Problem {
+            let error = SystemError.current(call)
+            return Problem(code: .systemCallFailed, message: "\(what): \(error.reason)", systemError: error)
+        }
     }
 
     /// What the selector did.
@@ -41,10 +68,12 @@ public struct HandlerSelector: Sendable, Equatable {
     public init(commandLine: String) throws(Problem) {
         let parsed: ExecCommand
         do { parsed = try ExecCommand(commandLine) } catch {
-            throw Problem(message: "selector \"\(commandLine)\": \(error.message)")
+            throw Problem(code: .invalidCommand, message: "selector \"\(commandLine)\": \(error.message)")
         }
         let argv = parsed.commands(for: []).first ?? []
-        guard !argv.isEmpty, !argv[0].isEmpty else { throw Problem(message: "the selector command is empty") }
+        guard !argv.isEmpty, !argv[0].isEmpty else {
+            throw Problem(code: .invalidCommand, message: "the selector command is empty")
+        }
         arguments = argv
     }
 
@@ -62,7 +91,7 @@ public struct HandlerSelector: Sendable, Equatable {
     ) -> Result<HandlerSelector, Problem> {
         if let configured = EnvironmentVariable.selector.value(in: environment), !configured.isEmpty {
             do { return .success(try HandlerSelector(commandLine: configured)) } catch {
-                return .failure(Problem(message: "UTI_SELECTOR: \(error.message)"))
+                return .failure(Problem(code: error.code, message: "UTI_SELECTOR: \(error.message)"))
             }
         }
         let searchPath = EnvironmentVariable.path.value(in: environment)
@@ -79,7 +108,10 @@ public struct HandlerSelector: Sendable, Equatable {
             tried.isEmpty
             ? "no terminal and no graphical display to choose in"
             : "none of " + tried.map { $0[0] }.joined(separator: ", ") + " is on PATH"
-        return .failure(Problem(message: "no selector to choose with (\(looked)); set UTI_SELECTOR or give --selector"))
+        return .failure(
+            Problem(
+                code: .noSelector,
+                message: "no selector to choose with (\(looked)); set UTI_SELECTOR or give --selector"))
     }
 
     /// The line each candidate is offered as: `ID  Name`, control
@@ -108,17 +140,18 @@ public struct HandlerSelector: Sendable, Equatable {
         // The candidates are in a file in memory: writing them never blocks
         // on, or is cut off by (SIGPIPE), a selector that stops reading.
         let input = uti_memory_file("uti-candidates")
-        guard input >= 0 else { throw Problem(message: "cannot hold the candidates: \(SystemError.current.reason)") }
+        guard input >= 0 else { throw .current("cannot hold the candidates", "memfd_create") }
         defer { close(input) }
         do {
             try writeAll(input, Array((lines.joined(separator: "\n") + "\n").utf8))
         } catch {
-            throw Problem(message: "cannot hold the candidates: \(error.reason)")
+            throw Problem(
+                code: .systemCallFailed, message: "cannot hold the candidates: \(error.reason)", systemError: error)
         }
         lseek(input, 0, SEEK_SET)
         var pipeEnds: [Int32] = [-1, -1]
         guard uti_pipe_cloexec(&pipeEnds) == 0 else {
-            throw Problem(message: "cannot read the selector: \(SystemError.current.reason)")
+            throw .current("cannot read the selector", "pipe2")
         }
         let child: ChildProcess
         do {
@@ -127,7 +160,8 @@ public struct HandlerSelector: Sendable, Equatable {
         } catch {
             close(pipeEnds[1])
             close(pipeEnds[0])
-            throw Problem(message: "selector \(program): cannot start: \(error.reason)")
+            throw Problem(
+                code: .cannotStart, message: "selector \(program): cannot start: \(error.reason)", systemError: error)
         }
         close(pipeEnds[1])
         // Read to the end (so the selector never blocks writing), keep the start.
@@ -146,7 +180,9 @@ public struct HandlerSelector: Sendable, Equatable {
         }
         close(pipeEnds[0])
         let ended: ChildExit
-        do { ended = try child.wait() } catch { throw Problem(message: "selector \(program): \(error.reason)") }
+        do { ended = try child.wait() } catch {
+            throw Problem(code: .systemCallFailed, message: "selector \(program): \(error.reason)", systemError: error)
+        }
         let exitStatus = ended.shellStatus
         // A selector still printing when its answer was read ends by SIGPIPE; its answer stands.
         let answered = stoppedReading && ended.signal == SIGPIPE
@@ -156,7 +192,9 @@ public struct HandlerSelector: Sendable, Equatable {
         guard !first.isEmpty else { return .cancelled(status: 0) }
         let chosen = String(decoding: first, as: UTF8.self)
         if lines.filter({ $0 == chosen }).count > 1 {
-            throw Problem(message: "selector \(program) answered a line two candidates share; answer with the ID alone")
+            throw Problem(
+                code: .ambiguousAnswer,
+                message: "selector \(program) answered a line two candidates share; answer with the ID alone")
         }
         if let index = lines.firstIndex(of: chosen) ?? candidates.firstIndex(where: { $0.handler.id == chosen })
             ?? lines.firstIndex(of: String(chosen.trimmingSpaces))
@@ -164,6 +202,7 @@ public struct HandlerSelector: Sendable, Equatable {
             return .chosen(candidates[index].handler)
         }
         throw Problem(
+            code: .unknownAnswer,
             message:
                 "selector \(program) answered \"\(String(chosen.prefix(Self.maximumLineLength)))\", which is none of the candidates"
         )

@@ -235,6 +235,16 @@ public struct KeyFile: Sendable {
 public enum KeyFileValue {
     /// A problem in a value; the message names the column.
     public struct Problem: Error, Sendable, Equatable {
+        /// What kind of problem it is, for a caller to switch on.
+        public enum Code: Sendable, Hashable {
+            /// A `\` is the last character of the value.
+            case trailingBackslash
+            /// A `\` is followed by a character that makes no escape.
+            case unknownEscape
+        }
+
+        /// What kind of problem it is.
+        public var code: Code
         /// What is wrong, with the column.
         public var message: String
     }
@@ -268,7 +278,7 @@ public enum KeyFileValue {
             column += 1
             if c == "\\" {
                 guard let next = iterator.next() else {
-                    throw Problem(message: "a \"\\\" ends the value (column \(column))")
+                    throw Problem(code: .trailingBackslash, message: "a \"\\\" ends the value (column \(column))")
                 }
                 column += 1
                 switch next {
@@ -280,7 +290,7 @@ public enum KeyFileValue {
                 case ";" where separator != nil: current.append(";")
                 case ";": current.append(contentsOf: "\\;".unicodeScalars)
                 default:
-                    throw Problem(message: "unknown escape \"\\\(next)\" (column \(column - 1))")
+                    throw Problem(code: .unknownEscape, message: "unknown escape \"\\\(next)\" (column \(column - 1))")
                 }
             } else if let separator, c == separator {
                 items.append(String(current))

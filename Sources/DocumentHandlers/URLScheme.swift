@@ -89,6 +89,24 @@ public enum OpenTarget: Sendable, Equatable {
     /// Why a `file:` URL names no local path. Only `file:///PATH`,
     /// `file://localhost/PATH` and `file:/PATH` do.
     public struct FileURLProblem: Error, Sendable, CustomStringConvertible {
+        /// What kind of problem it is, for a caller to switch on.
+        public enum Code: Sendable, Hashable {
+            /// The text is not a `file:` URL.
+            case notFileURL
+            /// The URL has no absolute path (`file:PATH`, or nothing after the host).
+            case missingPath
+            /// The URL names a file on another host than this machine.
+            case remoteHost
+            /// A `%` is not followed by two hexadecimal digits.
+            case invalidEscape
+            /// The path holds an encoded NUL byte (`%00`), which no path can.
+            case nulByte
+            /// The decoded path is not UTF-8.
+            case notUTF8
+        }
+
+        /// What kind of problem it is.
+        public var code: Code
         /// What is wrong with the URL, for a person to read.
         public var description: String
     }
@@ -98,12 +116,13 @@ public enum OpenTarget: Sendable, Equatable {
     /// holds a NUL byte.
     public static func localPath(fileURL text: String) throws(FileURLProblem) -> String {
         guard URLScheme(urlString: text)?.name == "file" else {
-            throw FileURLProblem(description: "is not a file: URL")
+            throw FileURLProblem(code: .notFileURL, description: "is not a file: URL")
         }
         var rest = Substring(text.utf8.dropFirst(5))
         guard rest.hasPrefix("//") else {
             guard rest.hasPrefix("/") else {
-                throw FileURLProblem(description: "a file: URL needs an absolute path (file:///PATH)")
+                throw FileURLProblem(
+                    code: .missingPath, description: "a file: URL needs an absolute path (file:///PATH)")
             }
             return try decode(rest)
         }
@@ -111,10 +130,11 @@ public enum OpenTarget: Sendable, Equatable {
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         let host = rest[..<slash]
         guard host.isEmpty || host.lowercased() == "localhost" else {
-            throw FileURLProblem(description: "names a file on host \"\(host)\", not on this machine")
+            throw FileURLProblem(
+                code: .remoteHost, description: "names a file on host \"\(host)\", not on this machine")
         }
         guard slash < rest.endIndex else {
-            throw FileURLProblem(description: "a file: URL needs a path after the host")
+            throw FileURLProblem(code: .missingPath, description: "a file: URL needs a path after the host")
         }
         return try decode(rest[slash...])
     }
@@ -136,14 +156,17 @@ public enum OpenTarget: Sendable, Equatable {
                 continue
             }
             guard let high = hex(iterator.next()), let low = hex(iterator.next()) else {
-                throw FileURLProblem(description: "a \"%\" not followed by two hexadecimal digits")
+                throw FileURLProblem(
+                    code: .invalidEscape, description: "a \"%\" not followed by two hexadecimal digits")
             }
             let decoded = high << 4 | low
-            if decoded == 0 { throw FileURLProblem(description: "the path holds an encoded NUL byte (%00)") }
+            if decoded == 0 {
+                throw FileURLProblem(code: .nulByte, description: "the path holds an encoded NUL byte (%00)")
+            }
             bytes.append(decoded)
         }
         guard let path = String(validating: bytes, as: UTF8.self) else {
-            throw FileURLProblem(description: "the decoded path is not UTF-8")
+            throw FileURLProblem(code: .notUTF8, description: "the decoded path is not UTF-8")
         }
         return path
     }

@@ -43,16 +43,61 @@ public struct FolderWatcher: Sendable {
 
     /// A watch that could not begin or go on: the path and why.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What kind of failure it is, for a caller to switch on.
+        public enum Code: Sendable, Hashable {
+            /// A folder to watch does not exist (or a folder on its path is a file).
+            case notFound
+            /// A folder to watch may not be read or watched by this process.
+            case permissionDenied
+            /// A path to watch names something other than a folder.
+            case notAFolder
+            /// A folder is named twice, or lies inside another one watched
+            /// with its subfolders.
+            case overlapping
+            /// The per-user limit of inotify instances or watches is reached.
+            case watchLimitReached
+            /// The folder holding a watched folder that went away was moved
+            /// or removed too, so its return cannot be seen.
+            case parentGone
+            /// Another system call failed: `systemError` says which, and why.
+            case systemCallFailed
+            /// A failure made with `init(path:reason:)`, which gives no code.
+            case other
+        }
+
         /// The folder (or `inotify`) concerned.
         public var path: String
         /// Why.
         public var reason: String
+        /// What kind of failure it is.
+        public var code: Code
+        /// The system call that failed, with its path and errno, when one did.
+        public var systemError: SystemError?
         /// `PATH: REASON`.
         public var description: String { "\(path): \(reason)" }
-        /// A failure at `path` for `reason`.
+        /// A failure at `path` for `reason`, of code `other`.
         public init(path: String, reason: String) {
+            self.init(.other, path: path, reason: reason)
+        }
+        /// A failure of `code` at `path` for `reason`; `systemError` when a
+        /// system call failed.
+        public init(_ code: Code, path: String, reason: String, systemError: SystemError? = nil) {
+            self.code = code
             self.path = path
             self.reason = reason
+            self.systemError = systemError
+        }
+
+        /// The failure of a system call, `error`, at `path`: `reason` says
+        /// what was being done.
+        static func system(_ error: SystemError, path: String, reason: String) -> Failure {
+            let code: Code =
+                switch error.kind {
+                case .notFound, .notADirectory: .notFound
+                case .permissionDenied: .permissionDenied
+                default: .systemCallFailed
+                }
+            return Failure(code, path: path, reason: reason, systemError: error)
         }
     }
 
@@ -89,7 +134,10 @@ public struct FolderWatcher: Sendable {
     /// program's main thread (both signals are blocked in the calling thread
     /// while it runs and read from a signalfd, as `InboxWatcher.run` does).
     public func run(_ report: (FolderWatchReport) -> Void) throws(Failure) -> Int32 {
-        let failure = { (error: SystemError) in Failure(path: "signals", reason: error.description) }
+        let failure = { (error: SystemError) in
+            Failure.system(
+                SystemError(error.code, call: "signalfd"), path: "signals", reason: error.description)
+        }
         return try TerminationSignals.wait(failure: failure) { (descriptor, stoppingSignal) throws(Failure) in
             try watch(waitingOn: descriptor, report) { stoppingSignal() != nil }
         }
@@ -115,7 +163,8 @@ public struct FolderWatcher: Sendable {
                 let timeout = engine.nextDelay.map { Int32(min($0 * 1000, 3_600_000).rounded(.up)) } ?? -1
                 let ready = poll(&fds, 2, timeout)
                 if ready < 0 && errno != EINTR {
-                    throw Failure(path: "inotify", reason: "cannot wait: \(SystemError.current)")
+                    let error = SystemError.current("poll")
+                    throw Failure.system(error, path: "inotify", reason: "cannot wait: \(SystemError(error.code))")
                 }
                 if fds[1].revents & Int16(POLLIN) != 0, shouldStop() { return }
                 if fds[0].revents & Int16(POLLIN) != 0 { try engine.handleEvents() }
@@ -146,7 +195,9 @@ public struct FolderWatcher: Sendable {
         AsyncThrowingStream { continuation in
             let stop: WatchStop
             do throws(SystemError) { stop = try WatchStop() } catch {
-                continuation.finish(throwing: Failure(path: "eventfd", reason: error.description))
+                continuation.finish(
+                    throwing: Failure.system(
+                        SystemError(error.code, call: "eventfd"), path: "eventfd", reason: error.description))
                 return
             }
             continuation.onTermination = { _ in stop.stop() }

@@ -23,14 +23,14 @@ final class InotifyQueue {
     init() throws(FolderWatcher.Failure) {
         fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else {
-            let error = SystemError.current
+            let error = SystemError.current("inotify_init1")
             if error.code == EMFILE {
                 throw FolderWatcher.Failure(
-                    path: "inotify",
+                    .watchLimitReached, path: "inotify",
                     reason: "cannot watch: the limit of inotify instances per user is reached "
-                        + Self.limit("max_user_instances"))
+                        + Self.limit("max_user_instances"), systemError: error)
             }
-            throw FolderWatcher.Failure(path: "inotify", reason: "cannot watch: \(error.reason)")
+            throw FolderWatcher.Failure.system(error, path: "inotify", reason: "cannot watch: \(error.reason)")
         }
     }
 
@@ -42,8 +42,8 @@ final class InotifyQueue {
         case watching(Int32)
         /// Nothing, or no folder, is at the path any more.
         case gone
-        /// The folder may not be read (its permissions): why.
-        case refused(String)
+        /// The folder may not be read (its permissions): the error.
+        case refused(SystemError)
     }
 
     /// Watches the folder at `path` (never following a symbolic link) for
@@ -54,17 +54,19 @@ final class InotifyQueue {
             buffer.withMemoryRebound(to: CChar.self) { inotify_add_watch(fd, $0.baseAddress!, mask) }
         }
         if watch >= 0 { return .watching(watch) }
-        let error = SystemError.current
+        let error = SystemError.current("inotify_add_watch", path: FileName(path).escaped)
         switch error.code {
         case ENOENT, ENOTDIR, ELOOP: return .gone
-        case EACCES, EPERM: return .refused(error.reason)
+        case EACCES, EPERM: return .refused(error)
         case ENOSPC:
             throw FolderWatcher.Failure(
-                path: FileName(path).escaped,
+                .watchLimitReached, path: FileName(path).escaped,
                 reason: "cannot watch: the limit of inotify watches per user is reached "
-                    + Self.limit("max_user_watches") + "; raise it with sysctl, or watch fewer folders")
+                    + Self.limit("max_user_watches") + "; raise it with sysctl, or watch fewer folders",
+                systemError: error)
         default:
-            throw FolderWatcher.Failure(path: FileName(path).escaped, reason: "cannot watch: \(error.reason)")
+            throw FolderWatcher.Failure.system(
+                error, path: FileName(path).escaped, reason: "cannot watch: \(error.reason)")
         }
     }
 

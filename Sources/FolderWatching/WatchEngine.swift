@@ -213,12 +213,15 @@ final class WatchEngine {
         for index in roots.indices {
             let root = roots[index]
             guard let info = Self.status(root.bytes, follow: true) else {
-                throw FolderWatcher.Failure(path: root.path, reason: SystemError.current.reason)
+                let error = SystemError.current("stat", path: root.path)
+                throw FolderWatcher.Failure.system(error, path: root.path, reason: error.reason)
             }
             if let real = Self.realPath(root.bytes) { roots[index].bytes = real }
-            guard info.isDirectory else { throw FolderWatcher.Failure(path: root.path, reason: "is not a folder") }
+            guard info.isDirectory else {
+                throw FolderWatcher.Failure(.notAFolder, path: root.path, reason: "is not a folder")
+            }
             guard identities.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted else {
-                throw FolderWatcher.Failure(path: root.path, reason: "is already watched (named twice)")
+                throw FolderWatcher.Failure(.overlapping, path: root.path, reason: "is already watched (named twice)")
             }
         }
         for index in roots.indices { try attachRoot(index, reportExisting: options.reportsExisting) }
@@ -230,11 +233,11 @@ final class WatchEngine {
     private func overlap(_ key: Key, _ other: Key) -> FolderWatcher.Failure {
         if other.relative.isEmpty && key.relative.isEmpty {
             return FolderWatcher.Failure(
-                path: roots[key.root].path, reason: "is the same folder as \(roots[other.root].path)")
+                .overlapping, path: roots[key.root].path, reason: "is the same folder as \(roots[other.root].path)")
         }
         let (inner, outer) = key.relative.isEmpty ? (key, other) : (other, key)
         return FolderWatcher.Failure(
-            path: roots[inner.root].path,
+            .overlapping, path: roots[inner.root].path,
             reason: "is inside \(roots[outer.root].path), which is watched with its subfolders")
     }
 
@@ -246,8 +249,8 @@ final class WatchEngine {
         switch try notify.add(roots[index].bytes, mask: Self.folderMask) {
         case .gone:
             try waitForRoot(index)
-        case .refused(let reason):
-            throw FolderWatcher.Failure(path: roots[index].path, reason: "cannot watch: \(reason)")
+        case .refused(let error):
+            throw FolderWatcher.Failure.system(error, path: roots[index].path, reason: "cannot watch: \(error.reason)")
         case .watching(let watch):
             if let other = watches[watch], other != key { throw overlap(key, other) }
             roots[index].watch = watch
@@ -296,8 +299,8 @@ final class WatchEngine {
     private func watchFolder(_ key: Key) throws(FolderWatcher.Failure) -> FolderWatch {
         switch try notify.add(path(key), mask: Self.folderMask) {
         case .gone: return .gone
-        case .refused(let reason):
-            emit(.notWatched(path: FileName(shownPath(key)).escaped, reason: reason))
+        case .refused(let error):
+            emit(.notWatched(path: FileName(shownPath(key)).escaped, reason: error.reason))
             return .refused
         case .watching(let watch):
             if let other = watches[watch], other.relative.isEmpty, other != key { throw overlap(key, other) }
@@ -591,7 +594,8 @@ final class WatchEngine {
                     let alsoWatched = watches[event.watch] != nil
                     if !alsoWatched && (event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF) || event.has(IN_IGNORED)) {
                         throw FolderWatcher.Failure(
-                            path: roots[waiting[0]].path, reason: "the folder holding it was moved or removed")
+                            .parentGone, path: roots[waiting[0]].path,
+                            reason: "the folder holding it was moved or removed")
                     }
                     returnedRoots += waiting.filter {
                         event.name == Array(roots[$0].bytes.split(separator: 0x2F).last ?? [])
@@ -703,7 +707,7 @@ final class WatchEngine {
             parent = [0x2E]
         }
         guard case .watching(let watch) = try notify.add(parent, mask: Self.parentMask) else {
-            throw FolderWatcher.Failure(path: roots[index].path, reason: "the folder holding it is gone")
+            throw FolderWatcher.Failure(.parentGone, path: roots[index].path, reason: "the folder holding it is gone")
         }
         roots[index].parentWatch = watch
         // It may have come back before the watch was in place.

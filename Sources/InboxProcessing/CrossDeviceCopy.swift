@@ -56,11 +56,35 @@ final class CrossDeviceCopy: Placement {
     private var publishedInode: ino_t = 0
     private var published: FileName?
 
-    struct Failure: Error {
-        var reason: String
-        var sourceGone = false
-        /// Set when the item is not ready: it was left in the Inbox as it was.
-        var wait: InboxProcessor.WaitReason?
+    /// Why no copy was made: the item is in the Inbox as it was.
+    enum Failure: Error {
+        /// Another process moved or removed the source first (or holds it
+        /// to copy it).
+        case sourceGone
+        /// The item is not ready (a writer has it open, it changed while it
+        /// was copied, a file in the folder has not settled): it waits.
+        case notReady(InboxProcessor.WaitReason)
+        /// The copy failed, for this reason.
+        case failed(InboxProcessor.ItemFailure)
+
+        /// A failure of `code` described by `message`.
+        static func failed(
+            _ code: InboxProcessor.ItemFailure.Code, _ message: String, systemError: SystemError? = nil
+        ) -> Failure {
+            .failed(InboxProcessor.ItemFailure(code, message, systemError: systemError))
+        }
+
+        /// The failure of the system call `error`, told by `message`.
+        static func system(_ message: String, _ error: SystemError) -> Failure {
+            .failed(.system(message, error))
+        }
+
+        /// The failure of `call` (on `path`) with the current errno, told
+        /// as `what: REASON`.
+        static func current(_ what: String, _ call: String, path: String? = nil) -> Failure {
+            let error = SystemError.current(call, path: path)
+            return .system("\(what): \(SystemError(error.code))", error)
+        }
     }
 
     /// How a published copy ended.
@@ -88,14 +112,14 @@ final class CrossDeviceCopy: Placement {
         giveBack()
     }
 
-    /// Makes the unpublished copy. Throws with `sourceGone` when another
-    /// process has taken the source, with `wait` when it is not ready.
+    /// Makes the unpublished copy. Throws `sourceGone` when another process
+    /// has taken the source, `notReady` when it is not ready.
     func prepare() throws(Failure) {
         let info: stat
         switch source.status(of: name) {
         case .success(let status): info = status
-        case .failure(let error) where error.code == ENOENT: throw Failure(reason: "gone", sourceGone: true)
-        case .failure(let error): throw Failure(reason: error.description)
+        case .failure(let error) where error.code == ENOENT: throw .sourceGone
+        case .failure(let error): throw .failed(InboxProcessor.ItemFailure(error))
         }
         sourceStatus = info
         switch info.kind {
@@ -109,12 +133,13 @@ final class CrossDeviceCopy: Placement {
             let staging = try stagingFolder()
             let entry = staging.newEntryName()
             guard entry.bytes.withCString({ mkdirat(staging.folder.fd, $0, 0o700) }) == 0 else {
-                throw Failure(reason: "cannot create a copy in \(destination.path): \(SystemError.current)")
+                let error = SystemError.current("mkdirat", path: entry.escaped)
+                throw .system("cannot create a copy in \(destination.path): \(error.reason)", error)
             }
             prepared = .staged(entry, staging, folder: nil)
             var tree = CopiedTree()
             do {
-                guard let from = lockedFolder else { throw Failure(reason: "gone", sourceGone: true) }
+                guard let from = lockedFolder else { throw Failure.sourceGone }
                 let to = try staging.folder.openFolder(entry, displayPath: name.escaped)
                 prepared = .staged(entry, staging, folder: to)
                 try copyFolder(from: from, to: to, record: &tree, depth: 0)
@@ -127,24 +152,22 @@ final class CrossDeviceCopy: Placement {
                 // Published only when whole: an entry added, removed or
                 // changed while the copy was made leaves the folder for the
                 // next run rather than splitting it in two.
-                guard tree.matches(from) else {
-                    throw Failure(reason: "changed while it was being copied", wait: .changedRecently(secondsAgo: 0))
-                }
+                guard tree.matches(from) else { throw Failure.notReady(.changedRecently(secondsAgo: 0)) }
             } catch let error as SystemError {
-                throw Failure(reason: error.description)
+                throw .failed(InboxProcessor.ItemFailure(error))
             } catch let error as Failure {
                 throw error
             } catch {
-                throw Failure(reason: "\(error)")
+                throw .failed(.other, "\(error)")
             }
             copied = tree
         default:
-            throw Failure(reason: "cannot copy this kind of file")
+            throw .failed(.uncopyableKind, "cannot copy this kind of file")
         }
     }
 
     func place(as target: FileName) -> PlacementResult {
-        guard let prepared else { return .failed("nothing was copied") }
+        guard let prepared else { return .failed(InboxProcessor.ItemFailure(.other, "nothing was copied")) }
         let result: Int32
         switch prepared {
         case .unnamedFile(let fd):
@@ -189,7 +212,15 @@ final class CrossDeviceCopy: Placement {
             return .placed
         }
         let error = SystemError.current
-        return error.code == EEXIST ? .taken : .failed("cannot publish the copy: \(error)")
+        if error.code == EEXIST { return .taken }
+        let call: String =
+            switch prepared {
+            case .unnamedFile: "linkat"
+            case .staged: "renameat2"
+            case .link: "symlinkat"
+            }
+        return .failed(
+            .system("cannot publish the copy: \(error)", SystemError(error.code, call: call, path: target.escaped)))
     }
 
     /// Removes the source once the copy is published as `target`; a file
@@ -202,16 +233,27 @@ final class CrossDeviceCopy: Placement {
         default:
             guard case .success(let now) = source.status(of: name) else { return .moved }
             guard now.st_ino == sourceStatus.st_ino && now.st_dev == sourceStatus.st_dev else {
-                return .failed("copied as \(target.escaped), but the original was replaced meanwhile and was kept")
+                return .failed(
+                    InboxProcessor.ItemFailure(
+                        .originalKept,
+                        "copied as \(target.escaped), but the original was replaced meanwhile and was kept"))
             }
             let removed = name.bytes.withCString { unlinkat(source.fd, $0, 0) }
-            return removed == 0 || errno == ENOENT
-                ? .moved : .failed("copied as \(target.escaped), but the original was kept: \(SystemError.current)")
+            if removed == 0 || errno == ENOENT { return .moved }
+            let error = SystemError.current
+            return .failed(
+                InboxProcessor.ItemFailure(
+                    .originalKept, "copied as \(target.escaped), but the original was kept: \(error)",
+                    systemError: SystemError(error.code, call: "unlinkat", path: name.escaped)))
         }
     }
 
     private func completeFile(_ target: FileName) -> Completion {
-        guard let setAside else { return .failed("copied as \(target.escaped), but the original was not set aside") }
+        guard let setAside else {
+            return .failed(
+                InboxProcessor.ItemFailure(
+                    .originalKept, "copied as \(target.escaped), but the original was not set aside"))
+        }
         guard sourceIsUnchanged() else {
             if withdraw(target) {
                 giveBack()
@@ -219,28 +261,40 @@ final class CrossDeviceCopy: Placement {
             }
             let back = giveBack().map { " (the original is \($0.escaped) again)" } ?? ""
             return .failed(
-                "changed after it was copied; both the original and the copy \(target.escaped) were kept\(back)")
+                InboxProcessor.ItemFailure(
+                    .originalKept,
+                    "changed after it was copied; both the original and the copy \(target.escaped) were kept\(back)"))
         }
         if SetAside.itemName.bytes.withCString({ unlinkat(setAside.folder.fd, $0, 0) }) != 0 && errno != ENOENT {
             let problem = SystemError.current
             let back = giveBack().map { "was kept as \($0.escaped)" } ?? "was kept"
-            return .failed("copied as \(target.escaped), but the original \(back): \(problem)")
+            return .failed(
+                InboxProcessor.ItemFailure(
+                    .originalKept, "copied as \(target.escaped), but the original \(back): \(problem)",
+                    systemError: SystemError(problem.code, call: "unlinkat", path: name.escaped)))
         }
         close(sourceFD)
         sourceFD = -1
         self.setAside = nil
         if let rest = setAside.end(left: "what was written to it meanwhile", isKnownExtension: isKnownExtension) {
-            return .failed("copied, but \(rest)")
+            return .failed(InboxProcessor.ItemFailure(.originalKept, "copied, but \(rest)"))
         }
         return .moved
     }
 
     private func completeFolder(_ target: FileName) -> Completion {
-        guard let tree = copied else { return .failed("copied as \(target.escaped), but the original folder was kept") }
+        guard let tree = copied else {
+            return .failed(
+                InboxProcessor.ItemFailure(
+                    .originalKept, "copied as \(target.escaped), but the original folder was kept"))
+        }
         let aside: SetAside
         let records: RecordFolder
         do { records = try shared.records() } catch {
-            return .failed("copied as \(target.escaped), but the original folder was kept: \(error.message)")
+            return .failed(
+                InboxProcessor.ItemFailure(
+                    .originalKept, "copied as \(target.escaped), but the original folder was kept: \(error.message)",
+                    systemError: error.systemError))
         }
         do {
             aside = try SetAside.begin(
@@ -250,22 +304,32 @@ final class CrossDeviceCopy: Placement {
             case .gone: return .moved
             case .notRemovable(let reason), .failed(let reason):
                 return .failed(
-                    "copied as \(target.escaped), but the original folder could not be set aside for removal: \(reason)"
-                )
+                    InboxProcessor.ItemFailure(
+                        .originalKept,
+                        "copied as \(target.escaped), but the original folder could not be set aside for removal: \(reason)",
+                        systemError: reason))
             }
         }
         do {
             let folder = try aside.folder.openFolder(SetAside.itemName, displayPath: name.escaped)
             if let problem = tree.remove(from: folder, settle: settle) {
-                return .failed("copied, but \(problem) (a later run finishes it)")
+                return .failed(
+                    InboxProcessor.ItemFailure(
+                        .originalKept, "copied, but \(problem.message) (a later run finishes it)",
+                        systemError: problem.systemError))
             }
         } catch {
             return .failed(
-                "copied, but the original could not be opened to remove it: \(error) (a later run finishes it)")
+                InboxProcessor.ItemFailure(
+                    .originalKept,
+                    "copied, but the original could not be opened to remove it: \(error) (a later run finishes it)",
+                    systemError: error))
         }
         _ = SetAside.itemName.bytes.withCString { unlinkat(aside.folder.fd, $0, AT_REMOVEDIR) }
         let left = "what it held that was not copied as it is now (added, changed or still being written)"
-        return aside.end(left: left, isKnownExtension: isKnownExtension).map { .failed("copied, but \($0)") } ?? .moved
+        return aside.end(left: left, isKnownExtension: isKnownExtension).map {
+            .failed(InboxProcessor.ItemFailure(.originalKept, "copied, but \($0)"))
+        } ?? .moved
     }
 
     /// Whether the set-aside file still is exactly what was copied (size,
@@ -317,14 +381,16 @@ final class CrossDeviceCopy: Placement {
     private func prepareFile() throws(Failure) {
         try checkRemovable()
         let records: RecordFolder
-        do { records = try shared.records() } catch { throw Failure(reason: error.message) }
+        do { records = try shared.records() } catch { throw .failed(error) }
         let aside: SetAside
         do { aside = try SetAside.begin(name, in: source, documents: destination, records: records) } catch {
             switch error {
-            case .gone: throw Failure(reason: "gone", sourceGone: true)
+            case .gone: throw .sourceGone
             case .notRemovable(let reason):
-                throw Failure(reason: "cannot be removed from the Inbox (\(reason)), so it is not copied")
-            case .failed(let reason): throw Failure(reason: "cannot be set aside for the move: \(reason)")
+                throw .failed(
+                    .notRemovable, "cannot be removed from the Inbox (\(reason)), so it is not copied",
+                    systemError: reason)
+            case .failed(let reason): throw .system("cannot be set aside for the move: \(reason)", reason)
             }
         }
         setAside = aside
@@ -334,9 +400,10 @@ final class CrossDeviceCopy: Placement {
         var info = stat()
         guard fd >= 0, fstat(fd, &info) == 0, info.isRegularFile else {
             let problem = SystemError.current
+            let call = fd < 0 ? "openat" : "fstat"
             if fd >= 0 { close(fd) }
             giveBack()
-            throw Failure(reason: "cannot read: \(problem)")
+            throw .system("cannot read: \(problem)", SystemError(problem.code, call: call, path: name.escaped))
         }
         sourceFD = fd
         sourceStatus = info
@@ -347,7 +414,7 @@ final class CrossDeviceCopy: Placement {
         case 0: holdsLease = true
         case 1 where settle.writerMatters(changed: info):
             giveBack()
-            throw Failure(reason: "open for writing", wait: .openForWriting)
+            throw .notReady(.openForWriting)
         default: break
         }
         let mode = mode_t(info.st_mode & 0o7777)
@@ -361,7 +428,9 @@ final class CrossDeviceCopy: Placement {
         guard [EOPNOTSUPP, EISDIR, EINVAL, ENOENT].contains(errno) else {
             let problem = SystemError.current
             giveBack()
-            throw Failure(reason: "cannot create a file in \(destination.path): \(problem)")
+            throw .system(
+                "cannot create a file in \(destination.path): \(problem)",
+                SystemError(problem.code, call: "openat", path: destination.path))
         }
         let staging: StagingFolder
         do { staging = try stagingFolder() } catch {
@@ -375,7 +444,9 @@ final class CrossDeviceCopy: Placement {
         guard out >= 0 else {
             let problem = SystemError.current
             giveBack()
-            throw Failure(reason: "cannot create a copy in \(destination.path): \(problem)")
+            throw .system(
+                "cannot create a copy in \(destination.path): \(problem)",
+                SystemError(problem.code, call: "openat", path: entry.escaped))
         }
         prepared = .staged(entry, staging, folder: nil)
         defer { close(out) }
@@ -387,7 +458,7 @@ final class CrossDeviceCopy: Placement {
     private func checkUnchanged(_ fd: Int32, since before: stat) throws(Failure) {
         var after = stat()
         guard fstat(fd, &after) == 0, FileIdentity(after) == FileIdentity(before) else {
-            throw Failure(reason: "changed while it was being copied", wait: .changedRecently(secondsAgo: 0))
+            throw .notReady(.changedRecently(secondsAgo: 0))
         }
     }
 
@@ -410,11 +481,11 @@ final class CrossDeviceCopy: Placement {
             try copyRange(from: from, to: to, start: data, end: hole)
             offset = hole
         }
-        guard ftruncate(to, size) == 0 else { throw Failure(reason: "cannot write the copy: \(SystemError.current)") }
+        guard ftruncate(to, size) == 0 else { throw .current("cannot write the copy", "ftruncate") }
         do { try applyMetadata(info, toFile: to) } catch {
-            throw Failure(reason: "cannot keep owner, mode and time: \(error)")
+            throw .system("cannot keep owner, mode and time: \(error)", error)
         }
-        guard fsync(to) == 0 else { throw Failure(reason: "cannot sync the copy: \(SystemError.current)") }
+        guard fsync(to) == 0 else { throw .current("cannot sync the copy", "fsync") }
     }
 
     /// Bytes `start..<end` of `from` to the same offsets of `to`.
@@ -429,7 +500,7 @@ final class CrossDeviceCopy: Placement {
                 if n > 0 { continue }
                 if n == 0 { break }  // the file shrank: the unchanged check says so
                 guard [EXDEV, ENOSYS, EOPNOTSUPP, EINVAL].contains(errno) else {
-                    throw Failure(reason: "cannot copy: \(SystemError.current)")
+                    throw .current("cannot copy", "copy_file_range")
                 }
                 useRange = false
                 continue
@@ -438,7 +509,7 @@ final class CrossDeviceCopy: Placement {
             let n = retryingInterrupts {
                 buffer.withUnsafeMutableBytes { pread(from, $0.baseAddress, min($0.count, length), input) }
             }
-            if n < 0 { throw Failure(reason: "cannot copy: \(SystemError.current)") }
+            if n < 0 { throw .current("cannot copy", "pread") }
             if n == 0 { break }
             var done = 0
             while done < n {
@@ -446,8 +517,8 @@ final class CrossDeviceCopy: Placement {
                     buffer.withUnsafeBytes { pwrite(to, $0.baseAddress! + done, n - done, output + off_t(done)) }
                 }
                 if written <= 0 {
-                    throw Failure(
-                        reason: "cannot write the copy: \(written < 0 ? SystemError.current : SystemError(EIO))")
+                    let error = SystemError(written < 0 ? errno : EIO, call: "pwrite")
+                    throw .system("cannot write the copy: \(SystemError(error.code))", error)
                 }
                 done += written
             }
@@ -479,7 +550,8 @@ final class CrossDeviceCopy: Placement {
 
     private static func readLink(_ dir: Int32, _ name: FileName) throws(Failure) -> [UInt8] {
         do { return try LinkTarget.read(dir, name.bytes) } catch {
-            throw Failure(reason: "cannot read the link: \(error)", sourceGone: error.code == ENOENT)
+            if error.code == ENOENT { throw .sourceGone }
+            throw .system("cannot read the link: \(error)", error)
         }
     }
 
@@ -487,8 +559,9 @@ final class CrossDeviceCopy: Placement {
     /// copied: every later run would publish another copy of it.
     private func checkRemovable() throws(Failure) {
         guard let problem = SetAside.removalProblem(name, in: source) else { return }
-        if problem.code == ENOENT { throw Failure(reason: "gone", sourceGone: true) }
-        throw Failure(reason: "cannot be removed from the Inbox (\(problem)), so it is not copied")
+        if problem.code == ENOENT { throw .sourceGone }
+        throw .failed(
+            .notRemovable, "cannot be removed from the Inbox (\(problem)), so it is not copied", systemError: problem)
     }
 
     /// Opens the source folder and takes its lock, so that one run at a
@@ -498,32 +571,35 @@ final class CrossDeviceCopy: Placement {
     private func lockFolder(_ info: stat) throws(Failure) {
         let folder: FolderDescriptor
         do { folder = try source.openFolder(name, displayPath: name.escaped) } catch {
-            throw error.code == ENOENT ? Failure(reason: "gone", sourceGone: true) : Failure(reason: error.description)
+            throw error.code == ENOENT ? .sourceGone : .failed(InboxProcessor.ItemFailure(error))
         }
         guard retryingInterrupts({ flock(folder.fd, LOCK_EX | LOCK_NB) }) == 0 else {
-            if errno == EWOULDBLOCK { throw Failure(reason: "gone", sourceGone: true) }
-            throw Failure(reason: "cannot lock it: \(SystemError.current)")
+            if errno == EWOULDBLOCK { throw .sourceGone }
+            throw .current("cannot lock it", "flock")
         }
         guard case .success(let now) = source.status(of: name), now.st_ino == info.st_ino, now.st_dev == info.st_dev
-        else { throw Failure(reason: "gone", sourceGone: true) }
+        else { throw .sourceGone }
         lockedFolder = folder
     }
 
     /// The pass's staging folder, or why there is none.
     private func stagingFolder() throws(Failure) -> StagingFolder {
-        do { return try shared.stagingFolder() } catch { throw Failure(reason: error.message) }
+        do { return try shared.stagingFolder() } catch { throw .failed(error) }
     }
 
     // MARK: Folders
 
     private func copyFolder(from: FolderDescriptor, to: FolderDescriptor, record: inout CopiedTree, depth: Int) throws {
         guard depth < Self.maximumDepth else {
-            throw Failure(reason: "nested deeper than \(Self.maximumDepth) folders")
+            throw Failure.failed(.tooDeep, "nested deeper than \(Self.maximumDepth) folders")
         }
         // What cannot be removed from the Inbox afterwards is not copied:
         // every later run would publish another copy of it.
         guard faccessat(from.fd, ".", W_OK | X_OK, AT_EACCESS) == 0 else {
-            throw Failure(reason: "\(from.path) could not be emptied afterwards (\(SystemError.current)); not copied")
+            let error = SystemError.current
+            throw Failure.failed(
+                .notRemovable, "\(from.path) could not be emptied afterwards (\(error)); not copied",
+                systemError: SystemError(error.code, call: "faccessat", path: from.path))
         }
         for entry in try from.names() {
             let info = try from.status(of: entry).get()
@@ -531,32 +607,34 @@ final class CrossDeviceCopy: Placement {
             case .regular:
                 // Each file waits as it would alone: a folder with a file
                 // still being written is left for a later run.
-                if let wait = settle.wait(for: info, kind: .file, entry, in: from) {
-                    throw Failure(reason: "\(entry.escaped) in it is not ready", wait: wait)
-                }
+                if let wait = settle.wait(for: info, kind: .file, entry, in: from) { throw Failure.notReady(wait) }
                 let input = entry.bytes.withCString {
                     openat(from.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
                 }
-                guard input >= 0 else { throw Failure(reason: "cannot read \(entry): \(SystemError.current)") }
+                guard input >= 0 else { throw Failure.current("cannot read \(entry)", "openat", path: entry.escaped) }
                 defer { close(input) }
                 let output = entry.bytes.withCString {
                     openat(to.fd, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
                 }
-                guard output >= 0 else { throw Failure(reason: "cannot create \(entry): \(SystemError.current)") }
+                guard output >= 0 else {
+                    throw Failure.current("cannot create \(entry)", "openat", path: entry.escaped)
+                }
                 defer { close(output) }
                 try Self.copyContents(from: input, to: output, info)
                 record.files.append((entry, FileIdentity(info)))
             case .symbolicLink:
                 let target = try Self.readLink(from.fd, entry)
                 let made = target.withCString { text in entry.bytes.withCString { symlinkat(text, to.fd, $0) } }
-                guard made == 0 else { throw Failure(reason: "cannot copy the link \(entry): \(SystemError.current)") }
+                guard made == 0 else {
+                    throw Failure.current("cannot copy the link \(entry)", "symlinkat", path: entry.escaped)
+                }
                 do { try Ownership.keep(info, onLink: entry, in: to.fd) } catch {
-                    throw Failure(reason: "cannot keep the owner of \(entry.escaped): \(error)")
+                    throw Failure.system("cannot keep the owner of \(entry.escaped): \(error)", error)
                 }
                 record.files.append((entry, FileIdentity(info)))
             case .directory:
                 let made = entry.bytes.withCString { mkdirat(to.fd, $0, 0o700) }
-                guard made == 0 else { throw Failure(reason: "cannot create \(entry): \(SystemError.current)") }
+                guard made == 0 else { throw Failure.current("cannot create \(entry)", "mkdirat", path: entry.escaped) }
                 let inner = try from.openFolder(entry, displayPath: entry.escaped)
                 let innerCopy = try to.openFolder(entry, displayPath: entry.escaped)
                 var sub = CopiedTree()
@@ -565,7 +643,8 @@ final class CrossDeviceCopy: Placement {
                 innerCopy.sync()
                 record.folders.append((entry, FileIdentity(info), sub))
             default:
-                throw Failure(reason: "holds \(entry), which is not a file, folder or link and cannot be copied")
+                throw Failure.failed(
+                    .uncopyableKind, "holds \(entry), which is not a file, folder or link and cannot be copied")
             }
         }
     }
@@ -645,7 +724,7 @@ struct CopiedTree {
     /// Removes from `folder` the entries copied, in the states copied; a
     /// file some process has open for writing stays (with its folder), as
     /// it would have waited alone (changed within the writer window).
-    func remove(from folder: FolderDescriptor, settle: SettlePolicy) -> String? {
+    func remove(from folder: FolderDescriptor, settle: SettlePolicy) -> (message: String, systemError: SystemError)? {
         for (name, identity) in files {
             let fd = name.bytes.withCString { openat(folder.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
             var info = stat()
@@ -662,7 +741,11 @@ struct CopiedTree {
                 }
             }
             if name.bytes.withCString({ unlinkat(folder.fd, $0, 0) }) != 0 && errno != ENOENT {
-                return "\(name) could not be removed from the original: \(SystemError.current)"
+                let error = SystemError.current
+                return (
+                    "\(name) could not be removed from the original: \(error)",
+                    SystemError(error.code, call: "unlinkat", path: name.escaped)
+                )
             }
         }
         for (name, identity, tree) in folders {
@@ -672,7 +755,11 @@ struct CopiedTree {
             if name.bytes.withCString({ unlinkat(folder.fd, $0, AT_REMOVEDIR) }) != 0 && errno != ENOENT
                 && errno != ENOTEMPTY && errno != EEXIST
             {
-                return "\(name) was kept in the original: \(SystemError.current)"
+                let error = SystemError.current
+                return (
+                    "\(name) was kept in the original: \(error)",
+                    SystemError(error.code, call: "unlinkat", path: name.escaped)
+                )
             }
         }
         return nil

@@ -69,33 +69,92 @@ public final class InboxProcessor {
     /// (defined in `SystemBase`, which every module shares).
     public typealias SystemError = SystemBase.SystemError
 
-    /// Why an item was not moved: what went wrong and, where a system call
-    /// failed, that call with its path and errno.
+    /// Why an item was not moved: what kind of failure, what went wrong
+    /// and, where a system call failed, that call with its path and errno.
     public struct ItemFailure: Error, Sendable, Equatable, CustomStringConvertible,
         ExpressibleByStringInterpolation
     {
+        /// What kind of failure it is, for a caller to switch on. Where a
+        /// system call failed, `systemError` says which, on what path, and
+        /// its errno.
+        public enum Code: Sendable, Hashable {
+            /// The run may not read, move or write what the move needs
+            /// (`EACCES`, `EPERM`).
+            case permissionDenied
+            /// Another system call failed: `systemError` says which, and why.
+            case systemCallFailed
+            /// Every name tried in Documents was taken.
+            case noFreeName
+            /// A relative symbolic link that would point elsewhere from
+            /// Documents, or whose folder cannot be told; left in the Inbox.
+            case linkWouldBreak
+            /// The item could not be removed from the Inbox afterwards (no
+            /// right to, a read-only file system), so it was not copied
+            /// across file systems.
+            case notRemovable
+            /// The item, or an entry inside it, is not a file, folder or
+            /// link, which cannot be copied across file systems.
+            case uncopyableKind
+            /// Folders nested deeper than a copy across file systems goes.
+            case tooDeep
+            /// No record of a move across file systems could be kept (no
+            /// record folder, or one that cannot be used), so nothing was
+            /// copied.
+            case recordsUnavailable
+            /// The file system cannot move the item without the risk of
+            /// replacing something (a folder where `RENAME_NOREPLACE` is
+            /// refused).
+            case unsupportedFileSystem
+            /// The item reached Documents, but its original, or a part of
+            /// it, is still in the Inbox too; the message says where.
+            case originalKept
+            /// A failure of no more definite kind, such as one made from
+            /// words alone (`init(_:)`, a string literal).
+            case other
+        }
+
+        /// What kind of failure it is.
+        public var code: Code
         /// What went wrong, in words (with the system error's text when there is one).
         public var message: String
         /// The system call that failed, with its path and errno, when one did.
         public var systemError: SystemError?
 
-        /// A failure described in words only.
+        /// A failure described in words only, of code `other`.
         public init(_ message: String) {
+            self.init(.other, message)
+        }
+
+        /// A failure of `code` described by `message`; `systemError` when a
+        /// system call failed.
+        public init(_ code: Code, _ message: String, systemError: SystemError? = nil) {
+            self.code = code
             self.message = message
-            self.systemError = nil
+            self.systemError = systemError
         }
 
         /// A failure of a system call; `context` says what was being done.
+        /// The code is `permissionDenied` for `EACCES` and `EPERM`, else
+        /// `systemCallFailed`.
         public init(_ error: SystemError, context: String? = nil) {
-            self.message = context.map { "\($0): \(error)" } ?? error.description
-            self.systemError = error
+            self.init(
+                error.kind == .permissionDenied ? .permissionDenied : .systemCallFailed,
+                context.map { "\($0): \(error)" } ?? error.description, systemError: error)
         }
 
-        /// A failure described in words only.
+        /// A failure described in words only, of code `other`.
         public init(stringLiteral value: String) { self.init(value) }
 
         /// The message.
         public var description: String { message }
+
+        /// A failure of the system call `error`, told by `message` (which
+        /// says itself what failed); its code as `init(_:context:)` gives it.
+        static func system(_ message: String, _ error: SystemError) -> ItemFailure {
+            var failure = ItemFailure(error)
+            failure.message = message
+            return failure
+        }
     }
 
     /// What happened to one entry of the Inbox.
@@ -169,13 +228,68 @@ public final class InboxProcessor {
 
     /// A problem that stops the run: Documents or the Inbox cannot be used.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What kind of failure it is, for a caller to switch on.
+        public enum Code: Sendable, Hashable {
+            /// Documents, or the folder that holds the Inbox, does not exist.
+            case notFound
+            /// A folder may not be opened or read by this process.
+            case permissionDenied
+            /// Documents, or the folder that holds the Inbox, is not a folder.
+            case notAFolder
+            /// A symbolic link on the path is another user's, and is not followed.
+            case untrustedLink
+            /// The Inbox is Documents itself, or Documents is inside the Inbox.
+            case foldersOverlap
+            /// Another system call failed (listing the Inbox, watching it,
+            /// the signal handling of a watch): `systemError` says which.
+            case systemCallFailed
+        }
+
         /// The path at fault: Documents, the Inbox or the folder that holds
         /// it (`signals` when a watcher cannot set up its signal handling).
         public var path: String
         /// What is wrong, as a phrase that follows the path: `is not a folder`.
         public var reason: String
+        /// What kind of failure it is.
+        public var code: Code
+        /// The system call that failed, with its path and errno, when one did.
+        public var systemError: SystemError?
         /// The path and the reason, as `path: reason`.
         public var description: String { "\(path): \(reason)" }
+
+        init(_ code: Code, path: String, reason: String, systemError: SystemError? = nil) {
+            self.code = code
+            self.path = path
+            self.reason = reason
+            self.systemError = systemError
+        }
+
+        /// The failure of the system call `error` at `path`, told by `reason`.
+        static func system(_ error: SystemError, path: String, reason: String) -> Failure {
+            let code: Code =
+                switch error.kind {
+                case .notFound: .notFound
+                case .permissionDenied: .permissionDenied
+                case .notADirectory: .notAFolder
+                default: .systemCallFailed
+                }
+            return Failure(code, path: path, reason: reason, systemError: error)
+        }
+
+        /// The failure of `call` (on `path`) with the current errno, told
+        /// as `what: REASON`.
+        static func current(_ what: String, _ call: String, path: String) -> Failure {
+            let error = SystemError.current(call, path: path)
+            return .system(error, path: path, reason: "\(what): \(SystemError(error.code))")
+        }
+
+        /// A folder at `path` that could not be opened, as `reason(_:)` tells it.
+        static func opening(_ path: String, _ error: GuardedPath.Failure) -> Failure {
+            switch error {
+            case .system(let system): .system(system, path: path, reason: InboxProcessor.reason(error))
+            case .foreignLink: Failure(.untrustedLink, path: path, reason: InboxProcessor.reason(error))
+            }
+        }
     }
 
     /// The Documents folder entries are moved into, as given to the initializer.
@@ -232,7 +346,7 @@ public final class InboxProcessor {
         picker = NamePicker()
         let documents: FolderDescriptor
         do { documents = try FolderDescriptor.openGuarded(documentsPath) } catch {
-            throw Failure(path: documentsPath, reason: Self.reason(error))
+            throw .opening(documentsPath, error)
         }
         var summary = Summary()
         let shared = CrossDeviceState(recordPath: options.recordFolder, documents: documents)
@@ -285,7 +399,7 @@ public final class InboxProcessor {
                 $0.name < $1.name
             }
         } catch {
-            throw Failure(path: inboxPath, reason: "cannot be read: \(error)")
+            throw .system(error, path: inboxPath, reason: "cannot be read: \(error)")
         }
         observe(.started(itemCount: entries.count))
         func handle(_ name: FileName, _ type: UInt8) {
@@ -339,7 +453,7 @@ public final class InboxProcessor {
             name = FileName(inboxName)
             do { parent = try FolderDescriptor.openGuarded(parentPath) } catch {
                 if case .system(let error) = error, error.code == ENOENT { return nil }
-                throw Failure(path: parentPath, reason: Self.reason(error))
+                throw .opening(parentPath, error)
             }
         } else {
             parent = documents
@@ -350,7 +464,7 @@ public final class InboxProcessor {
         case .success(let found): info = found
         case .failure(let error):
             if error.code == ENOENT { return nil }
-            throw Failure(path: inboxPath, reason: error.description)
+            throw .system(error, path: inboxPath, reason: error.description)
         }
         guard info.isDirectory else {
             // Not a folder (a file, or a link that is never followed): a document like any other.
@@ -365,7 +479,7 @@ public final class InboxProcessor {
         }
         let inbox: FolderDescriptor
         do { inbox = try parent.openFolder(name, displayPath: inboxPath) } catch {
-            throw Failure(path: inboxPath, reason: "cannot be opened: \(error)")
+            throw .system(error, path: inboxPath, reason: "cannot be opened: \(error)")
         }
         try checkSeparate(inbox, documents)
         return (inbox, parent, name)
@@ -379,7 +493,8 @@ public final class InboxProcessor {
         guard fstat(inbox.fd, &inboxInfo) == 0, fstat(documents.fd, &info) == 0 else { return }
         func same(_ a: stat, _ b: stat) -> Bool { a.st_dev == b.st_dev && a.st_ino == b.st_ino }
         if same(inboxInfo, info) {
-            throw Failure(path: inboxPath, reason: "is the Documents folder itself; give another --inbox")
+            throw Failure(
+                .foldersOverlap, path: inboxPath, reason: "is the Documents folder itself; give another --inbox")
         }
         // Up from Documents through "..", as deep as a path can go.
         var current = dup(documents.fd)
@@ -396,7 +511,7 @@ public final class InboxProcessor {
             current = up
             if same(upInfo, inboxInfo) {
                 throw Failure(
-                    path: documentsPath,
+                    .foldersOverlap, path: documentsPath,
                     reason: "is inside the Inbox \(inboxPath); a folder cannot be moved into itself")
             }
             if same(upInfo, info) { return }  // the root: its ".." is itself
@@ -471,8 +586,8 @@ public final class InboxProcessor {
         }
         let linkMove = report.kind == .symbolicLink ? relink(name, in: folder, to: documents) : .asItIs
         switch linkMove {
-        case .refused(let reason):
-            report.outcome = .failed(ItemFailure(reason))
+        case .refused(let failure):
+            report.outcome = .failed(failure)
             return report
         case .waits(let item):
             report.outcome = .waiting(.linkTargetInInbox(item))
@@ -492,7 +607,7 @@ public final class InboxProcessor {
             case .placed(let target): report.outcome = .moved(to: target, copied: false)
             case .gone: report.outcome = .gone
             case .failed(let reason): report.outcome = .failed(reason)
-            case .crossDevice: report.outcome = .failed("cannot be linked in \(documentsPath)")
+            case .crossDevice: report.outcome = .failed(ItemFailure(.other, "cannot be linked in \(documentsPath)"))
             }
             return report
         }
@@ -520,12 +635,16 @@ public final class InboxProcessor {
         else { return .asItIs }
         guard target.first != UInt8(ascii: "/") else { return .asItIs }
         guard let from = LinkTarget.path(of: folder), let to = LinkTarget.path(of: documents) else {
-            return .refused("a relative link, and where its folder is cannot be told; left in the Inbox")
+            return .refused(
+                ItemFailure(
+                    .linkWouldBreak, "a relative link, and where its folder is cannot be told; left in the Inbox"))
         }
         guard var absolute = LinkTarget.absolute(target, from: from) else {
             return .refused(
-                "a relative link whose target (\(FileName(target).escaped)) goes up after a name; "
-                    + "moved, it would point elsewhere, so it is left in the Inbox")
+                ItemFailure(
+                    .linkWouldBreak,
+                    "a relative link whose target (\(FileName(target).escaped)) goes up after a name; "
+                        + "moved, it would point elsewhere, so it is left in the Inbox"))
         }
         // Into an item of this Inbox: to where this pass moved it; one still
         // in the Inbox keeps the link waiting with it.
@@ -547,7 +666,7 @@ public final class InboxProcessor {
     private enum LinkMove {
         case asItIs
         case relink(RelinkPlacement)
-        case refused(String)
+        case refused(ItemFailure)
         /// It points at this item of the Inbox, which is not moved yet.
         case waits(FileName)
     }
@@ -560,13 +679,16 @@ public final class InboxProcessor {
         // nothing slow (such as waiting for the registry to know extensions)
         // comes between the copy and the removal of its source.
         _ = NumberedName(name, isKnownExtension: isKnownExtension)
-        guard let crossDevice else { return .failed("cannot be copied into \(documentsPath)") }
+        guard let crossDevice else { return .failed(ItemFailure(.other, "cannot be copied into \(documentsPath)")) }
         let copy = CrossDeviceCopy(
             source: folder, name: name, destination: documents, settle: options.settle, shared: crossDevice,
             isKnownExtension: isKnownExtension)
         do { try copy.prepare() } catch {
-            if let wait = error.wait { return .waiting(wait) }
-            return error.sourceGone ? .gone : .failed(ItemFailure(error.reason))
+            switch error {
+            case .sourceGone: return .gone
+            case .notReady(let wait): return .waiting(wait)
+            case .failed(let failure): return .failed(failure)
+            }
         }
         var placement: CrossDeviceCopy = copy
         switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &placement) {
@@ -578,7 +700,7 @@ public final class InboxProcessor {
             }
         case .gone: return .gone
         case .failed(let reason): return .failed(reason)
-        case .crossDevice: return .failed("cannot be copied into \(documentsPath)")
+        case .crossDevice: return .failed(ItemFailure(.other, "cannot be copied into \(documentsPath)"))
         }
     }
 
@@ -623,7 +745,7 @@ public final class InboxProcessor {
 
     /// Why an item was not moved when every name a search tried was taken.
     private var noFreeName: ItemFailure {
-        ItemFailure("no free name in \(documentsPath) after \(NamePicker.searchLimit) tries")
+        ItemFailure(.noFreeName, "no free name in \(documentsPath) after \(NamePicker.searchLimit) tries")
     }
 
     /// The folder holding `path` and the last component: `a/b` is `a`, `b`;

@@ -31,7 +31,10 @@ public final class InboxWatcher {
         _ observe: (InboxProcessor.Event) -> Void,
         finished: (InboxProcessor.Summary) -> Void
     ) throws(InboxProcessor.Failure) -> Int32 {
-        let failure = { (error: SystemError) in InboxProcessor.Failure(path: "signals", reason: error.description) }
+        let failure = { (error: SystemError) in
+            InboxProcessor.Failure.system(
+                SystemError(error.code, call: "signalfd"), path: "signals", reason: error.description)
+        }
         return try TerminationSignals.wait(failure: failure) {
             (descriptor, stoppingSignal) throws(InboxProcessor.Failure) in
             try watch(waitingOn: descriptor, observe, finished: finished) { stoppingSignal() != nil }
@@ -58,14 +61,15 @@ public final class InboxWatcher {
     ) throws(InboxProcessor.Failure) {
         let notify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard notify >= 0 else {
-            throw InboxProcessor.Failure(path: processor.inboxPath, reason: "cannot watch: \(SystemError.current)")
+            let error = SystemError.current("inotify_init1")
+            throw .system(error, path: processor.inboxPath, reason: "cannot watch: \(SystemError(error.code))")
         }
         defer { close(notify) }
 
         let inboxPath = processor.inboxPath
         let parentPath = InboxProcessor.split(inboxPath).folder
         guard inotify_add_watch(notify, parentPath, UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)) >= 0 else {
-            throw InboxProcessor.Failure(path: parentPath, reason: "cannot watch: \(SystemError.current)")
+            throw .current("cannot watch", "inotify_add_watch", path: parentPath)
         }
         let inboxMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_ONLYDIR | IN_DONT_FOLLOW)
         while true {
@@ -87,7 +91,7 @@ public final class InboxWatcher {
             let timeout = retryAfter.map { Int32(min($0 * 1000, 3_600_000).rounded(.up)) } ?? -1
             let ready = poll(&fds, 2, timeout)
             if ready < 0 && errno != EINTR {
-                throw InboxProcessor.Failure(path: inboxPath, reason: "cannot wait for changes: \(SystemError.current)")
+                throw .current("cannot wait for changes", "poll", path: inboxPath)
             }
             if fds[1].revents & Int16(POLLIN) != 0, shouldStop() { return }
             if fds[0].revents & Int16(POLLIN) != 0 { Self.drain(notify) }
@@ -116,7 +120,9 @@ public final class InboxWatcher {
         AsyncThrowingStream { continuation in
             let stop: InboxWatchStop
             do throws(SystemError) { stop = try InboxWatchStop() } catch {
-                continuation.finish(throwing: InboxProcessor.Failure(path: "eventfd", reason: error.description))
+                continuation.finish(
+                    throwing: InboxProcessor.Failure.system(
+                        SystemError(error.code, call: "eventfd"), path: "eventfd", reason: error.description))
                 return
             }
             continuation.onTermination = { _ in stop.stop() }

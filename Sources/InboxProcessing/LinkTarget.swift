@@ -97,7 +97,11 @@ struct RelinkPlacement: Placement {
         let made = target.withCString { text in candidate.bytes.withCString { symlinkat(text, destination.fd, $0) } }
         guard made == 0 else {
             let error = SystemError.current
-            return error.code == EEXIST ? .taken : .failed("cannot make the link anew: \(error)")
+            if error.code == EEXIST { return .taken }
+            return .failed(
+                .system(
+                    "cannot make the link anew: \(error)",
+                    SystemError(error.code, call: "symlinkat", path: candidate.escaped)))
         }
         func undo() { _ = candidate.bytes.withCString { unlinkat(destination.fd, $0, 0) } }
         // As root, the link is the original's owner's, or it is not published.
@@ -119,7 +123,10 @@ struct RelinkPlacement: Placement {
         guard name.bytes.withCString({ unlinkat(source.fd, $0, 0) }) == 0 || errno == ENOENT else {
             let error = SystemError.current
             undo()
-            return .failed("the original link could not be removed: \(error)")
+            return .failed(
+                .system(
+                    "the original link could not be removed: \(error)",
+                    SystemError(error.code, call: "unlinkat", path: name.escaped)))
         }
         return .placed
     }

@@ -54,11 +54,16 @@ struct RenamePlacement: Placement {
         case ENOENT where !source.contains(name): return .sourceGone
         case EINVAL, ENOSYS, ENOTSUP:
             guard !isFolder else {
-                return .failed("this file system cannot move a folder without the risk of replacing one (\(error))")
+                return .failed(
+                    InboxProcessor.ItemFailure(
+                        .unsupportedFileSystem,
+                        "this file system cannot move a folder without the risk of replacing one (\(error))",
+                        systemError: SystemError(error.code, call: "renameat2", path: name.escaped)))
             }
             linkInstead = true
             return link(as: target)
-        default: return .failed(InboxProcessor.ItemFailure(error))
+        default:
+            return .failed(.system(error.description, SystemError(error.code, call: "renameat2", path: name.escaped)))
         }
     }
 
@@ -72,12 +77,17 @@ struct RenamePlacement: Placement {
             case EEXIST: return .taken
             case EXDEV: return .crossDevice
             case ENOENT where !source.contains(name): return .sourceGone
-            default: return .failed(InboxProcessor.ItemFailure(error))
+            default:
+                return .failed(.system(error.description, SystemError(error.code, call: "linkat", path: name.escaped)))
             }
         }
         let unlinked = name.bytes.withCString { unlinkat(source.fd, $0, 0) }
         if unlinked != 0 && errno != ENOENT {
-            return .failed("linked as \(target) but the original could not be removed: \(SystemError.current)")
+            let error = SystemError.current
+            return .failed(
+                InboxProcessor.ItemFailure(
+                    .originalKept, "linked as \(target) but the original could not be removed: \(error)",
+                    systemError: SystemError(error.code, call: "unlinkat", path: name.escaped)))
         }
         return .placed
     }

@@ -50,7 +50,7 @@ final class RecordFolder {
     static func open(_ path: String) throws(InboxProcessor.ItemFailure) -> RecordFolder {
         let fd: Int32
         do { fd = try GuardedPath.openFolder(path, creating: 0o700) } catch {
-            throw InboxProcessor.ItemFailure("cannot keep a record of the move in \(path): \(error)")
+            throw unavailable("cannot keep a record of the move in \(path): \(error)", error)
         }
         return try checked(FolderDescriptor(adopting: fd, path: path))
     }
@@ -61,11 +61,17 @@ final class RecordFolder {
         let fd: Int32
         do { fd = try GuardedPath.openFolder(path) } catch {
             if case .system(let error) = error, error.code == ENOENT { return nil }
-            return .failure(InboxProcessor.ItemFailure("cannot read the records in \(path): \(error)"))
+            return .failure(unavailable("cannot read the records in \(path): \(error)", error))
         }
         do { return .success(try checked(FolderDescriptor(adopting: fd, path: path))) } catch {
             return .failure(error)
         }
+    }
+
+    /// A record folder that cannot be used, told by `message`.
+    private static func unavailable(_ message: String, _ error: GuardedPath.Failure) -> InboxProcessor.ItemFailure {
+        guard case .system(let system) = error else { return InboxProcessor.ItemFailure(.recordsUnavailable, message) }
+        return InboxProcessor.ItemFailure(.recordsUnavailable, message, systemError: system)
     }
 
     private static func checked(_ folder: FolderDescriptor) throws(InboxProcessor.ItemFailure) -> RecordFolder {
@@ -73,10 +79,12 @@ final class RecordFolder {
         let fd = folder.fd
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            throw InboxProcessor.ItemFailure(SystemError.current("fstat", path: path), context: "cannot keep a record")
+            let error = SystemError.current("fstat", path: path)
+            throw InboxProcessor.ItemFailure(.recordsUnavailable, "cannot keep a record: \(error)", systemError: error)
         }
         guard info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else {
             throw InboxProcessor.ItemFailure(
+                .recordsUnavailable,
                 "cannot keep a record of the move in \(path): it is "
                     + (info.st_uid != geteuid()
                         ? "owned by user \(info.st_uid)"

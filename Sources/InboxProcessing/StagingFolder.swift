@@ -75,8 +75,10 @@ final class CrossDeviceState {
                 }
             } else {
                 recordFolder = .failure(
-                    "cannot keep a record of the move: neither XDG_STATE_HOME nor HOME is set, so there is no record folder"
-                )
+                    InboxProcessor.ItemFailure(
+                        .recordsUnavailable,
+                        "cannot keep a record of the move: neither XDG_STATE_HOME nor HOME is set, so there is no record folder"
+                    ))
             }
         }
         return try recordFolder!.get()

@@ -30,7 +30,7 @@ struct BinaryPropertyListReader {
         self.limits = limits
         let trailerStart = bytes.count - 32
         guard trailerStart >= 8 else {
-            throw PropertyListError("binary property list is too short for its trailer", at: .offset(0))
+            throw PropertyListError(.malformed, "binary property list is too short for its trailer", at: .offset(0))
         }
         func word(_ at: Int) -> UInt64 {
             var v: UInt64 = 0
@@ -44,18 +44,18 @@ struct BinaryPropertyListReader {
         let table = word(trailerStart + 24)
         let trailer = SourcePosition.offset(trailerStart)
         guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
-            throw PropertyListError("invalid offset or reference size in trailer", at: trailer)
+            throw PropertyListError(.malformed, "invalid offset or reference size in trailer", at: trailer)
         }
         guard count >= 1, count <= UInt64(limits.maximumObjects) else {
-            throw PropertyListError("object count \(count) is out of range", at: trailer)
+            throw PropertyListError(.malformed, "object count \(count) is out of range", at: trailer)
         }
         guard top < count else {
-            throw PropertyListError("top object \(top) is past the object count \(count)", at: trailer)
+            throw PropertyListError(.malformed, "top object \(top) is past the object count \(count)", at: trailer)
         }
         guard table >= 8, table <= UInt64(trailerStart),
             count * UInt64(offsetSize) <= UInt64(trailerStart) - table
         else {
-            throw PropertyListError("offset table lies outside the file", at: trailer)
+            throw PropertyListError(.malformed, "offset table lies outside the file", at: trailer)
         }
         objectCount = Int(count)
         topObject = Int(top)
@@ -74,12 +74,12 @@ struct BinaryPropertyListReader {
 
     private func offset(of reference: Int) throws(PropertyListError) -> Int {
         guard reference >= 0, reference < objectCount else {
-            throw PropertyListError("reference \(reference) is past the object count \(objectCount)")
+            throw PropertyListError(.malformed, "reference \(reference) is past the object count \(objectCount)")
         }
         let value = unsigned(at: offsetTable + reference * offsetSize, size: offsetSize)
         guard value >= 8, value < UInt64(offsetTable) else {
             throw PropertyListError(
-                "object \(reference) has offset \(value) outside the object area",
+                .malformed, "object \(reference) has offset \(value) outside the object area",
                 at: .offset(offsetTable + reference * offsetSize))
         }
         return Int(value)
@@ -88,7 +88,7 @@ struct BinaryPropertyListReader {
     /// Checks that `length` bytes from `start` lie before the offset table.
     private func require(_ start: Int, _ length: Int, _ what: String) throws(PropertyListError) {
         guard length >= 0, start <= offsetTable, length <= offsetTable - start else {
-            throw PropertyListError("\(what) runs past the object area", at: .offset(start))
+            throw PropertyListError(.malformed, "\(what) runs past the object area", at: .offset(start))
         }
     }
 
@@ -99,20 +99,20 @@ struct BinaryPropertyListReader {
         try require(start + 1, 1, "count")
         let intMarker = bytes[start + 1]
         guard intMarker & 0xF0 == 0x10, intMarker & 0x0F <= 3 else {
-            throw PropertyListError("invalid extended count", at: .offset(start))
+            throw PropertyListError(.malformed, "invalid extended count", at: .offset(start))
         }
         let size = 1 << Int(intMarker & 0x0F)
         try require(start + 2, size, "count")
         let value = unsigned(at: start + 2, size: size)
         guard value <= UInt64(bytes.count) else {
-            throw PropertyListError("count \(value) exceeds the file size", at: .offset(start))
+            throw PropertyListError(.malformed, "count \(value) exceeds the file size", at: .offset(start))
         }
         return (Int(value), start + 2 + size)
     }
 
     private func references(count: Int, at start: Int) throws(PropertyListError) -> [Int] {
         guard count <= (offsetTable - start) / referenceSize else {
-            throw PropertyListError("\(count) references run past the object area", at: .offset(start))
+            throw PropertyListError(.malformed, "\(count) references run past the object area", at: .offset(start))
         }
         // An 8-byte reference may not fit an Int; clamped, it fails the
         // object-count check like any other reference out of range.
@@ -124,6 +124,7 @@ struct BinaryPropertyListReader {
         expanded += n
         if expanded > limits.maximumExpandedBytes {
             throw PropertyListError(
+                .limitExceeded,
                 "strings and data expand past \(limits.maximumExpandedBytes) bytes (objects referenced many times)",
                 at: position)
         }
@@ -132,7 +133,7 @@ struct BinaryPropertyListReader {
     private mutating func object(_ reference: Int, depth: Int) throws(PropertyListError) -> PropertyList {
         visited += 1
         if visited > limits.maximumObjects {
-            throw PropertyListError("more than \(limits.maximumObjects) object visits")
+            throw PropertyListError(.limitExceeded, "more than \(limits.maximumObjects) object visits")
         }
         // A string or data object named again is shared, not decoded again;
         // it still counts towards the expanded size.
@@ -158,18 +159,18 @@ struct BinaryPropertyListReader {
             switch marker {
             case 0x08: return PropertyList(.bool(false), at: position)
             case 0x09: return PropertyList(.bool(true), at: position)
-            default: throw PropertyListError("unsupported object marker 0x\(hex(marker))", at: position)
+            default: throw PropertyListError(.unsupported, "unsupported object marker 0x\(hex(marker))", at: position)
             }
         case 0x1:
             let exponent = Int(marker & 0x0F)
-            guard exponent <= 4 else { throw PropertyListError("invalid integer size", at: position) }
+            guard exponent <= 4 else { throw PropertyListError(.malformed, "invalid integer size", at: position) }
             let size = 1 << exponent
             try require(start + 1, size, "integer")
             if size == 16 {
                 let high = unsigned(at: start + 1, size: 8)
                 let low = unsigned(at: start + 9, size: 8)
                 guard high == 0, low <= UInt64(Int64.max) else {
-                    throw PropertyListError("integer does not fit in 64 bits", at: position)
+                    throw PropertyListError(.unsupported, "integer does not fit in 64 bits", at: position)
                 }
                 return PropertyList(.integer(Int64(low)), at: position)
             }
@@ -186,13 +187,15 @@ struct BinaryPropertyListReader {
                 try require(start + 1, 8, "real")
                 return PropertyList(.real(Double(bitPattern: unsigned(at: start + 1, size: 8))), at: position)
             default:
-                throw PropertyListError("invalid real size", at: position)
+                throw PropertyListError(.malformed, "invalid real size", at: position)
             }
         case 0x3:
-            guard marker == 0x33 else { throw PropertyListError("invalid date marker", at: position) }
+            guard marker == 0x33 else { throw PropertyListError(.malformed, "invalid date marker", at: position) }
             try require(start + 1, 8, "date")
             let seconds = Double(bitPattern: unsigned(at: start + 1, size: 8))
-            guard seconds.isFinite else { throw PropertyListError("date is not a finite number", at: position) }
+            guard seconds.isFinite else {
+                throw PropertyListError(.malformed, "date is not a finite number", at: position)
+            }
             return PropertyList(.date(seconds), at: position)
         case 0x4:
             let (n, data) = try count(marker: marker, at: start)
@@ -205,12 +208,14 @@ struct BinaryPropertyListReader {
             try expand(n, at: position)
             let slice = bytes[data..<data + n]
             guard slice.allSatisfy({ $0 < 0x80 }) else {
-                throw PropertyListError("ASCII string holds a byte above 0x7F", at: position)
+                throw PropertyListError(.malformed, "ASCII string holds a byte above 0x7F", at: position)
             }
             return PropertyList(.string(String(decoding: slice, as: UTF8.self)), at: position)
         case 0x6:
             let (n, data) = try count(marker: marker, at: start)
-            guard n <= bytes.count / 2 else { throw PropertyListError("string length out of range", at: position) }
+            guard n <= bytes.count / 2 else {
+                throw PropertyListError(.malformed, "string length out of range", at: position)
+            }
             try require(data, n * 2, "string")
             try expand(n * 2, at: position)
             var units: [UInt16] = []
@@ -223,16 +228,17 @@ struct BinaryPropertyListReader {
                 switch decoder.decode(&iterator) {
                 case .scalarValue(let scalar): result.unicodeScalars.append(scalar)
                 case .emptyInput: break loop
-                case .error: throw PropertyListError("string is not valid UTF-16", at: position)
+                case .error: throw PropertyListError(.malformed, "string is not valid UTF-16", at: position)
                 }
             }
             return PropertyList(.string(result), at: position)
         case 0xA, 0xD:
             guard depth < limits.maximumDepth else {
-                throw PropertyListError("nesting deeper than \(limits.maximumDepth)", at: position)
+                throw PropertyListError(.limitExceeded, "nesting deeper than \(limits.maximumDepth)", at: position)
             }
             guard containersSeen.insert(reference).inserted else {
-                throw PropertyListError("container object \(reference) is referenced more than once", at: position)
+                throw PropertyListError(
+                    .unsupported, "container object \(reference) is referenced more than once", at: position)
             }
             let (n, data) = try count(marker: marker, at: start)
             if marker >> 4 == 0xA {
@@ -242,7 +248,9 @@ struct BinaryPropertyListReader {
                 for r in refs { items.append(try object(r, depth: depth + 1)) }
                 return PropertyList(.array(items), at: position)
             }
-            guard n <= Int.max / 2 else { throw PropertyListError("dictionary size out of range", at: position) }
+            guard n <= Int.max / 2 else {
+                throw PropertyListError(.malformed, "dictionary size out of range", at: position)
+            }
             let refs = try references(count: 2 * n, at: data)
             var entries: [PropertyList.Entry] = []
             entries.reserveCapacity(n)
@@ -250,16 +258,17 @@ struct BinaryPropertyListReader {
             for i in 0..<n {
                 let key = try object(refs[i], depth: depth + 1)
                 guard case .string(let name) = key.value else {
-                    throw PropertyListError("dictionary key is \(key.kindPhrase), not a string", at: key.location)
+                    throw PropertyListError(
+                        .malformed, "dictionary key is \(key.kindPhrase), not a string", at: key.location)
                 }
                 guard keys.insert(name).inserted else {
-                    throw PropertyListError("duplicate key \"\(name)\" in dictionary", at: position)
+                    throw PropertyListError(.malformed, "duplicate key \"\(name)\" in dictionary", at: position)
                 }
                 entries.append(PropertyList.Entry(key: name, value: try object(refs[n + i], depth: depth + 1)))
             }
             return PropertyList(.dictionary(entries), at: position)
         default:
-            throw PropertyListError("unsupported object marker 0x\(hex(marker))", at: position)
+            throw PropertyListError(.unsupported, "unsupported object marker 0x\(hex(marker))", at: position)
         }
     }
 

@@ -105,13 +105,38 @@ public typealias SourcePosition = SystemBase.SourcePosition
 
 /// A property list that could not be read, and where.
 public struct PropertyListError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of problem it is, for a caller to switch on.
+    public enum Code: Sendable, Hashable {
+        /// Not a property list as the format defines it: XML that is not
+        /// well formed or not a `<plist>`, a damaged binary trailer, a
+        /// reference out of range, a duplicate key.
+        case malformed
+        /// Over one of the `PropertyListLimits` (size, nesting, objects or
+        /// expanded bytes), or nested deeper than the XML parser goes.
+        case limitExceeded
+        /// Valid in its format, but not read here: entities in XML, and
+        /// binary objects of kinds, sizes or sharing this reader refuses.
+        case unsupported
+        /// Memory ran out while the document was parsed.
+        case outOfMemory
+    }
+
+    /// What kind of problem it is.
+    public var code: Code
     /// What is wrong, without the position.
     public var message: String
     /// The line (XML) or byte offset (binary) of the problem, or `.unknown`.
     public var position: SourcePosition
 
-    /// An error saying `message` about the input at `position`.
+    /// An error saying `message` about the input at `position`, of code
+    /// `malformed`.
     public init(_ message: String, at position: SourcePosition = .unknown) {
+        self.init(.malformed, message, at: position)
+    }
+
+    /// An error of `code` saying `message` about the input at `position`.
+    public init(_ code: Code, _ message: String, at position: SourcePosition = .unknown) {
+        self.code = code
         self.message = message
         self.position = position
     }
@@ -160,7 +185,8 @@ extension PropertyList {
         _ bytes: [UInt8], limits: PropertyListLimits = .standard
     ) throws(PropertyListError) -> PropertyList {
         if bytes.count > limits.maximumBytes {
-            throw PropertyListError("property list is \(bytes.count) bytes; the limit is \(limits.maximumBytes)")
+            throw PropertyListError(
+                .limitExceeded, "property list is \(bytes.count) bytes; the limit is \(limits.maximumBytes)")
         }
         if BinaryPropertyListReader.isBinary(bytes) {
             var reader = try BinaryPropertyListReader(bytes, limits: limits)

@@ -26,27 +26,38 @@ enum XMLPropertyListReader {
         }
         guard status == UTI_XML_OK, let document = handle else {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw PropertyListError(text, at: line > 0 ? .line(line) : .unknown)
+            throw PropertyListError(code(of: status), text, at: line > 0 ? .line(line) : .unknown)
         }
         defer { uti_xml_document_free(document) }
 
         guard let root = uti_xml_root(document) else {
-            throw PropertyListError("document has no root element")
+            throw PropertyListError(.malformed, "document has no root element")
         }
         let rootLine = uti_xml_line(root)
         guard name(of: root) == "plist" else {
-            throw PropertyListError("root element is <\(name(of: root))>, expected <plist>", at: .line(rootLine))
+            throw PropertyListError(
+                .malformed, "root element is <\(name(of: root))>, expected <plist>", at: .line(rootLine))
         }
         if uti_xml_has_stray_text(root) != 0 {
-            throw PropertyListError("text outside a value in <plist>", at: .line(rootLine))
+            throw PropertyListError(.malformed, "text outside a value in <plist>", at: .line(rootLine))
         }
         guard let top = uti_xml_first_child(root) else {
-            throw PropertyListError("<plist> holds no value", at: .line(rootLine))
+            throw PropertyListError(.malformed, "<plist> holds no value", at: .line(rootLine))
         }
         if let extra = uti_xml_next_sibling(top) {
-            throw PropertyListError("<plist> holds more than one value", at: .line(uti_xml_line(extra)))
+            throw PropertyListError(.malformed, "<plist> holds more than one value", at: .line(uti_xml_line(extra)))
         }
         return try convert(top, limits: limits)
+    }
+
+    /// The code of a parse that failed with `status`.
+    static func code(of status: uti_xml_status) -> PropertyListError.Code {
+        switch status {
+        case UTI_XML_ENTITY_DECLARED: .unsupported
+        case UTI_XML_TOO_LARGE, UTI_XML_TOO_DEEP: .limitExceeded
+        case UTI_XML_OUT_OF_MEMORY: .outOfMemory
+        default: .malformed
+        }
     }
 
     private static func name(of element: OpaquePointer) -> String {
@@ -63,11 +74,13 @@ enum XMLPropertyListReader {
             guard let pointer else { return "" }
             return String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
         case UTI_XML_TEXT_HAS_ELEMENT:
-            throw PropertyListError("<\(name(of: element))> must hold text only", at: .line(uti_xml_line(element)))
+            throw PropertyListError(
+                .malformed, "<\(name(of: element))> must hold text only", at: .line(uti_xml_line(element)))
         case UTI_XML_TEXT_HAS_ENTITY:
-            throw PropertyListError("entity references are not accepted", at: .line(uti_xml_line(element)))
+            throw PropertyListError(
+                .unsupported, "entity references are not accepted", at: .line(uti_xml_line(element)))
         default:
-            throw PropertyListError("out of memory", at: .line(uti_xml_line(element)))
+            throw PropertyListError(.outOfMemory, "out of memory", at: .line(uti_xml_line(element)))
         }
     }
 
@@ -82,17 +95,19 @@ enum XMLPropertyListReader {
         func begin(_ element: OpaquePointer) throws(PropertyListError) -> PropertyList? {
             objects += 1
             if objects > limits.maximumObjects {
-                throw PropertyListError("more than \(limits.maximumObjects) objects", at: .line(uti_xml_line(element)))
+                throw PropertyListError(
+                    .limitExceeded, "more than \(limits.maximumObjects) objects", at: .line(uti_xml_line(element)))
             }
             let line = uti_xml_line(element)
             let tag = name(of: element)
             switch tag {
             case "array", "dict":
                 if stack.count >= limits.maximumDepth {
-                    throw PropertyListError("nesting deeper than \(limits.maximumDepth)", at: .line(line))
+                    throw PropertyListError(
+                        .limitExceeded, "nesting deeper than \(limits.maximumDepth)", at: .line(line))
                 }
                 if uti_xml_has_stray_text(element) != 0 {
-                    throw PropertyListError("text outside a value in <\(tag)>", at: .line(line))
+                    throw PropertyListError(.malformed, "text outside a value in <\(tag)>", at: .line(line))
                 }
                 stack.append(
                     Frame(kind: tag == "array" ? .array : .dictionary, line: line, cursor: uti_xml_first_child(element))
@@ -112,11 +127,11 @@ enum XMLPropertyListReader {
                     let childLine = uti_xml_line(child)
                     guard name(of: child) == "key" else {
                         throw PropertyListError(
-                            "expected <key> in <dict>, found <\(name(of: child))>", at: .line(childLine))
+                            .malformed, "expected <key> in <dict>, found <\(name(of: child))>", at: .line(childLine))
                     }
                     let key = try text(of: child)
                     guard stack[index].keys.insert(key).inserted else {
-                        throw PropertyListError("duplicate key \"\(key)\" in <dict>", at: .line(childLine))
+                        throw PropertyListError(.malformed, "duplicate key \"\(key)\" in <dict>", at: .line(childLine))
                     }
                     stack[index].pendingKey = (key, childLine)
                     continue
@@ -129,7 +144,7 @@ enum XMLPropertyListReader {
             // The container at the top of the stack is complete.
             let frame = stack.removeLast()
             if let pending = frame.pendingKey {
-                throw PropertyListError("key \"\(pending.key)\" has no value", at: .line(pending.line))
+                throw PropertyListError(.malformed, "key \"\(pending.key)\" has no value", at: .line(pending.line))
             }
             let value = PropertyList(
                 frame.kind == .array ? .array(frame.items) : .dictionary(frame.entries), at: .line(frame.line))
@@ -156,37 +171,38 @@ enum XMLPropertyListReader {
         case "true", "false":
             let content = try text(of: element)
             if uti_xml_has_child_elements(element) != 0 || !content.allSatisfy(\.isWhitespace) {
-                throw PropertyListError("<\(tag)/> must be empty", at: position)
+                throw PropertyListError(.malformed, "<\(tag)/> must be empty", at: position)
             }
             return PropertyList(.bool(tag == "true"), at: position)
         case "integer":
             let raw = try text(of: element)
             guard let value = ValueSyntax.integer(raw) else {
-                throw PropertyListError("\"\(raw)\" is not a 64-bit integer", at: position)
+                throw PropertyListError(.malformed, "\"\(raw)\" is not a 64-bit integer", at: position)
             }
             return PropertyList(.integer(value), at: position)
         case "real":
             let raw = try text(of: element)
             guard let value = ValueSyntax.real(raw) else {
-                throw PropertyListError("\"\(raw)\" is not a real number", at: position)
+                throw PropertyListError(.malformed, "\"\(raw)\" is not a real number", at: position)
             }
             return PropertyList(.real(value), at: position)
         case "date":
             let raw = try text(of: element)
             guard let value = ValueSyntax.date(raw) else {
-                throw PropertyListError("\"\(raw)\" is not a date of the form YYYY-MM-DDTHH:MM:SSZ", at: position)
+                throw PropertyListError(
+                    .malformed, "\"\(raw)\" is not a date of the form YYYY-MM-DDTHH:MM:SSZ", at: position)
             }
             return PropertyList(.date(value), at: position)
         case "data":
             let raw = try text(of: element)
             guard let value = ValueSyntax.base64(raw) else {
-                throw PropertyListError("<data> is not valid base64", at: position)
+                throw PropertyListError(.malformed, "<data> is not valid base64", at: position)
             }
             return PropertyList(.data(value), at: position)
         case "key":
-            throw PropertyListError("<key> outside a <dict>", at: position)
+            throw PropertyListError(.malformed, "<key> outside a <dict>", at: position)
         default:
-            throw PropertyListError("unknown element <\(tag)>", at: position)
+            throw PropertyListError(.malformed, "unknown element <\(tag)>", at: position)
         }
     }
 }

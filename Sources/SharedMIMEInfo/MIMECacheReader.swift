@@ -13,15 +13,59 @@ import SystemBase
 public enum MIMECacheReader {
     /// A `mime.cache` that could not be read, and why.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What kind of failure it is, for a caller to switch on.
+        public enum Code: Sendable, Hashable {
+            /// There is no cache file.
+            case notFound
+            /// The cache may not be read by this process.
+            case permissionDenied
+            /// The path names a folder, a FIFO, a socket or a device.
+            case notRegularFile
+            /// The cache is larger than `MIMECacheReader.sizeLimit`.
+            case tooLarge
+            /// Reading the file failed otherwise: `systemError` says how.
+            case systemCallFailed
+            /// The cache is of a format version other than 1.1 and 1.2.
+            case unsupportedVersion
+            /// The cache is damaged: too short, an offset or count out of
+            /// range, a string or MIME type that is not one, nodes that loop.
+            case malformed
+        }
+
         /// The cache file.
         public var path: String
         /// Byte offset of the problem, when there is one.
         public var offset: Int?
         /// What is wrong.
         public var reason: String
+        /// What kind of failure it is.
+        public var code: Code
+        /// The system call that failed, with its path and errno, when one did.
+        public var systemError: SystemError?
         /// `path@offset N: reason`, or `path: reason` without an offset.
         public var description: String {
             offset.map { "\(path)@offset \($0): \(reason)" } ?? "\(path): \(reason)"
+        }
+
+        init(_ code: Code, path: String, offset: Int? = nil, reason: String, systemError: SystemError? = nil) {
+            self.code = code
+            self.path = path
+            self.offset = offset
+            self.reason = reason
+            self.systemError = systemError
+        }
+
+        /// The failure to read the file at all.
+        init(_ error: FileContents.ReadError, path: String) {
+            let code: Code =
+                switch error.code {
+                case .notFound: .notFound
+                case .permissionDenied: .permissionDenied
+                case .isDirectory, .notRegularFile: .notRegularFile
+                case .tooLarge: .tooLarge
+                case .systemCallFailed: .systemCallFailed
+                }
+            self.init(code, path: path, reason: error.reason, systemError: error.systemError)
         }
     }
 
@@ -37,10 +81,11 @@ public enum MIMECacheReader {
         do {
             bytes = try FileContents.read(path, limit: sizeLimit)
         } catch {
-            throw Failure(path: path, reason: error.reason)
+            throw Failure(error, path: path)
         }
         guard bytes.count >= 40 else {
-            throw Failure(path: path, offset: 0, reason: "too short for a mime.cache header (\(bytes.count) bytes)")
+            throw Failure(
+                .malformed, path: path, offset: 0, reason: "too short for a mime.cache header (\(bytes.count) bytes)")
         }
         try parse(bytes: bytes, path: path, into: &layer)
     }
@@ -50,15 +95,16 @@ public enum MIMECacheReader {
         do {
             try bytes.withUnsafeBytes { raw in try parse(raw, into: &layer) }
         } catch let error as CacheError {
-            throw Failure(path: path, offset: error.offset, reason: error.reason)
+            throw Failure(error.code, path: path, offset: error.offset, reason: error.reason)
         } catch {
-            throw Failure(path: path, reason: "\(error)")
+            throw Failure(.malformed, path: path, reason: "\(error)")
         }
     }
 
     struct CacheError: Error {
         var offset: Int
         var reason: String
+        var code: Failure.Code = .malformed
     }
 
     private struct Cursor {
@@ -135,7 +181,8 @@ public enum MIMECacheReader {
         let major = try c.u16(0), minor = try c.u16(2)
         guard major == 1, minor == 1 || minor == 2 else {
             throw CacheError(
-                offset: 0, reason: "unsupported mime.cache version \(major).\(minor) (1.1 and 1.2 are read)")
+                offset: 0, reason: "unsupported mime.cache version \(major).\(minor) (1.1 and 1.2 are read)",
+                code: .unsupportedVersion)
         }
         let aliasList = try c.u32(4), parentList = try c.u32(8), literalList = try c.u32(12)
         let suffixTree = try c.u32(16), globList = try c.u32(20), magicList = try c.u32(24)

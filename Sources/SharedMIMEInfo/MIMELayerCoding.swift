@@ -82,7 +82,7 @@ enum MIMELayerCoding {
         for _ in 0..<(try r.count()) {
             let directory = try r.string()
             guard let format = MIMELayer.Format(rawValue: try r.string()) else {
-                throw ImageError("unknown layer format")
+                throw ImageError(.damaged, "unknown layer format")
             }
             var layer = MIMELayer(directory: directory, format: format)
             layer.types = try r.strings()
@@ -120,19 +120,21 @@ enum MIMELayerCoding {
             let file = try r.string(), line = try r.int()
             diagnostics.append(Diagnostic(severity, file: file, position: SourcePosition(line: line), try r.string()))
         }
-        guard r.isAtEnd else { throw ImageError("trailing bytes after the MIME layers") }
+        guard r.isAtEnd else { throw ImageError(.damaged, "trailing bytes after the MIME layers") }
         return (layers, diagnostics)
     }
 
     private static let depthLimit = 64
 
     private static func matchlets(_ r: inout ByteReader, depth: Int) throws(ImageError) -> [Matchlet] {
-        guard depth < depthLimit else { throw ImageError("matchlets nested too deeply") }
+        guard depth < depthLimit else { throw ImageError(.damaged, "matchlets nested too deeply") }
         var result: [Matchlet] = []
         for _ in 0..<(try r.count()) {
             let start = try r.int(), length = try r.int(), value = try r.bytes()
             let mask = try r.bool() ? try r.bytes() : nil
-            guard mask == nil || mask!.count == value.count else { throw ImageError("mask and value differ in length") }
+            guard mask == nil || mask!.count == value.count else {
+                throw ImageError(.damaged, "mask and value differ in length")
+            }
             result.append(
                 Matchlet(
                     rangeStart: start, rangeLength: length, value: value, mask: mask,
@@ -142,7 +144,7 @@ enum MIMELayerCoding {
     }
 
     private static func treeMatches(_ r: inout ByteReader, depth: Int) throws(ImageError) -> [TreeMatch] {
-        guard depth < depthLimit else { throw ImageError("tree matches nested too deeply") }
+        guard depth < depthLimit else { throw ImageError(.damaged, "tree matches nested too deeply") }
         var result: [TreeMatch] = []
         for _ in 0..<(try r.count()) {
             let path = try r.string()

@@ -79,26 +79,67 @@ public struct FileTyping: Sendable {
     /// A file whose type needs its content but that cannot be read, or a
     /// path that cannot be examined.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What kind of failure it is, for a caller to switch on.
+        public enum Code: Sendable, Hashable {
+            /// Nothing is at the path (`type(ofExistingPath:)` only: other
+            /// calls type a missing file by its name).
+            case notFound
+            /// The path may not be examined, or the file read, by this process.
+            case permissionDenied
+            /// The path is empty.
+            case emptyPath
+            /// The file stopped being a regular file between its status
+            /// and its opening (replaced meanwhile).
+            case notRegularFile
+            /// Another system call failed: `systemError` says which, and why.
+            case systemCallFailed
+            /// A failure made with `init(path:reason:)`, which gives no code.
+            case other
+        }
+
         /// The path as text (bytes that are not UTF-8 read as U+FFFD).
         public var path: String
         /// The path's bytes, as the file system holds them.
         public var pathBytes: [UInt8]
         /// Why, as text to follow the path (`cannot read: Permission denied`).
         public var reason: String
+        /// What kind of failure it is.
+        public var code: Code
+        /// The system call that failed, with its path and errno, when one did.
+        public var systemError: SystemError?
         /// `path: reason`.
         public var description: String { "\(path): \(reason)" }
-        /// A failure for a path given as text.
+        /// A failure for a path given as text, of code `other`.
         public init(path: String, reason: String) {
-            self.path = path
-            self.pathBytes = Array(path.utf8)
-            self.reason = reason
+            self.init(.other, path: Array(path.utf8), reason: reason)
         }
-        /// A failure for a path given as bytes; `path` shows bytes that are not
-        /// UTF-8 as U+FFFD.
+        /// A failure for a path given as bytes, of code `other`; `path`
+        /// shows bytes that are not UTF-8 as U+FFFD.
         public init(path: [UInt8], reason: String) {
+            self.init(.other, path: path, reason: reason)
+        }
+        /// A failure of `code` for a path given as bytes; `systemError` when
+        /// a system call failed.
+        public init(_ code: Code, path: [UInt8], reason: String, systemError: SystemError? = nil) {
             self.path = String(decoding: path, as: UTF8.self)
             self.pathBytes = path
             self.reason = reason
+            self.code = code
+            self.systemError = systemError
+        }
+
+        /// The failure of `call` on `path` with the current errno; the
+        /// reason is `what` (when given) and the C library's text.
+        static func current(_ call: String, path: [UInt8], _ what: String? = nil) -> Failure {
+            let error = SystemError.current(call, path: String(decoding: path, as: UTF8.self))
+            let code: Code =
+                switch error.kind {
+                case .notFound, .notADirectory: .notFound
+                case .permissionDenied: .permissionDenied
+                default: .systemCallFailed
+                }
+            return Failure(
+                code, path: path, reason: what.map { "\($0): \(error.reason)" } ?? error.reason, systemError: error)
         }
     }
 
@@ -262,7 +303,7 @@ public struct FileTyping: Sendable {
                 result.exists = false
                 return result
             }
-            throw Failure(path: path, reason: SystemError.current.reason)
+            throw .current(options.followSymbolicLinks ? "stat" : "lstat", path: path)
         }
         switch info.kind {
         case .directory: return directory(path, name: name, options: options)
@@ -315,7 +356,8 @@ public struct FileTyping: Sendable {
         guard !path.isEmpty,
             FileStatus.withCPath(path, { options.followSymbolicLinks ? stat($0, &info) : lstat($0, &info) }) == 0
         else {
-            throw Failure(path: path, reason: path.isEmpty ? "empty path" : SystemError.current.reason)
+            if path.isEmpty { throw Failure(.emptyPath, path: path, reason: "empty path") }
+            throw .current(options.followSymbolicLinks ? "stat" : "lstat", path: path)
         }
         return try type(forPath: path, options: options)
     }
@@ -575,11 +617,16 @@ public struct FileTyping: Sendable {
         let fd = FileStatus.withCPath(path) {
             open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW))
         }
-        guard fd >= 0 else { throw Failure(path: path, reason: "cannot read: \(SystemError.current.reason)") }
+        guard fd >= 0 else { throw .current("open", path: path, "cannot read") }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.isRegularFile else {
-            throw Failure(path: path, reason: "is no longer a regular file")
+        guard fstat(fd, &info) == 0 else {
+            throw Failure(
+                .systemCallFailed, path: path, reason: "is no longer a regular file",
+                systemError: .current("fstat", path: String(decoding: path, as: UTF8.self)))
+        }
+        guard info.isRegularFile else {
+            throw Failure(.notRegularFile, path: path, reason: "is no longer a regular file")
         }
         return try readPrefix(of: fd, count: count, label: String(decoding: path, as: UTF8.self))
     }
@@ -593,7 +640,7 @@ public struct FileTyping: Sendable {
             let n = retryingInterrupts {
                 buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
             }
-            if n < 0 { throw Failure(path: label, reason: "cannot read: \(SystemError.current.reason)") }
+            if n < 0 { throw .current("read", path: Array(label.utf8), "cannot read") }
             if n == 0 { break }
             filled += n
         }

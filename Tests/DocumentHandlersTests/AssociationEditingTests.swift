@@ -143,6 +143,7 @@ import Testing
                 .map(\.arguments)
                 == .failure(
                     .init(
+                        code: .noSelector,
                         message:
                             "no selector to choose with (none of fzf is on PATH); set UTI_SELECTOR or give --selector"))
         )

@@ -14,7 +14,8 @@ typedef enum {
     UTI_XML_MALFORMED = 1,        ///< not well-formed XML
     UTI_XML_ENTITY_DECLARED = 2,  ///< the document declares entities (refused)
     UTI_XML_TOO_LARGE = 3,        ///< input larger than the parser accepts
-    UTI_XML_OUT_OF_MEMORY = 4
+    UTI_XML_OUT_OF_MEMORY = 4,
+    UTI_XML_TOO_DEEP = 5          ///< elements nested deeper than the parser accepts
 } uti_xml_status;
 
 /// Parses `length` bytes as XML without network access, entity substitution,
