@@ -226,17 +226,19 @@ public struct RegistryCache: Sendable {
         do {
             fd = try GuardedPath.openFolder(directory, creating: 0o700)
         } catch {
-            guard case .system(let failure) = error else { throw ImageError(error.description) }
+            guard case .system(let failure) = error else { throw ImageError(.refused, error.description) }
             let path = failure.path ?? directory
+            let code = Self.code(of: failure)
             switch failure.code {
-            case ENOTDIR: throw ImageError("\(path) is not a folder")
-            case _ where failure.call == "mkdirat": throw ImageError("cannot create \(path): \(failure.reason)")
-            default: throw ImageError("cannot open \(path): \(failure.reason)")
+            case ENOTDIR: throw ImageError(code, "\(path) is not a folder", systemError: failure)
+            case _ where failure.call == "mkdirat":
+                throw ImageError(code, "cannot create \(path): \(failure.reason)", systemError: failure)
+            default: throw ImageError(code, "cannot open \(path): \(failure.reason)", systemError: failure)
             }
         }
         if let problem = Self.folderProblem(fd, directory) {
             close(fd)
-            throw ImageError(problem)
+            throw ImageError(.refused, problem)
         }
         return fd
     }
@@ -314,7 +316,14 @@ public struct RegistryCache: Sendable {
             if fd >= 0 { return (fd, temporary) }
             if errno != EEXIST { break }
         }
-        throw ImageError("cannot create a file in \(directory): \(SystemError.current.reason)")
+        let failure = SystemError.current("openat", path: directory)
+        throw ImageError(
+            Self.code(of: failure), "cannot create a file in \(directory): \(failure.reason)", systemError: failure)
+    }
+
+    /// The code of an image error that `failure` caused.
+    private static func code(of failure: SystemError) -> ImageError.Code {
+        failure.kind == .permissionDenied ? .permissionDenied : .systemCallFailed
     }
 
     /// Writes `bytes` to the temporary file and renames it to `name`; with
@@ -324,19 +333,20 @@ public struct RegistryCache: Sendable {
         _ bytes: [UInt8], _ temporary: (fd: Int32, name: String), to name: String, in folder: Int32,
         flush: Bool = true
     ) throws(ImageError) {
-        var failure: String?
-        do { try writeAll(temporary.fd, bytes) } catch { failure = error.reason }
+        var failure: SystemError?
+        do { try writeAll(temporary.fd, bytes) } catch { failure = error }
         // Read-only: a process of the user must change the mode (and so the
         // change time the checksum record holds) before it can write it.
-        if failure == nil && fchmod(temporary.fd, 0o444) != 0 { failure = SystemError.current.reason }
-        if flush && failure == nil && fsync(temporary.fd) != 0 { failure = SystemError.current.reason }
-        if close(temporary.fd) != 0 && failure == nil { failure = SystemError.current.reason }
+        if failure == nil && fchmod(temporary.fd, 0o444) != 0 { failure = .current("fchmod") }
+        if flush && failure == nil && fsync(temporary.fd) != 0 { failure = .current("fsync") }
+        if close(temporary.fd) != 0 && failure == nil { failure = .current("close") }
         if failure == nil && renameat(folder, temporary.name, folder, name) != 0 {
-            failure = SystemError.current.reason
+            failure = .current("renameat", path: name)
         }
         if let failure {
             unlinkat(folder, temporary.name, 0)
-            throw ImageError("cannot write \(directory)/\(name): \(failure)")
+            throw ImageError(
+                Self.code(of: failure), "cannot write \(directory)/\(name): \(failure.reason)", systemError: failure)
         }
     }
 }
