@@ -44,9 +44,11 @@ final class InboxTree {
     }
 }
 
-/// Runs `path` with `arguments` and the test environment, no signal blocked
-/// or ignored, output thrown away; its wait status.
-func spawnWithDefaultSignals(_ path: String, _ arguments: [String]) throws -> Int32 {
+/// Starts `path` with `arguments` and the test environment, no signal
+/// blocked or ignored, output thrown away; its process id. Started without
+/// Foundation's `Process`, whose child monitor may wait (blocking) on any
+/// child it started, so children that run until killed stay out of its sight.
+func startWithDefaultSignals(_ path: String, _ arguments: [String]) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -59,9 +61,20 @@ func spawnWithDefaultSignals(_ path: String, _ arguments: [String]) throws -> In
     var pid = pid_t()
     let error = withDefaultSignalAttributes { posix_spawn(&pid, path, &actions, $0, argv, envp) }
     guard error == 0 else { throw POSIXError(POSIXErrorCode(rawValue: error) ?? .EIO) }
+    return pid
+}
+
+/// The wait status of child `pid`, once it has ended.
+func waitStatus(_ pid: pid_t) -> Int32 {
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     return status
+}
+
+/// Runs `path` with `arguments` as `startWithDefaultSignals` starts it; its
+/// wait status.
+func spawnWithDefaultSignals(_ path: String, _ arguments: [String]) throws -> Int32 {
+    waitStatus(try startWithDefaultSignals(path, arguments))
 }
 
 /// Starts `uti` with its output thrown away, for runs that are killed or raced.
@@ -128,22 +141,19 @@ func startUTI(_ arguments: [String]) throws -> Process {
     /// the lease, and the kernel sends SIGIO: that must not end `uti`.
     @Test func aLeaseBrokenByAWriterNeverKillsTheRun() throws {
         let tree = try InboxTree()
-        // Other processes append in loops, opening their files each time.
-        var appenders: [Process] = []
+        // Other processes append in loops, opening their files each time;
+        // all are killed before any is waited for.
+        var appenders: [pid_t] = []
         defer {
-            for a in appenders {
-                kill(a.processIdentifier, SIGKILL)
-                a.waitUntilExit()
-            }
+            for pid in appenders { kill(pid, SIGKILL) }
+            for pid in appenders { _ = waitStatus(pid) }
         }
         for name in ["a.log", "b.log", "c.log"] {
-            let appender = Process()
-            appender.executableURL = URL(fileURLWithPath: "/bin/sh")
-            appender.arguments = [
-                "-c", "while :; do echo line >> \"$1\"; done 2>/dev/null", "sh", tree.inbox + "/" + name,
-            ]
-            try appender.run()
-            appenders.append(appender)
+            appenders.append(
+                try startWithDefaultSignals(
+                    "/bin/sh",
+                    ["-c", "while :; do echo line >> \"$1\"; done 2>/dev/null", "sh", tree.inbox + "/" + name]
+                ))
         }
         var killed: [Int32] = []
         // Moving (not a dry run) takes a lease each time a new file appears;
