@@ -20,20 +20,15 @@ enum FastPath {
     }
 
     /// The options each fast form accepts; any other option goes to the
-    /// parser. `FastPathTests` checks each against the parser's options of
-    /// the command, so an option added to one and not the other is seen.
+    /// parser. `FastPathAgreesWithTheParserTests` checks each against the
+    /// parser's options of the command, so an option added to one and not
+    /// the other is seen.
     static var options: [String: [String]] {
         ["lookup": lookupOptions, "file": fileOptions, "conforms": conformsOptions]
     }
     static let lookupOptions = ["-b", "--brief"]
     static let fileOptions = ["-b", "--brief", "--mime", "--no-sniff", "--follow"]
     static let conformsOptions = ["-v", "--verbose"]
-
-    /// Every command name the parser knows (`FastPathTests` checks they agree).
-    static let commandNames = [
-        "lookup", "file", "tags", "conforms", "equal", "supertypes", "descendants", "decode", "graph", "validate",
-        "batch", "filter", "inbox", "watch", "open-in", "set-default", "defaults", "help",
-    ]
 
     /// Splits `args` into the flags of `allowed` and plain words; nil when
     /// anything else starts with `-` or a word is empty or a command name.
@@ -45,7 +40,7 @@ enum FastPath {
                 guard allowed.contains(arg) else { return nil }
                 flags.append(arg)
             } else {
-                guard !arg.isEmpty, !commandNames.contains(arg) else { return nil }
+                guard !arg.isEmpty, !CommandNames.contains(arg) else { return nil }
                 words.append(arg)
             }
         }

@@ -63,7 +63,7 @@ struct UTI: ParsableCommand {
         // The parser answers `help WORD` with the general help when WORD is no command: a typo would read as success.
         if arguments.count > 2, arguments[1] == "help",
             let word = arguments.dropFirst(2).first(where: { !$0.hasPrefix("-") }),
-            !FastPath.commandNames.contains(word)
+            !CommandNames.contains(word)
         {
             Console.error("uti: help: \"\(Escaping.name(word))\" is not a command; uti --help lists them")
             Glibc.exit(Status.error)

@@ -8,6 +8,7 @@ import UniformTypes
 
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "batch",
         abstract: "Answer queries read from standard input, one a line, in order.",
         discussion: """
             Prints one line per input line: the identifier (with --json, one JSON object

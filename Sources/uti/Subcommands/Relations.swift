@@ -5,6 +5,7 @@ import UniformTypes
 
 struct Conforms: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "conforms",
         abstract: "Exit 0 when TYPE conforms to SUPERTYPE, 1 when not, 2 on error; silent unless --verbose.",
         discussion: """
             TYPE is any query form, or a file: with --file, or when TYPE is an existing
@@ -65,6 +66,7 @@ struct Conforms: ParsableCommand {
 
 struct Equal: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "equal",
         abstract: "Exit 0 when both queries name the same type, 1 when not, 2 on error.")
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -83,6 +85,7 @@ struct Equal: ParsableCommand {
 
 struct Supertypes: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "supertypes",
         abstract: "Every type TYPE conforms to, nearest first, one a line.")
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -98,6 +101,7 @@ struct Supertypes: ParsableCommand {
 
 struct Descendants: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "descendants",
         abstract: "Every declared type that conforms to TYPE, nearest first, one a line.")
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -128,6 +132,7 @@ enum IdentifierList {
 
 struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "decode",
         abstract: "Decode dynamic identifiers (dyn.a...) into the tags and conformance they carry.")
 
     @OptionGroup var output: OutputOptions
