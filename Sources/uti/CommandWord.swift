@@ -64,11 +64,8 @@ enum CommandNames {
     private static let table: (names: [String], commands: [ParsableCommand.Type]) = {
         var names: [String] = [], commands: [ParsableCommand.Type] = []
         for command in UTI.configuration.subcommands {
-            let configuration = command.configuration
-            names.append(name(of: command, configuration))
-            commands.append(command)
-            for alias in configuration.aliases {
-                names.append(alias)
+            for name in CommandNames.names(of: command) {
+                names.append(name)
                 commands.append(command)
             }
         }
@@ -85,6 +82,12 @@ enum CommandNames {
     /// The subcommand `word` names; nil for `help` and anything else.
     static func command(named word: String) -> ParsableCommand.Type? {
         table.names.firstIndex(of: word).flatMap { $0 < table.commands.count ? table.commands[$0] : nil }
+    }
+
+    /// The words that name `command`: its name and its aliases.
+    static func names(of command: ParsableCommand.Type) -> [String] {
+        let configuration = command.configuration
+        return [name(of: command, configuration)] + configuration.aliases
     }
 
     /// The name the parser gives `command` (`_commandName`): its

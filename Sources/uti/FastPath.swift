@@ -21,9 +21,10 @@ struct FlagDeclaration {
     }
 
     var names: [Name]
-    var help: ArgumentHelp
+    /// Made only when the parser asks: the fast path reads the names alone.
+    var help: () -> ArgumentHelp
 
-    init(_ names: Name..., help: ArgumentHelp) {
+    init(_ names: Name..., help: @autoclosure @escaping () -> ArgumentHelp) {
         self.names = names
         self.help = help
     }
@@ -53,7 +54,7 @@ struct FlagDeclaration {
 extension FastFlag {
     static func name(for value: Self) -> NameSpecification { value.declaration.nameSpecification }
 
-    static func help(for value: Self) -> ArgumentHelp? { value.declaration.help }
+    static func help(for value: Self) -> ArgumentHelp? { value.declaration.help() }
 
     /// The flag `argument` spells on its own; nil for anything else.
     static func spelled(_ argument: String) -> Self? {
@@ -84,14 +85,18 @@ protocol FastCommand: ParsableCommand {
 /// more than a lookup: a `FastCommand` (`lookup`, the default command,
 /// `file` and `conforms`) whose arguments are its own flags and plain
 /// words, the flags before or after the command word. Anything else (another
-/// option, `--help`, `--`, `-`, a word that is a command name) goes to the
-/// parser.
+/// option, `--help`, `--`, `-`, another command, or without a command word a
+/// query that is a command's name) goes to the parser.
 enum FastPath {
-    /// `tokens` as `command` reads them, for the commands answered here (the
-    /// others always go to the parser). Each reading is compiled for its
+    /// The commands answered here; the others always go to the parser.
+    private static let commands: [ParsableCommand.Type] = [Lookup.self, FileCommand.self, Conforms.self]
+
+    /// `tokens` as `command` reads them. Each reading is compiled for its
     /// command: a generic one would look up the flags' types at run time,
     /// which costs more than the reading.
-    private static func read(_ command: ParsableCommand.Type, _ tokens: [String], firstQuery: String?) -> Invocation? {
+    private static func read(
+        _ command: ParsableCommand.Type, _ tokens: [String], firstQuery: String?
+    ) -> Invocation? {
         if command == Lookup.self { return invocation(Lookup.self, tokens, firstQuery: firstQuery) }
         if command == FileCommand.self { return invocation(FileCommand.self, tokens, firstQuery: firstQuery) }
         if command == Conforms.self { return invocation(Conforms.self, tokens, firstQuery: firstQuery) }
@@ -125,14 +130,18 @@ enum FastPath {
     static func invocation(_ arguments: [String]) -> Invocation? {
         let tokens = Array(arguments.dropFirst())
         guard let first = tokens.firstIndex(where: { !$0.hasPrefix("-") }) else { return nil }
-        guard let named = CommandNames.command(named: tokens[first]) else {
-            if CommandNames.contains(tokens[first]) { return nil }  // help
-            guard let command = UTI.configuration.defaultSubcommand else { return nil }
-            return read(command, tokens, firstQuery: tokens[first])
+        let word = tokens[first]
+        // A command answered here is found by its own names: after the
+        // command word, the parser reads every word as an argument.
+        if let command = commands.first(where: { CommandNames.names(of: $0).contains(word) }) {
+            var rest = tokens
+            rest.remove(at: first)
+            return read(command, rest, firstQuery: nil)
         }
-        var rest = tokens
-        rest.remove(at: first)
-        return read(named, rest, firstQuery: nil)
+        // Another command (or `help`) goes to the parser; any other word is
+        // the default command's first query.
+        guard !CommandNames.contains(word), let command = UTI.configuration.defaultSubcommand else { return nil }
+        return read(command, tokens, firstQuery: word)
     }
 
     /// `tokens` as `command`'s flags and words: nil when a token is neither
@@ -150,7 +159,9 @@ enum FastPath {
                 flags.append(flag)
                 spellings.append(token)
             } else {
-                guard !token.isEmpty, !CommandNames.contains(token) else { return nil }
+                // Without a command word, a command name after options could
+                // be read as the command word on the parser's route.
+                guard !token.isEmpty, firstQuery == nil || !CommandNames.contains(token) else { return nil }
                 words.append(token)
             }
         }

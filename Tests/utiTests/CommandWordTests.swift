@@ -34,6 +34,7 @@ private struct ParserOptions {
     @Test func commandWordsAreTheParsers() {
         let parser = UTI.configuration.subcommands.flatMap { [$0._commandName] + $0.configuration.aliases }
         #expect(CommandNames.ordered == parser + ["help"])
+        #expect(Set(CommandNames.ordered).count == CommandNames.ordered.count, "a word names one command")
     }
 
     @Test(arguments: [

@@ -72,7 +72,7 @@ import Testing
 
     static let paths = [
         "x.png", "picture.dat", "notes.md", "empty.jpg", "photos", "link.png", "dangling.md", "missing.pdf",
-        "nothing-here", "odd\u{1B}name.txt",
+        "nothing-here", "odd\u{1B}name.txt", "tags",
     ]
 
     @Test(arguments: subsets(of: FileCommand.FileFlag.self))
@@ -84,7 +84,7 @@ import Testing
 
     static let typePairs = [
         ["jpg", "public.image"], ["jpg", "public.text"], ["link.png", "public.image"], ["notes.md", "public.text"],
-        ["missing.pdf", "public.data"], ["jpg", "public.imgae"], ["image/png", "image"],
+        ["missing.pdf", "public.data"], ["jpg", "public.imgae"], ["image/png", "image"], ["file", "public.data"],
     ]
 
     @Test(arguments: subsets(of: Conforms.ConformsFlag.self), typePairs)
@@ -103,6 +103,9 @@ import Testing
             (["-b", "jpg"], Lookup.self, ["-b"], ["jpg"]),
             (["jpg", "png", "--brief"], Lookup.self, ["--brief"], ["jpg", "png"]),
             (["lookup", "-b", "jpg"], Lookup.self, ["-b"], ["jpg"]),
+            // After the command word every word is an argument, a command's name too.
+            (["lookup", "file"], Lookup.self, [], ["file"]),
+            (["file", "x.png", "help"], FileCommand.self, [], ["x.png", "help"]),
             (["file", "--mime", "x.png"], FileCommand.self, ["--mime"], ["x.png"]),
             (["-L", "-i", "file", "x.png", "--tree"], FileCommand.self, ["-L", "-i", "--tree"], ["x.png"]),
             (
@@ -118,7 +121,7 @@ import Testing
         #expect(FastPath.invocation(["uti", "jpg"])?.firstQuery == "jpg")
         #expect(FastPath.invocation(["uti", "file", "x.png"])?.firstQuery == nil)
         let declined: [[String]] = [
-            ["--json", "jpg"], ["-b", "--", "jpg"], ["lookup", "file"], ["jpg", "file"], ["help", "file"],
+            ["--json", "jpg"], ["-b", "--", "jpg"], ["jpg", "file"], ["-b", "jpg", "tags"], ["help", "file"],
             ["tags", "jpg"],
             ["file", "-"], ["file", ""], ["file", "-b", "--mime", "x.png"], ["file"], ["conforms", "jpg"],
             ["conforms", "-v", "jpg", "public.image", "png"], ["-b"], ["file", "-bL", "x.png"],
