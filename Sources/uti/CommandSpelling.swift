@@ -9,11 +9,24 @@ enum CommandSpelling {
     /// Exit status 2 with "did you mean" when `arguments` starts with a
     /// mistyped command; nil otherwise.
     static func check(_ arguments: [String]) -> Int32? {
-        guard let index = CommandWord.firstWord(arguments) else { return nil }
-        let word = arguments[index]
-        guard !FastPath.commandNames.contains(word),
-            let meant = Spelling.nearest(word, among: FastPath.commandNames, limit: 1).first
+        // Which word is first depends on the options that take a value,
+        // read from the parser only when some word may be a mistyped command.
+        guard arguments.dropFirst().contains(where: { nearest($0) != nil }),
+            let index = CommandWord.firstWord(arguments)
         else { return nil }
+        return check(word: arguments[index])
+    }
+
+    /// The command `word` is within a few edits of, when it is no command.
+    private static func nearest(_ word: String) -> String? {
+        guard !CommandNames.contains(word) else { return nil }
+        return Spelling.nearest(word, among: CommandNames.ordered, limit: 1).first
+    }
+
+    /// Exit status 2 with "did you mean" when `word`, the first word of the
+    /// arguments, is a mistyped command; nil otherwise.
+    static func check(word: String) -> Int32? {
+        guard let meant = nearest(word) else { return nil }
         // A word the sources know is a lookup as written; when they cannot
         // be read, the command that follows reports why.
         guard let registry = try? RegistryOptions.loadCached(),

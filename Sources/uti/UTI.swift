@@ -49,7 +49,7 @@ struct UTI: ParsableCommand {
     /// skip the argument parser (see `FastPath`).
     static func main() {
         // As the kernel passed them: a path need not be UTF-8 (see PathText).
-        let arguments = CommandWord.normalized(PathText.commandLineArguments())
+        var arguments = PathText.commandLineArguments()
         // A folder the environment names in bytes that are not UTF-8 would be read as another one.
         if let variable = EnvironmentVariable.undecodablePaths.first {
             Console.error(
@@ -57,13 +57,13 @@ struct UTI: ParsableCommand {
                     + "set it to a UTF-8 path (or unset it)")
             Glibc.exit(Status.error)
         }
-        if let status = CommandSpelling.check(arguments) ?? FastPath.run(arguments) {
-            Glibc.exit(RegistryOptions.checkedAnswers(status))
-        }
+        if let status = FastPath.run(arguments) { Glibc.exit(RegistryOptions.checkedAnswers(status)) }
+        arguments = CommandWord.normalized(arguments)
+        if let status = CommandSpelling.check(arguments) { Glibc.exit(RegistryOptions.checkedAnswers(status)) }
         // The parser answers `help WORD` with the general help when WORD is no command: a typo would read as success.
         if arguments.count > 2, arguments[1] == "help",
             let word = arguments.dropFirst(2).first(where: { !$0.hasPrefix("-") }),
-            !FastPath.commandNames.contains(word)
+            !CommandNames.contains(word)
         {
             Console.error("uti: help: \"\(Escaping.name(word))\" is not a command; uti --help lists them")
             Glibc.exit(Status.error)

@@ -355,91 +355,11 @@ func fixture(_ name: String) -> String {
     }
 }
 
-/// Plain lookups skip the argument parser; they must say exactly what the
-/// parsed commands say.
-@Suite struct FastPathTests {
-    @Test(arguments: [
-        (
-            ["jpg", "sql", "image/png", "public.imgae", "dyn.ah62d4rv4ge81g6pq"],
-            ["lookup", "jpg", "sql", "image/png", "public.imgae", "dyn.ah62d4rv4ge81g6pq"]
-        ),
-        (["jpg", "-b", "tar.gz"], ["lookup", "--brief", "jpg", "tar.gz"]),
-        (
-            ["file", "report.pdf", "x.C", "/nonexistent/a.tar.gz"],
-            ["file", "--tree", "report.pdf", "x.C", "/nonexistent/a.tar.gz"]
-        ),
-        (["file", "--mime", "--no-sniff", "notes.md"], ["file", "--tree", "--mime", "--no-sniff", "notes.md"]),
-        (["conforms", "-v", "jpg", "public.image"], ["conforms", "--verbose", "jpg", "public.image"]),
-        (["conforms", "-v", "jpg", "public.text"], ["conforms", "--verbose", "jpg", "public.text"]),
-        (["conforms", "jpg", "public.imgae"], ["conforms", "--verbose", "jpg", "public.imgae"]),
-    ])
-    func sameAnswersAsTheParser(fast: [String], parsed: [String]) throws {
-        let a = try Run(fast), b = try Run(parsed)
-        #expect(a.status == b.status)
-        #expect(a.stdout == b.stdout)
-        #expect(a.stderr == b.stderr)
-        #expect(!a.stdout.isEmpty || !a.stderr.isEmpty)
-    }
-}
-
-/// The fast path keeps its own lists of command names and options; they
-/// must follow the parser's.
-@Suite struct FastPathAgreesWithTheParserTests {
-    /// Options of the fast-path commands that are deliberately left to the
-    /// parser (the fast path hands any other option over to it).
-    static let parserOnly: [String: Set<String>] = [
-        "lookup": [
-            "--declarations", "--no-system", "--apps", "--json", "--extension", "--mime", "--identifier",
-            "--tag-class", "--conforming-to", "--unfiltered", "--language", "--help", "-h", "--version",
-        ],
-        "file": [
-            "--declarations", "--no-system", "--apps", "--json", "-i", "--mime-charset", "-L", "--language",
-            "--tree", "--help", "-h", "--version",
-        ],
-        "conforms": [
-            "--declarations", "--no-system", "--apps", "--file", "--follow", "-L", "--extension", "--mime",
-            "--identifier", "--tag-class", "--conforming-to", "--unfiltered", "--help", "-h", "--version",
-        ],
-    ]
-
-    @Test func commandNamesAndOptionsMatchTheParser() throws {
-        let dump = try #require(try Run("--experimental-dump-help").json() as? [String: Any])
-        let command = try #require(dump["command"] as? [String: Any])
-        let subcommands = try #require(command["subcommands"] as? [[String: Any]])
-        let names = subcommands.compactMap { $0["commandName"] as? String }
-        #expect(Set(names) == Set(FastPath.commandNames), "FastPath.commandNames must list every command")
-        for (name, fast) in FastPath.options {
-            let subcommand = try #require(subcommands.first { $0["commandName"] as? String == name })
-            var parser: Set<String> = []
-            for argument in subcommand["arguments"] as? [[String: Any]] ?? [] {
-                for spelling in argument["names"] as? [[String: Any]] ?? [] {
-                    let word = try #require(spelling["name"] as? String)
-                    switch spelling["kind"] as? String {
-                    case "long": parser.insert("--" + word)
-                    case "short": parser.insert("-" + word)
-                    case "longWithSingleDash": parser.insert("-" + word)
-                    default: break
-                    }
-                }
-            }
-            #expect(
-                Set(fast).isSubset(of: parser),
-                "uti \(name): the fast path accepts \(Set(fast).subtracting(parser).sorted()), which the parser does not"
-            )
-            let unaccounted = parser.subtracting(fast).subtracting(Self.parserOnly[name] ?? [])
-            #expect(
-                unaccounted.isEmpty,
-                "uti \(name): decide whether the fast path takes \(unaccounted.sorted()) and list it in FastPath or parserOnly"
-            )
-        }
-    }
-}
-
 /// `uti help COMMAND` as Tests/utiTests/Fixtures/help holds it, so that a
 /// change to help text is seen in review (tools/update-help-snapshots.sh
 /// rewrites them).
 @Suite struct HelpSnapshotTests {
-    @Test(arguments: FastPath.commandNames.filter { $0 != "help" } + ["uti"])
+    @Test(arguments: CommandNames.ordered.filter { $0 != "help" } + ["uti"])
     func helpTextIsTheSnapshot(command: String) throws {
         let run = try Run(command == "uti" ? ["--help"] : ["help", command], environment: ["COLUMNS": "80"])
         #expect(run.status == 0)

@@ -30,17 +30,11 @@ private struct ParserOptions {
 /// Options before the command mean what they mean after it; a command word
 /// after options is never a query.
 @Suite struct CommandWordTests {
-    @Test func optionsTakingValuesMatchTheParser() throws {
-        let parser = try ParserOptions()
-        var always: Set<String> = [], sometimes: Set<String> = [], flags: Set<String> = []
-        for options in parser.byCommand.values {
-            for option in options {
-                for name in option.names { if option.takesValue { always.insert(name) } else { flags.insert(name) } }
-            }
-        }
-        sometimes = always.intersection(flags)
-        #expect(CommandWord.optionsTakingValues == always.subtracting(sometimes))
-        #expect(CommandWord.optionsTakingValuesSometimes == sometimes)
+    /// The command words are the parser's own, its names and aliases.
+    @Test func commandWordsAreTheParsers() {
+        let parser = UTI.configuration.subcommands.flatMap { [$0._commandName] + $0.configuration.aliases }
+        #expect(CommandNames.ordered == parser + ["help"])
+        #expect(Set(CommandNames.ordered).count == CommandNames.ordered.count, "a word names one command")
     }
 
     @Test(arguments: [

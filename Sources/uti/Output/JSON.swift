@@ -1,5 +1,6 @@
 /// A JSON value with object keys kept in insertion order, and its
-/// serialization. Enough for `uti`'s output; nothing is parsed.
+/// serialization. Enough for `uti`'s output, and for reading the argument
+/// parser's description of a command (`JSON.parse`, `ParserModel`).
 enum JSON {
     case null
     case bool(Bool)

@@ -8,6 +8,7 @@ import UniformTypes
 
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "batch",
         abstract: "Answer queries read from standard input, one a line, in order.",
         discussion: """
             Prints one line per input line: the identifier (with --json, one JSON object
@@ -42,104 +43,125 @@ struct Batch: ParsableCommand {
 
     func run() throws {
         let registry = try registryOptions.load()
-        let resolver = try queryOptions.resolver(registry)
-        let typing = FileTyping(registry: registry)
+        // Options read once: each read of one runs the parser's generic accessors.
+        let answerer = LineAnswerer(
+            resolver: try queryOptions.resolver(registry), typing: FileTyping(registry: registry),
+            fileNames: fileNames, json: output.json)
         var failed = false
         var lineNumber = 0
         var out = BufferedOutput()
         // Lines as readLine gives them: CR LF ends a line too, and bad UTF-8 is repaired.
         var input = RecordReader(fd: 0, stripsCarriageReturn: true)
-        // Read once: each read of an option runs the parser's generic accessors.
-        let fileNames = fileNames, json = output.json
         while let next = input.nextBytes() {
             lineNumber += 1
-            guard case .bytes(let record) = next else {
-                failed = true
-                out.flush()
-                let problem = "longer than \(input.maximumLength) bytes; not read"
-                Console.error("uti: standard input line \(lineNumber): \(problem)")
-                out.line(json ? JSON.object([("error", .string(problem))]).serialized(indent: nil) : "")
-                continue
+            let unanswered: LineAnswerer.Unanswered?
+            switch next {
+            case .bytes(let record): unanswered = answerer.answer(record, into: &out)
+            case .tooLong: unanswered = answerer.tooLong(limit: input.maximumLength)
             }
-            // Kept as bytes (see PathText): a file name need not be UTF-8, and a
-            // query that is not UTF-8 is refused rather than repaired.
-            let line = PathText.text(record)
-            if fileNames {
-                if line.isEmpty {
-                    failed = true
-                    out.flush()
-                    Console.error("uti: standard input line \(lineNumber): empty file name")
-                    out.line(
-                        json
-                            ? JSON.object([("path", .string("")), ("error", .string("empty file name"))]).serialized(
-                                indent: nil) : "")
-                    continue
-                }
-                let name = FileTyping.fileName(of: Array(record))
-                // What `uti file` gets from the kernel for such a path: no
-                // file can have the name, and typing a huge one takes long.
-                // Counted in the name's own bytes: a byte that is not UTF-8 is one byte there.
-                let lastComponent = record.split(separator: UInt8(ascii: "/")).last?.count ?? 0
-                if lastComponent > Int(NAME_MAX) || record.count >= Int(PATH_MAX) {
-                    failed = true
-                    out.flush()
-                    let problem = SystemError(ENAMETOOLONG).reason
-                    Console.error("uti: standard input line \(lineNumber): \(Escaping.name(line)): \(problem)")
-                    out.line(
-                        json
-                            ? JSON.object(JSON.path("path", bytes: Array(record)) + [("error", .string(problem))])
-                                .serialized(indent: nil) : "")
-                    continue
-                }
-                if !json, case let type = typing.preferredType(forName: name), type.identifier != "public.data" {
-                    type.withIdentifierUTF8 { out.line(utf8: $0) }
-                    continue
-                }
-                // Plain data from the fast route, or JSON: the whole answer says
-                // whether the name gives a type at all, as `uti file --no-sniff`.
-                let result = typing.type(forName: name)
-                if result.givesNoType {
-                    failed = true
-                    out.flush()
-                    Console.error(
-                        "uti: standard input line \(lineNumber): \(Escaping.name(line)): the name gives no type")
-                    out.line(
-                        json
-                            ? JSON.object(
-                                JSON.path("path", bytes: Array(record)) + [("error", .string("the name gives no type"))]
-                            )
-                            .serialized(indent: nil) : "")
-                } else if json {
-                    // Names alone: whether anything is at the path is not known.
-                    out.line(FileCommand.json(path: line, result, nameOnly: true).serialized(indent: nil))
-                } else {
-                    result.type.withIdentifierUTF8 { out.line(utf8: $0) }
-                }
-                continue
-            }
-            do {
-                let resolution = try resolver.resolve(line)
-                if json {
-                    out.line(TypeFormatting.json(resolution).serialized(indent: nil))
-                } else {
-                    resolution.type.withIdentifierUTF8 { out.line(utf8: $0) }
-                }
-            } catch {
-                failed = true
-                out.flush()
-                Console.error("uti: standard input line \(lineNumber): \(Escaping.name(line)): \(error)")
-                out.line(
-                    json
-                        ? JSON.object(
-                            JSON.path("query", bytes: Array(record)) + [("error", .string(error.description))]
-                        )
-                        .serialized(indent: nil) : "")
-            }
+            guard let unanswered else { continue }
+            failed = true
+            // What was answered before comes first, then the problem, then the line standing for it.
+            out.flush()
+            Console.error("uti: standard input line \(lineNumber): \(unanswered.problem)")
+            out.line(unanswered.placeholder)
         }
         out.flush()
         if let error = input.error {
             throw Console.fail("standard input: \(SystemError(error, call: "read").description)")
         }
         if failed { throw ExitCode(Status.no) }
+    }
+}
+
+/// Answers one line of `uti batch`'s input: a query, or with `--file` a
+/// file name typed by name alone.
+private struct LineAnswerer {
+    let resolver: QueryResolver
+    let typing: FileTyping
+    let fileNames: Bool
+    let json: Bool
+
+    /// A line that could not be answered: why, for standard error, and the
+    /// line that stands for it in the output (empty, or JSON with "error").
+    struct Unanswered {
+        var problem: String
+        var placeholder: String
+    }
+
+    /// A line longer than `limit` bytes, which was not read.
+    func tooLong(limit: Int) -> Unanswered {
+        let problem = "longer than \(limit) bytes; not read"
+        return Unanswered(
+            problem: problem,
+            placeholder: json ? JSON.object([("error", .string(problem))]).serialized(indent: nil) : "")
+    }
+
+    /// Writes the answer to `record` to `out`; what stands for it instead
+    /// when it cannot be answered.
+    func answer(_ record: ArraySlice<UInt8>, into out: inout BufferedOutput) -> Unanswered? {
+        // Kept as bytes (see PathText): a file name need not be UTF-8, and a
+        // query that is not UTF-8 is refused rather than repaired.
+        let line = PathText.text(record)
+        return fileNames ? answer(fileName: record, line, into: &out) : answer(query: record, line, into: &out)
+    }
+
+    /// The line as a query.
+    private func answer(query record: ArraySlice<UInt8>, _ line: String, into out: inout BufferedOutput) -> Unanswered?
+    {
+        do {
+            let resolution = try resolver.resolve(line)
+            if json {
+                out.line(TypeFormatting.json(resolution).serialized(indent: nil))
+            } else {
+                resolution.type.withIdentifierUTF8 { out.line(utf8: $0) }
+            }
+            return nil
+        } catch {
+            return failure("\(Escaping.name(line)): \(error)", error.description, key: "query", bytes: Array(record))
+        }
+    }
+
+    /// The line as a file name, typed as `uti file --no-sniff` types it.
+    private func answer(
+        fileName record: ArraySlice<UInt8>, _ line: String, into out: inout BufferedOutput
+    ) -> Unanswered? {
+        if line.isEmpty { return failure("empty file name", "empty file name", key: "path", bytes: []) }
+        let name = FileTyping.fileName(of: Array(record))
+        // What `uti file` gets from the kernel for such a path: no
+        // file can have the name, and typing a huge one takes long.
+        // Counted in the name's own bytes: a byte that is not UTF-8 is one byte there.
+        let lastComponent = record.split(separator: UInt8(ascii: "/")).last?.count ?? 0
+        if lastComponent > Int(NAME_MAX) || record.count >= Int(PATH_MAX) {
+            let problem = SystemError(ENAMETOOLONG).reason
+            return failure("\(Escaping.name(line)): \(problem)", problem, key: "path", bytes: Array(record))
+        }
+        if !json, case let type = typing.preferredType(forName: name), type.identifier != "public.data" {
+            type.withIdentifierUTF8 { out.line(utf8: $0) }
+            return nil
+        }
+        // Plain data from the fast route, or JSON: the whole answer says
+        // whether the name gives a type at all, as `uti file --no-sniff`.
+        let result = typing.type(forName: name)
+        if result.givesNoType {
+            let problem = "the name gives no type"
+            return failure("\(Escaping.name(line)): \(problem)", problem, key: "path", bytes: Array(record))
+        }
+        if json {
+            // Names alone: whether anything is at the path is not known.
+            out.line(FileCommand.json(path: line, result, nameOnly: true).serialized(indent: nil))
+        } else {
+            result.type.withIdentifierUTF8 { out.line(utf8: $0) }
+        }
+        return nil
+    }
+
+    /// An unanswered line: `message` on standard error, and in JSON the
+    /// line (as `key`) with `error`.
+    private func failure(_ message: String, _ error: String, key: String, bytes: [UInt8]) -> Unanswered {
+        Unanswered(
+            problem: message,
+            placeholder: json
+                ? JSON.object(JSON.path(key, bytes: bytes) + [("error", .string(error))]).serialized(indent: nil) : "")
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import UniformTypes
 
-struct FileCommand: ParsableCommand {
+struct FileCommand: FastCommand {
     static let configuration = CommandConfiguration(
         commandName: "file",
         abstract: "The type of each path, from its name and, when the name leaves doubt, its first bytes.",
@@ -37,40 +37,87 @@ struct FileCommand: ParsableCommand {
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var output: OutputOptions
-    @Flag(name: .shortAndLong, help: "Print only the identifier of each path.")
-    var brief = false
-    @Flag(name: .customLong("mime"), help: "Print only the MIME type of each path.")
-    var mimeOnly = false
-    @Flag(
-        name: [.customShort("i"), .customLong("mime-charset")],
-        help: "Print \"PATH: MIME-TYPE; charset=CHARSET\", as file -i does (the charset from the first 64 KiB).")
-    var mimeCharset = false
-    @Flag(name: .customLong("no-sniff"), help: "Use the name alone; never read a file.")
-    var noSniff = false
-    @Flag(name: [.customLong("follow"), .customShort("L")], help: "Type what symbolic links point to.")
-    var follow = false
-    @Flag(name: .customLong("tree"), help: "Also match folders against the tree rules (x-content/* types of volumes).")
-    var tree = false
+    @Flag var flags: [FileFlag] = []
     @Argument(help: "Paths; they need not exist.")
     var paths: [String]
 
-    func validate() throws {
-        if paths.isEmpty { throw ValidationError("give at least one path") }
-        if paths.contains("") { throw ValidationError("an empty path was given") }
-        if [brief, mimeOnly, mimeCharset, output.json].filter({ $0 }).count > 1 {
-            throw ValidationError("choose one of --brief, --mime, -i and --json")
+    /// `uti file`'s own flags.
+    enum FileFlag: FastFlag {
+        case brief, mime, mimeCharset, noSniff, follow, tree
+
+        var declaration: FlagDeclaration {
+            switch self {
+            case .brief: FlagDeclaration(.long("brief"), .short("b"), help: "Print only the identifier of each path.")
+            case .mime: FlagDeclaration(.long("mime"), help: "Print only the MIME type of each path.")
+            case .mimeCharset:
+                FlagDeclaration(
+                    .short("i"), .long("mime-charset"),
+                    help:
+                        "Print \"PATH: MIME-TYPE; charset=CHARSET\", as file -i does (the charset from the first 64 KiB)."
+                )
+            case .noSniff: FlagDeclaration(.long("no-sniff"), help: "Use the name alone; never read a file.")
+            case .follow: FlagDeclaration(.long("follow"), .short("L"), help: "Type what symbolic links point to.")
+            case .tree:
+                FlagDeclaration(
+                    .long("tree"), help: "Also match folders against the tree rules (x-content/* types of volumes).")
+            }
         }
-        if paths.filter({ $0 == "-" }).count > 1 { throw ValidationError("\"-\" (standard input) can be given once") }
     }
 
+    /// What is asked, from the parsed command or from `FastPath`.
+    struct Request {
+        var flags: [FileFlag]
+        var paths: [String]
+        var json = false
+        var language: String?
+
+        init(flags: [FileFlag], paths: [String], json: Bool = false, language: String? = nil) throws {
+            self.flags = flags
+            self.paths = paths
+            self.json = json
+            self.language = language
+            if paths.isEmpty { throw ValidationError("give at least one path") }
+            if paths.contains("") { throw ValidationError("an empty path was given") }
+            if [flags.contains(.brief), flags.contains(.mime), flags.contains(.mimeCharset), json]
+                .filter({ $0 }).count > 1
+            {
+                throw ValidationError("choose one of --brief, --mime, -i and --json")
+            }
+            if paths.filter({ $0 == "-" }).count > 1 {
+                throw ValidationError("\"-\" (standard input) can be given once")
+            }
+        }
+
+        /// What to print for each path.
+        var form: Form {
+            json
+                ? .json
+                : flags.contains(.brief)
+                    ? .brief : flags.contains(.mime) ? .mime : flags.contains(.mimeCharset) ? .mimeCharset : .summary
+        }
+
+        var options: FileTyping.Options {
+            FileTyping.Options(
+                sniff: !flags.contains(.noSniff), followSymbolicLinks: flags.contains(.follow),
+                treeMagic: flags.contains(.tree))
+        }
+    }
+
+    private var request: Request {
+        get throws { try Request(flags: flags, paths: paths, json: output.json, language: output.language) }
+    }
+
+    func validate() throws { _ = try request }
+
     func run() throws {
-        let typing = FileTyping(registry: try registryOptions.load())
-        let options = FileTyping.Options(sniff: !noSniff, followSymbolicLinks: follow, treeMagic: tree)
-        let status = Self.perform(
-            typing: typing, paths: paths, options: options,
-            form: output.json ? .json : brief ? .brief : mimeOnly ? .mime : mimeCharset ? .mimeCharset : .summary,
-            language: output.language)
+        let status = Self.perform(try request, typing: FileTyping(registry: try registryOptions.load()))
         if status != Status.success { throw ExitCode(status) }
+    }
+
+    static func request(flags: [FileFlag], words: [String]) -> Request? { try? Request(flags: flags, paths: words) }
+
+    static func answer(_ request: Request, registry: TypeRegistry) -> Int32 {
+        perform(request, typing: FileTyping(registry: registry))
     }
 
     /// What to print for each path.
@@ -81,28 +128,17 @@ struct FileCommand: ParsableCommand {
 
     /// Types each path and prints it; returns the exit status (1 when a
     /// path could not be typed).
-    static func perform(
-        typing: FileTyping, paths: [String], options: FileTyping.Options, form: Form, language: String?
-    ) -> Int32 {
+    static func perform(_ request: Request, typing: FileTyping) -> Int32 {
+        let form = request.form, options = request.options
         var results: [JSON] = []
         var failed = false
         var out = ""
-        for path in paths {
+        for path in request.paths {
             let label = path == "-" ? standardInputLabel : path
-            var result: FileTyping.Result
-            var content: [UInt8]?
+            let result: FileTyping.Result
+            let content: [UInt8]?
             do throws(FileTyping.Failure) {
-                if path == "-" {
-                    let limit = max(typing.registry.mimeDatabase?.sniffLength ?? 0, TextCharset.defaultLimit)
-                    content = try FileTyping.readPrefix(of: 0, count: limit, label: label)
-                    result = typing.type(ofContent: content ?? [])
-                } else {
-                    result = try typing.type(forPath: PathText.bytes(path), options: options)
-                }
-                if !result.exists && result.givesNoType {
-                    throw FileTyping.Failure(
-                        path: PathText.bytes(path), reason: "no such file, and the name gives no type")
-                }
+                (result, content) = try type(path, label: label, typing: typing, options: options)
             } catch {
                 failed = true
                 StandardOutput.write(out)
@@ -127,24 +163,53 @@ struct FileCommand: ParsableCommand {
                     Console.error("uti: \(Escaping.name(label)): no such file; typed by its name")
                 }
             }
-            let line: TerminalText
-            switch form {
-            case .json:
-                results.append(Self.json(path: label, result, language: language))
+            if form == .json {
+                results.append(Self.json(path: label, result, language: request.language))
                 continue
-            case .brief: line = "\(result.type.identifier)"
-            case .mime: line = "\(mimeType(result))"
-            case .mimeCharset:
-                let charset = Self.charset(path: path, result, content: content, follow: options.followSymbolicLinks)
-                line = "\(label): \(mimeType(result))" + (charset.map { "; charset=\($0)" } ?? "")
-            case .summary:
-                line = "\(label): \(Self.summary(result, language: language))"
             }
-            out += line.string + "\n"
+            let text = line(path: path, label: label, result, content: content, form: form, request: request)
+            out += text.string + "\n"
         }
         if form == .json { out += JSON.array(results).serialized() + "\n" }
         StandardOutput.write(out)
         return failed ? Status.no : Status.success
+    }
+
+    /// The type of `path` (standard input for "-", whose first bytes are
+    /// returned too); a path where nothing is and whose name gives no type
+    /// is a failure.
+    private static func type(
+        _ path: String, label: String, typing: FileTyping, options: FileTyping.Options
+    ) throws(FileTyping.Failure) -> (FileTyping.Result, content: [UInt8]?) {
+        var content: [UInt8]?
+        let result: FileTyping.Result
+        if path == "-" {
+            let limit = max(typing.registry.mimeDatabase?.sniffLength ?? 0, TextCharset.defaultLimit)
+            content = try FileTyping.readPrefix(of: 0, count: limit, label: label)
+            result = typing.type(ofContent: content ?? [])
+        } else {
+            result = try typing.type(forPath: PathText.bytes(path), options: options)
+        }
+        if !result.exists && result.givesNoType {
+            throw FileTyping.Failure(path: PathText.bytes(path), reason: "no such file, and the name gives no type")
+        }
+        return (result, content)
+    }
+
+    /// The line of a form other than JSON for one path.
+    private static func line(
+        path: String, label: String, _ result: FileTyping.Result, content: [UInt8]?, form: Form, request: Request
+    ) -> TerminalText {
+        switch form {
+        case .brief: "\(result.type.identifier)"
+        case .mime: "\(mimeType(result))"
+        case .mimeCharset:
+            "\(label): \(mimeType(result))"
+                + (charset(path: path, result, content: content, follow: request.options.followSymbolicLinks).map {
+                    "; charset=\($0)"
+                } ?? "")
+        case .summary, .json: "\(label): \(Self.summary(result, language: request.language))"
+        }
     }
 
     static func mimeType(_ result: FileTyping.Result) -> String {

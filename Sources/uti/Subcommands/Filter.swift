@@ -8,6 +8,7 @@ import UniformTypes
 
 struct Filter: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "filter",
         abstract: "Print the paths whose type conforms to TYPE, as grep -l prints matching files.",
         discussion: """
             Paths come from the arguments or, when there are none, from standard input,
@@ -70,29 +71,40 @@ struct Filter: ParsableCommand {
         if !paths.isEmpty {
             for path in paths { consider(PathText.bytes(path)) }
         } else {
-            var reader = RecordReader(fd: 0, separator: separator)
-            var count = 0
-            while let record = reader.nextBytes() {
-                count += 1
-                let problem: String
-                switch record {
-                case .bytes(let path) where !path.isEmpty:
-                    consider(Array(path))
-                    continue
-                case .bytes: problem = "empty path"
-                case .tooLong(let length): problem = "\(length) bytes, longer than \(reader.maximumLength); not typed"
-                }
+            let readError = Self.readPaths(separator: separator, consider) { problem in
                 failed = true
                 out.flush()
-                Console.error("uti: standard input \(nulSeparated ? "record" : "line") \(count): \(problem)")
+                Console.error(problem)
             }
-            if let error = reader.error {
+            if let readError {
                 failed = true
-                Console.error("uti: standard input: \(SystemError(error, call: "read").description)")
+                Console.error("uti: standard input: \(SystemError(readError, call: "read").description)")
             }
         }
         out.flush()
         if failed { throw ExitCode(Status.error) }
         if !printed { throw ExitCode(Status.no) }
+    }
+
+    /// Passes each path of standard input to `consider`, in order; a record
+    /// that is empty or too long goes to `problem` as a message instead.
+    /// Returns the error that stopped reading, if any.
+    private static func readPaths(
+        separator: UInt8, _ consider: ([UInt8]) -> Void, problem: (String) -> Void
+    ) -> Int32? {
+        var reader = RecordReader(fd: 0, separator: separator)
+        var count = 0
+        while let record = reader.nextBytes() {
+            count += 1
+            switch record {
+            case .bytes(let path) where !path.isEmpty: consider(Array(path))
+            case .bytes: problem("uti: standard input \(separator == 0 ? "record" : "line") \(count): empty path")
+            case .tooLong(let length):
+                problem(
+                    "uti: standard input \(separator == 0 ? "record" : "line") \(count): "
+                        + "\(length) bytes, longer than \(reader.maximumLength); not typed")
+            }
+        }
+        return reader.error
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import UniformTypes
 
-struct Lookup: ParsableCommand {
+struct Lookup: FastCommand {
     static let configuration = CommandConfiguration(
         abstract: "Describe the types of extensions, MIME types or identifiers (the default command).",
         discussion: """
@@ -17,30 +17,61 @@ struct Lookup: ParsableCommand {
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var queryOptions: QueryOptions
     @OptionGroup var output: OutputOptions
-    @Flag(name: .shortAndLong, help: "Print only the identifier.")
-    var brief = false
+    @Flag var flags: [LookupFlag] = []
     @Argument(help: "Extensions (jpg, .tar), MIME types (image/png) or identifiers (public.jpeg, dyn.a...).")
     var queries: [String] = []
+
+    /// `uti lookup`'s own flags.
+    enum LookupFlag: FastFlag {
+        case brief
+
+        var declaration: FlagDeclaration {
+            switch self {
+            case .brief: FlagDeclaration(.long("brief"), .short("b"), help: "Print only the identifier.")
+            }
+        }
+    }
+
+    /// What is asked, from the parsed command or from `FastPath`.
+    struct Request {
+        var flags: [LookupFlag]
+        var queries: [String]
+        var json = false
+        var language: String?
+
+        init(flags: [LookupFlag], queries: [String], json: Bool = false, language: String? = nil) throws {
+            if queries.isEmpty { throw ValidationError("give at least one query (uti --help lists the commands)") }
+            self.flags = flags
+            self.queries = queries
+            self.json = json
+            self.language = language
+        }
+    }
 
     func run() throws {
         // Checked here rather than in validate(), which the parser runs
         // before it reports an unknown option (`uti --verison`).
-        if queries.isEmpty { throw ValidationError("give at least one query (uti --help lists the commands)") }
-        let registry = try registryOptions.load()
-        let status = Self.perform(
-            resolver: try queryOptions.resolver(registry), queries: queries, brief: brief,
-            json: output.json, language: output.language)
+        let request = try Request(flags: flags, queries: queries, json: output.json, language: output.language)
+        let status = Self.perform(request, resolver: try queryOptions.resolver(try registryOptions.load()))
         if status != Status.success { throw ExitCode(status) }
+    }
+
+    static func request(flags: [LookupFlag], words: [String]) -> Request? {
+        try? Request(flags: flags, queries: words)
+    }
+
+    static func answer(_ request: Request, registry: TypeRegistry) -> Int32 {
+        perform(request, resolver: QueryResolver(registry: registry))
     }
 
     /// Describes each query on standard output; returns the exit status
     /// (1 when a query names no type).
-    static func perform(resolver: QueryResolver, queries: [String], brief: Bool, json: Bool, language: String?) -> Int32
-    {
+    static func perform(_ request: Request, resolver: QueryResolver) -> Int32 {
+        let brief = request.flags.contains(.brief), json = request.json, language = request.language
         var results: [JSON] = []
         var blocks: [TerminalText] = []
         var failed = false
-        for query in queries {
+        for query in request.queries {
             do {
                 let resolution = try resolver.resolve(query)
                 if json {

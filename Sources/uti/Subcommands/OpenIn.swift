@@ -288,40 +288,45 @@ struct OpenIn: ParsableCommand {
         return lines.joined(separator: "\n")
     }
 
+    /// The fields of an application's claim on a type, in JSON.
+    private static func json(_ claim: AssociationClaim) -> [(String, JSON)] {
+        [
+            ("claim", .string(claim.kind.rawValue)),
+            ("declares", .string(claim.typeName)),
+            ("declaredAs", .string(claim.typeNameKind.rawValue)),
+            ("key", .string(claim.key)),
+            ("file", .string(claim.file)),
+            ("line", claim.position.line.map(JSON.int) ?? .null),
+        ]
+    }
+
+    /// One candidate application, in JSON.
+    private static func json(_ candidate: HandlerResolver.Candidate) -> JSON {
+        var kind = "desktop-entry"
+        if case .bundle = candidate.handler.source { kind = "bundle" }
+        var fields: [(String, JSON)] = [
+            ("id", .string(candidate.handler.id)),
+            ("name", .string(candidate.handler.name)),
+            ("kind", .string(kind)),
+            ("location", .string(candidate.handler.location)),
+            ("matchedType", .string(candidate.matchedType.identifier)),
+            ("exact", .bool(candidate.isExact)),
+            ("distance", .int(candidate.distance)),
+            ("rank", .string(candidate.claim.rank.rawValue)),
+            ("role", .optional(candidate.claim.role?.rawValue)),
+        ]
+        fields += json(candidate.claim)
+        fields.append(("reason", .string(candidate.reason)))
+        return .object(fields)
+    }
+
     static func json(_ entry: OpenPlan.Entry) -> JSON {
         let (subject, resolution, handler) = (entry.subject, entry.resolution, entry.handler)
         let (command, problem) = (entry.command, entry.commandProblem)
-        func claimJSON(_ claim: AssociationClaim) -> [(String, JSON)] {
-            [
-                ("claim", .string(claim.kind.rawValue)),
-                ("declares", .string(claim.typeName)),
-                ("declaredAs", .string(claim.typeNameKind.rawValue)),
-                ("key", .string(claim.key)),
-                ("file", .string(claim.file)),
-                ("line", claim.position.line.map(JSON.int) ?? .null),
-            ]
-        }
-        let candidates: [JSON] = resolution.candidates.map { candidate in
-            var kind = "desktop-entry"
-            if case .bundle = candidate.handler.source { kind = "bundle" }
-            var fields: [(String, JSON)] = [
-                ("id", .string(candidate.handler.id)),
-                ("name", .string(candidate.handler.name)),
-                ("kind", .string(kind)),
-                ("location", .string(candidate.handler.location)),
-                ("matchedType", .string(candidate.matchedType.identifier)),
-                ("exact", .bool(candidate.isExact)),
-                ("distance", .int(candidate.distance)),
-                ("rank", .string(candidate.claim.rank.rawValue)),
-                ("role", .optional(candidate.claim.role?.rawValue)),
-            ]
-            fields += claimJSON(candidate.claim)
-            fields.append(("reason", .string(candidate.reason)))
-            return .object(fields)
-        }
+        let candidates: [JSON] = resolution.candidates.map { json($0) }
         let excluded: [JSON] = resolution.excluded.map { exclusion in
             .object(
-                [("id", .string(exclusion.id)), ("reason", .string(exclusion.reason))] + claimJSON(exclusion.claim))
+                [("id", .string(exclusion.id)), ("reason", .string(exclusion.reason))] + json(exclusion.claim))
         }
         var subjectKey = "query"
         switch subject.target {

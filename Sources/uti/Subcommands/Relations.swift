@@ -3,8 +3,9 @@ import PropertyLists
 import SystemBase
 import UniformTypes
 
-struct Conforms: ParsableCommand {
+struct Conforms: FastCommand {
     static let configuration = CommandConfiguration(
+        commandName: "conforms",
         abstract: "Exit 0 when TYPE conforms to SUPERTYPE, 1 when not, 2 on error; silent unless --verbose.",
         discussion: """
             TYPE is any query form, or a file: with --file, or when TYPE is an existing
@@ -18,36 +19,60 @@ struct Conforms: ParsableCommand {
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var queryOptions: QueryOptions
-    @Flag(name: .shortAndLong, help: "Say the answer.")
-    var verbose = false
-    @Flag(name: .customLong("file"), help: "TYPE is a file to type by name and content (it must exist).")
-    var isFile = false
-    @Flag(name: [.customShort("L"), .customLong("follow")], help: "With a file, type what a symbolic link points to.")
-    var follow = false
+    @Flag var flags: [ConformsFlag] = []
     @Argument(help: "The type to test (any query form), or a file.") var type: String
     @Argument(help: "The supertype (a declared type, any query form).") var supertype: String
 
+    /// `uti conforms`' own flags.
+    enum ConformsFlag: FastFlag {
+        case verbose, file, follow
+
+        var declaration: FlagDeclaration {
+            switch self {
+            case .verbose: FlagDeclaration(.long("verbose"), .short("v"), help: "Say the answer.")
+            case .file:
+                FlagDeclaration(.long("file"), help: "TYPE is a file to type by name and content (it must exist).")
+            case .follow:
+                FlagDeclaration(.short("L"), .long("follow"), help: "With a file, type what a symbolic link points to.")
+            }
+        }
+    }
+
+    /// What is asked, from the parsed command or from `FastPath`.
+    struct Request {
+        var flags: [ConformsFlag]
+        var type: String
+        var supertype: String
+    }
+
     func run() throws {
         let status = try Self.perform(
-            resolver: try queryOptions.resolver(try registryOptions.load()), type: type,
-            supertype: supertype, verbose: verbose, file: isFile, follow: follow)
+            Request(flags: flags, type: type, supertype: supertype),
+            resolver: try queryOptions.resolver(try registryOptions.load()))
         if status != Status.success { throw ExitCode(status) }
     }
 
-    /// 0 when `type` conforms to `supertype`, 1 when not; throws exit
+    static func request(flags: [ConformsFlag], words: [String]) -> Request? {
+        words.count == 2 ? Request(flags: flags, type: words[0], supertype: words[1]) : nil
+    }
+
+    static func answer(_ request: Request, registry: TypeRegistry) -> Int32 {
+        (try? perform(request, resolver: QueryResolver(registry: registry))) ?? Status.error
+    }
+
+    /// 0 when the type conforms to the supertype, 1 when not; throws exit
     /// status 2 for an argument that names no type, a missing file or one
     /// that cannot be read.
-    static func perform(
-        resolver: QueryResolver, type: String, supertype: String, verbose: Bool,
-        file: Bool = false, follow: Bool = false
-    ) throws -> Int32 {
-        let b = try QueryResolver(registry: resolver.registry).declaredArgument(supertype, "SUPERTYPE")
+    static func perform(_ request: Request, resolver: QueryResolver) throws -> Int32 {
+        let type = request.type
+        let b = try QueryResolver(registry: resolver.registry).declaredArgument(request.supertype, "SUPERTYPE")
         let a: UniformType
         let path = PathText.bytes(type)
-        if file || PathText.isRaw(type) || (!resolver.knows(type) && FileStatus.exists(path)) {
+        if request.flags.contains(.file) || PathText.isRaw(type) || (!resolver.knows(type) && FileStatus.exists(path)) {
             let typing = FileTyping(registry: resolver.registry)
+            let options = FileTyping.Options(followSymbolicLinks: request.flags.contains(.follow))
             do {
-                a = try typing.type(ofExistingPath: path, options: FileTyping.Options(followSymbolicLinks: follow)).type
+                a = try typing.type(ofExistingPath: path, options: options).type
             } catch {
                 throw Console.fail("TYPE \(Escaping.name(type)): \(error.reason)")
             }
@@ -55,7 +80,7 @@ struct Conforms: ParsableCommand {
             a = try resolver.argument(type, "TYPE")
         }
         let yes = a.conforms(to: b)
-        if verbose {
+        if request.flags.contains(.verbose) {
             let answer: TerminalText = "\(a.identifier) \(yes ? "conforms" : "does not conform") to \(b.identifier)"
             StandardOutput.line(answer.string)
         }
@@ -65,6 +90,7 @@ struct Conforms: ParsableCommand {
 
 struct Equal: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "equal",
         abstract: "Exit 0 when both queries name the same type, 1 when not, 2 on error.")
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -83,6 +109,7 @@ struct Equal: ParsableCommand {
 
 struct Supertypes: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "supertypes",
         abstract: "Every type TYPE conforms to, nearest first, one a line.")
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -98,6 +125,7 @@ struct Supertypes: ParsableCommand {
 
 struct Descendants: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "descendants",
         abstract: "Every declared type that conforms to TYPE, nearest first, one a line.")
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -128,6 +156,7 @@ enum IdentifierList {
 
 struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "decode",
         abstract: "Decode dynamic identifiers (dyn.a...) into the tags and conformance they carry.")
 
     @OptionGroup var output: OutputOptions
