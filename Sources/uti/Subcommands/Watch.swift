@@ -32,7 +32,7 @@ struct Watch: ParsableCommand {
             anchors it: /build); a trailing / matches folders only (build/). By
             default the files editors, downloads and version control keep for
             themselves are left out too (--no-default-ignore prints them):
-            \(Watch.defaultIgnores).
+            \(IgnoreOptions.defaults).
 
             "uti: watching ..." on standard error says the watch has begun. Stop with
             SIGINT or SIGTERM: exit 0. Exit 2 for bad arguments or a folder that
@@ -74,16 +74,7 @@ struct Watch: ParsableCommand {
     var noWriterCheck = false
     @Flag(help: "Print what the folders hold first, as added.")
     var initial = false
-    @Option(
-        name: .customLong("ignore"), parsing: .unconditionalSingleValue,
-        help: ArgumentHelp(
-            "Leave out items whose path inside the folder matches this glob (*.log, build/, /cache/**); repeatable.",
-            valueName: "glob"))
-    var ignore: [String] = []
-    @Flag(
-        name: .customLong("no-default-ignore"),
-        help: "Print editors', downloads' and version control's own files too (left out by default).")
-    var noDefaultIgnore = false
+    @OptionGroup var ignoreOptions: IgnoreOptions
     @Option(
         name: .customLong("exec"), parsing: .remaining,
         help: ArgumentHelp("Run this command for each change (every argument after --exec).", valueName: "command"))
@@ -98,7 +89,6 @@ struct Watch: ParsableCommand {
             throw ValidationError("--settle \(settle): give seconds from 0 to 86400")
         }
         if let type, type.isEmpty { throw ValidationError("--type needs a type") }
-        _ = try ignorePatterns()
         // `--exec` takes every argument after it: given with none, or an empty program, it would run nothing.
         let arguments = PathText.commandLineArguments()
         let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
@@ -110,23 +100,6 @@ struct Watch: ParsableCommand {
             if !Self.canRun(program) { throw ValidationError("--exec: \(program): no such program (on PATH)") }
         }
     }
-
-    /// The patterns left out: the defaults unless `--no-default-ignore`,
-    /// then each `--ignore` (read as bytes: a glob need not be UTF-8).
-    func ignorePatterns() throws -> [IgnorePattern] {
-        var patterns = noDefaultIgnore ? [] : IgnorePattern.defaults
-        for glob in ignore {
-            do throws(IgnorePattern.Problem) {
-                patterns.append(try IgnorePattern(bytes: PathText.bytes(glob)))
-            } catch {
-                throw ValidationError("--ignore '\(error.glob)': at character \(error.position): \(error.reason)")
-            }
-        }
-        return patterns
-    }
-
-    /// The default patterns, as the help lists them.
-    static var defaultIgnores: String { IgnorePattern.defaults.map(\.description).joined(separator: ", ") }
 
     /// Whether `program` names an executable file: itself when it holds a
     /// `/`, else the first match on `PATH`, as `posix_spawnp` looks.
@@ -146,7 +119,7 @@ struct Watch: ParsableCommand {
         options.recursive = recursive
         options.settle = SettlePolicy(interval: settle, checkWriters: !noWriterCheck)
         options.reportsExisting = initial
-        options.ignore = try ignorePatterns()
+        options.ignore = try ignoreOptions.patterns()
         if let type {
             options.conformingTo = try QueryResolver(registry: registry).declaredArgument(type, "--type")
         }
