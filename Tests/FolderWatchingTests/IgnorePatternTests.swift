@@ -1,4 +1,5 @@
 import FolderWatching
+import Foundation
 import Testing
 
 /// The glob dialect of `IgnorePattern`, as tables: patterns against paths
@@ -242,6 +243,23 @@ import Testing
         }
         // A .git file (a worktree's link to its repository) is not the folder.
         #expect(!ignored(".git"))
+    }
+
+    /// docs/guide-inbox.md lists the defaults, each once, in their order.
+    @Test func theGuideListsTheDefaults() throws {
+        let guide = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/guide-inbox.md")
+        let text = try String(contentsOf: guide, encoding: .utf8)
+        let start = try #require(text.range(of: "**Left out by default.**"))
+        let end = try #require(
+            text.range(of: "Left out of the defaults on purpose", range: start.upperBound..<text.endIndex))
+        var listed: [String] = []
+        for line in text[start.upperBound..<end.lowerBound].split(separator: "\n") {
+            let cells = line.trimmingCharacters(in: .whitespaces).split(separator: "|")
+            guard line.contains("| `"), let first = cells.first else { continue }
+            listed += first.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        }
+        #expect(listed == IgnorePattern.defaults.map(\.description))
     }
 
     /// A path 2,000 folders deep is matched without trying every split.
