@@ -35,9 +35,23 @@ public struct FolderWatcher: Sendable {
         public var conformingTo: UniformType?
         /// How items are typed (`uti file`'s options).
         public var typing = FileTyping.Options()
+        /// Items whose path inside the watched folder matches one of these
+        /// are left out: never reported, never read or typed, and a folder
+        /// left out is not watched or entered, so nothing inside it is
+        /// reported either. By default `IgnorePattern.defaults` (editors',
+        /// downloads' and version control's own files); append to keep
+        /// them, or set it to `[]` to report everything. An item renamed to a
+        /// name left out is reported removed, and one renamed from such a
+        /// name added.
+        public var ignore: [IgnorePattern] = IgnorePattern.defaults
+
+        /// Told the number of inotify watches held before each report is
+        /// made: how tests see which folders are watched.
+        package var watchCountBeforeEachReport: (@Sendable (Int) -> Void)?
 
         /// The defaults: the folders themselves, the inbox's settle rules,
-        /// changes only, every type.
+        /// changes only, every type, editors' and version control's own
+        /// files left out (`IgnorePattern.defaults`).
         public init() {}
     }
 

@@ -9,3 +9,6 @@ public typealias SettlePolicy = SystemBase.SettlePolicy
 public typealias EntryKind = SystemBase.EntryKind
 /// Stops a watch from any thread or task.
 public typealias WatchStop = SystemBase.WatchStop
+/// A glob naming paths a watch leaves out (`*.swp`, `build/`, `/cache/**`),
+/// and the defaults for editors', downloads' and version control's own files.
+public typealias IgnorePattern = SystemBase.IgnorePattern

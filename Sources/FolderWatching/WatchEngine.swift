@@ -83,7 +83,7 @@ final class WatchEngine {
     let options: FolderWatcher.Options
     let typing: FileTyping
     let notify: InotifyQueue
-    private let emit: (FolderWatchReport) -> Void
+    private let sink: (FolderWatchReport) -> Void
     private var roots: [Root]
     private var entries: [Key: Entry] = [:]
     /// The items of each folder that has any (an index of `entries`).
@@ -113,13 +113,28 @@ final class WatchEngine {
     ) throws(FolderWatcher.Failure) {
         self.options = options
         self.typing = typing
-        self.emit = emit
+        self.sink = emit
         self.notify = try InotifyQueue()
         self.roots = roots.map { bytes in
             var trimmed = bytes
             while trimmed.count > 1 && trimmed.last == 0x2F { trimmed.removeLast() }
             return Root(path: FileName(bytes).escaped, shown: trimmed, bytes: trimmed)
         }
+    }
+
+    /// Hands `report` on (telling the test hook how many folders are watched first).
+    private func emit(_ report: FolderWatchReport) {
+        options.watchCountBeforeEachReport?(watches.count)
+        sink(report)
+    }
+
+    /// Whether the item is left out (`FolderWatcher.Options.ignore`) as a
+    /// folder (`isFolder`) or as anything else. What is left out as anything
+    /// else is left out as a folder too: only a pattern ending with `/`
+    /// tells them apart.
+    func isIgnored(_ key: Key, isFolder: Bool) -> Bool {
+        !key.relative.isEmpty && !options.ignore.isEmpty
+            && IgnorePattern.any(of: options.ignore, matches: key.relative, isFolder: isFolder)
     }
 
     /// The status of `path` (of a symbolic link itself unless `follow`),
@@ -324,12 +339,23 @@ final class WatchEngine {
     /// as known. A new folder of a recursive watch is watched, then queued
     /// to be listed (`listPending`).
     private func inspect(_ key: Key, existing: Bool?) throws(FolderWatcher.Failure) {
+        // Left out whatever it is: not even its status is read. (Known, it
+        // was not left out before: a folder it is in was renamed.)
+        if isIgnored(key, isFolder: false) {
+            vanish(key)
+            return
+        }
         guard let info = Self.status(path(key)) else {
             let code = errno
             if code == ENOENT || code == ENOTDIR { vanish(key) }
             return
         }
         let kind = EntryKind(of: info)
+        // A folder left out is never watched or listed.
+        if kind == .folder && isIgnored(key, isFolder: true) {
+            vanish(key)
+            return
+        }
         let stamp = Stamp(info)
         if var entry = entries[key] {
             if entry.kind != kind {
@@ -396,6 +422,11 @@ final class WatchEngine {
     private func rename(_ from: Key, to: Key) throws(FolderWatcher.Failure) {
         guard var entry = entries[from] else {
             markDirty(to)
+            return
+        }
+        // Renamed to a name left out: gone from view, as if moved out.
+        if isIgnored(to, isFolder: entry.kind == .folder) {
+            vanish(from)
             return
         }
         guard let info = Self.status(path(to)), EntryKind(of: info) == entry.kind else {

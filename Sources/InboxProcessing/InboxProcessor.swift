@@ -34,8 +34,16 @@ public final class InboxProcessor {
         /// neither `XDG_STATE_HOME` nor `HOME` is set, and then nothing is
         /// moved across file systems.
         public var recordFolder: String? = RecordFolder.defaultPath()
+        /// Entries of the Inbox whose name matches one of these are left in
+        /// place (`Outcome.leftInPlace`, with `ItemReport.ignoredBy`), never
+        /// opened: by default `IgnorePattern.defaults`, so that an editor's
+        /// swap file or a download in progress is never moved, however long
+        /// it stays unchanged. A folder is matched by its name as a folder;
+        /// what is inside an entry moves with it, unmatched.
+        public var ignore: [IgnorePattern] = IgnorePattern.defaults
         /// The defaults: the Inbox `Documents/Inbox`, the default settle
-        /// policy, items moved for real and the emptied Inbox removed.
+        /// policy, items moved for real, the emptied Inbox removed, and
+        /// editors', downloads' and version control's own files left in place.
         public init() {}
     }
 
@@ -55,7 +63,8 @@ public final class InboxProcessor {
         case wouldMove(to: FileName)
         /// Not ready; left for a later run.
         case waiting(WaitReason)
-        /// A FIFO, socket or device: never moved.
+        /// A FIFO, socket or device, or an entry whose name matches
+        /// `Options.ignore` (`ItemReport.ignoredBy`): never moved.
         case leftInPlace
         /// Another process moved or removed it first.
         case gone
@@ -169,6 +178,9 @@ public final class InboxProcessor {
         public var kind: Kind
         /// What the run did with the entry, and so where it is now.
         public var outcome: Outcome
+        /// The pattern of `Options.ignore` the entry's name matches, when it
+        /// was left in place for it.
+        public var ignoredBy: IgnorePattern?
     }
 
     /// What `run(_:)` reports as it goes: `started` once the Inbox is read,
@@ -403,9 +415,10 @@ public final class InboxProcessor {
         }
         observe(.started(itemCount: entries.count))
         func handle(_ name: FileName, _ type: UInt8) {
-            let report = process(
-                name, typeHint: type, in: inbox, displayPath: Self.join(displayInbox, name.escaped),
-                to: documents)
+            let displayPath = Self.join(displayInbox, name.escaped)
+            let report =
+                leftOut(name, in: inbox, displayPath: displayPath)
+                ?? process(name, typeHint: type, in: inbox, displayPath: displayPath, to: documents)
             switch report.outcome {
             case .moved(let target, _), .wouldMove(let target): movedThisPass[name] = target
             default: break
@@ -559,6 +572,24 @@ public final class InboxProcessor {
     }
 
     // MARK: One item
+
+    /// The report of an entry left in place because its name matches
+    /// `options.ignore`, nil for any other. Only its status is read, to tell
+    /// a folder (for patterns ending with `/`) and to say what it is.
+    private func leftOut(_ name: FileName, in folder: FolderDescriptor, displayPath: String) -> ItemReport? {
+        guard !options.ignore.isEmpty else { return nil }
+        let asAnything = options.ignore.first { $0.matches(name.bytes, isFolder: false) }
+        let asFolder = options.ignore.first { $0.matchesFoldersOnly && $0.matches(name.bytes, isFolder: true) }
+        guard asAnything != nil || asFolder != nil, case .success(let info) = folder.status(of: name) else {
+            return nil
+        }
+        let kind = EntryKind(of: info)
+        guard let pattern = asAnything ?? (kind == .folder ? asFolder : nil) else { return nil }
+        var report = ItemReport(name: name, displayPath: displayPath, kind: kind, outcome: .leftInPlace)
+        if let text = name.text { report.sourcePath = Self.join(folder.path, text) }
+        report.ignoredBy = pattern
+        return report
+    }
 
     private func process(
         _ name: FileName, typeHint: UInt8, in folder: FolderDescriptor, displayPath: String,

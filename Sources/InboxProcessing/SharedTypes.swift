@@ -13,3 +13,6 @@ public typealias SettlePolicy = SystemBase.SettlePolicy
 public typealias OrderedRelay<Event: Sendable> = SystemBase.OrderedRelay<Event>
 /// A value made on another thread while the caller goes on.
 public typealias BackgroundValue<Value: Sendable, Failure: Error> = SystemBase.BackgroundValue<Value, Failure>
+/// A glob naming entries the Inbox leaves in place, and the defaults for
+/// editors', downloads' and version control's own files.
+public typealias IgnorePattern = SystemBase.IgnorePattern

@@ -137,6 +137,38 @@ func startUTI(_ arguments: [String]) throws -> Process {
         #expect(summary["inbox"] as? String == "removed")
     }
 
+    /// Editors', downloads' and version control's own files stay in the
+    /// Inbox, said with the glob they match (`ignoredBy` in JSON);
+    /// `--ignore` adds globs and `--no-default-ignore` moves them.
+    @Test func temporariesStayInTheInboxUnlessTheDefaultsAreTurnedOff() throws {
+        let tree = try InboxTree()
+        tree.write(tree.inbox, "slides.pdf.part", "half")
+        tree.write(tree.inbox, "notes.txt", "x")
+        tree.write(tree.inbox, "draft.log", "x")
+        let dry = try Run(["inbox", tree.documents, "--settle", "0", "--no-system", "--json", "--dry-run"])
+        let items = try #require((try dry.json() as? [String: Any])?["items"] as? [[String: Any]])
+        #expect(items.map { $0["status"] as? String } == ["would-move", "would-move", "left-in-place"])
+        #expect(items.map { $0["ignoredBy"] as? String } == [nil, nil, "*.part"])
+        let run = try Run(["inbox", tree.documents, "--settle", "0", "--no-system", "--ignore", "*.log"])
+        #expect(run.status == 1)
+        #expect(
+            run.lines == [
+                "Inbox/draft.log: left in place: its name matches *.log, which is never moved",
+                "Inbox/notes.txt -> notes.txt  public.plain-text",
+                "Inbox/slides.pdf.part: left in place: its name matches *.part, which is never moved",
+                "moved 1, 2 left in place; the Inbox was kept: 2 items are left in it",
+            ])
+        let all = try Run(["inbox", tree.documents, "--settle", "0", "--no-system", "--no-default-ignore"])
+        #expect(all.status == 0)
+        #expect(
+            Set(tree.files(under: tree.documents).keys) == [
+                "Documents/draft.log", "Documents/notes.txt", "Documents/slides.pdf.part",
+            ])
+        let bad = try Run(["inbox", tree.documents, "--ignore", "[x"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--ignore '[x': at character 1: \"[\" opens a class"), "\(bad.stderr)")
+    }
+
     /// A writer that opens the file while `uti` holds its read lease breaks
     /// the lease, and the kernel sends SIGIO: that must not end `uti`.
     @Test func aLeaseBrokenByAWriterNeverKillsTheRun() throws {

@@ -303,6 +303,104 @@ final class WatchSession: @unchecked Sendable {
         #expect((object["pathHex"] as? String)?.hasSuffix("636166e90a2e747874") == true)
     }
 
+    /// The inotify watches the process `pid` holds, as the kernel lists
+    /// them: a line `inotify wd:…` per watch in the fdinfo of each inotify
+    /// descriptor.
+    static func kernelWatches(of pid: Int32) -> Int {
+        let fds = "/proc/\(pid)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? []
+        var count = 0
+        for name in names {
+            guard
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + name)) == "anon_inode:inotify",
+                let info = try? String(contentsOfFile: "/proc/\(pid)/fdinfo/\(name)", encoding: .utf8)
+            else { continue }
+            count += info.split(separator: "\n").filter { $0.hasPrefix("inotify wd:") }.count
+        }
+        return count
+    }
+
+    /// Editors' temporaries and version control's folders are left out by
+    /// default: never printed, and .git is not watched.
+    @Test func swapFilesAndGitAreLeftOutByDefault() throws {
+        try folder.makeFolder(".git/objects")
+        try folder.write(".git/HEAD", "ref: refs/heads/main\n")
+        let watch = try WatchSession(["-r", "--settle", "0.2", folder.path])
+        try watch.waitUntilWatching()
+        try folder.write(".notes.txt.swp", "x")
+        try folder.write(".git/objects/x", "x")
+        try folder.write("notes.txt~", "x")
+        try folder.write("notes.txt", "x")
+        #expect(watch.wait { !$0.isEmpty })
+        // Lines come in the order items settle, and the marker, made once notes.txt was printed, settles after
+        // everything made before it: a line printed of the files above would come before the marker's.
+        watch.waitForMarker(folder.path("marker"))
+        let watches = Self.kernelWatches(of: watch.process.processIdentifier)
+        #expect(watch.stop() == 0)
+        #expect(
+            watch.lines.map { $0.components(separatedBy: ":").first ?? "" } == [
+                "added \(folder.path("notes.txt"))", "added \(folder.path("marker"))",
+            ])
+        #expect(watch.errors.contains("uti: watching 1 folder (0 items)"), "\(watch.errors)")
+        #expect(watches == 1)
+    }
+
+    @Test func noDefaultIgnorePrintsThemAndWatchesGit() throws {
+        try folder.makeFolder(".git/objects")
+        let watch = try WatchSession(["-r", "--settle", "0.2", "--no-default-ignore", "--json", folder.path])
+        try watch.waitUntilWatching()
+        try folder.write(".notes.txt.swp", "x")
+        try folder.write(".git/objects/x", "x")
+        let expected: Set<String> = [folder.path(".notes.txt.swp"), folder.path(".git/objects/x")]
+        #expect(
+            watch.wait(for: "both files") { _ in
+                Set(watch.objects().compactMap { $0["path"] as? String }).isSuperset(of: expected)
+            })
+        let watches = Self.kernelWatches(of: watch.process.processIdentifier)
+        #expect(watch.stop() == 0)
+        #expect(watch.objects().map { $0["event"] as? String } == ["added", "added"])
+        // The folder, .git and .git/objects.
+        #expect(watches == 3)
+    }
+
+    /// `--ignore build/` leaves out folders named build, at any depth, and
+    /// what they hold, but not a file of that name; a glob may start with `-`.
+    @Test func ignoreLeavesOutAFolderAndWhatItHolds() throws {
+        try folder.makeFolder("lib")
+        let root = folder.path
+        let watch = try WatchSession(["-r", "--settle", "0.2", "--ignore", "build/", "--ignore", "-*", root])
+        try watch.waitUntilWatching()
+        try folder.makeFolder("build/obj")
+        try folder.write("build/obj/a.o", "x")
+        try folder.makeFolder("lib/build")
+        try folder.write("lib/build/b.o", "x")
+        try folder.write("-draft.txt", "x")
+        try folder.write("lib/build.txt", "x")
+        #expect(watch.wait { !$0.isEmpty })
+        watch.waitForMarker(folder.path("marker"))
+        let watches = Self.kernelWatches(of: watch.process.processIdentifier)
+        #expect(watch.stop() == 0)
+        #expect(
+            watch.lines.map { $0.components(separatedBy: ":").first ?? "" } == [
+                "added \(root)/lib/build.txt", "added \(root)/marker",
+            ])
+        // The folder and lib.
+        #expect(watches == 2)
+    }
+
+    @Test(arguments: [
+        (["--ignore", "a[b", "/tmp"], "--ignore 'a[b': at character 2: \"[\" opens a class"),
+        (["--ignore", "src/**x", "/tmp"], "--ignore 'src/**x': at character 5: \"**\" must be a whole component"),
+        (["/tmp", "--ignore", ""], "--ignore '': at character 1: the pattern is empty"),
+        (["--ignore", "!*.o", "/tmp"], "--ignore '!*.o': at character 1: a leading \"!\" does not negate"),
+    ])
+    func aBadIgnorePatternExitsWithStatus2(arguments: [String], message: String) throws {
+        let run = try Run(["watch"] + arguments)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
     @Test(arguments: [
         (["/nonexistent-uti-watch"], "/nonexistent-uti-watch: No such file or directory"),
         (["--settle", "-1", "/tmp"], "--settle -1.0: give seconds from 0 to 86400"),

@@ -138,6 +138,10 @@ final class InboxPrinter: @unchecked Sendable {
             return
                 "\(path): left for later: it points at \(keepingBackslashes: item.escaped), which stays in the Inbox for now"
         case .leftInPlace:
+            if let pattern = report.ignoredBy {
+                return
+                    "\(path): left in place: its name matches \(keepingBackslashes: pattern.description), which is never moved"
+            }
             return "\(path): left in place: a \(report.kind.rawValue) is never moved"
         case .gone:
             return "\(path): gone: another process moved or removed it first"
@@ -191,6 +195,7 @@ final class InboxPrinter: @unchecked Sendable {
             }
         case .leftInPlace:
             members.append(("status", .string("left-in-place")))
+            if let pattern = report.ignoredBy { members.append(("ignoredBy", .string(pattern.description))) }
         case .gone:
             members.append(("status", .string("gone")))
         case .failed(let reason):

@@ -22,6 +22,12 @@ struct InboxCommand: ParsableCommand {
             devices are never moved. An Inbox that is not a folder is a document and is
             moved under a free name. The emptied Inbox is removed (only when empty).
 
+            An entry whose name matches a glob of --ignore (as uti watch reads it), or
+            one of the files editors, downloads and version control keep for themselves,
+            is left in place, never opened: a swap file or a download in progress never
+            moves, however long it stays unchanged (--no-default-ignore moves those):
+            \(IgnoreOptions.defaults).
+
             Exit status: 0 everything was moved (or there was no Inbox), 1 something was
             left or could not be moved, 2 the run could not be done (bad arguments, a
             DOCUMENTS or Inbox that cannot be used).
@@ -49,6 +55,7 @@ struct InboxCommand: ParsableCommand {
     var dryRun = false
     @Flag(name: .customLong("keep-inbox"), help: "Leave the emptied Inbox in place.")
     var keepInbox = false
+    @OptionGroup var ignoreOptions: IgnoreOptions
     @Flag(
         help:
             "Keep watching the Inbox and move items as they arrive and settle (the Inbox is kept); stop with SIGINT or SIGTERM."
@@ -94,6 +101,7 @@ struct InboxCommand: ParsableCommand {
         processing.inbox = inboxPath
         processing.settle = SettlePolicy(interval: settle, checkWriters: !noWriterCheck)
         processing.dryRun = dryRun
+        processing.ignore = try ignoreOptions.patterns()
         // A watched Inbox is in use: removing it when empty would pull it away
         // from an app that has just created it to deliver a file.
         processing.removeEmptyInbox = !keepInbox && !watch

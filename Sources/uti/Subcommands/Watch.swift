@@ -23,6 +23,17 @@ struct Watch: ParsableCommand {
             Names are escaped as uti inbox escapes them; in JSON a name that is not
             UTF-8 also comes as hex ("pathHex").
 
+            --ignore GLOB leaves out items whose path inside the watched folder
+            matches: never printed, never read, and a folder left out is not
+            watched or entered. * and ? match within a name, [a-z] and [!0-9] one
+            character of a class, ** whole folders (**/tmp, a/**/b, a/**), \\ makes
+            the next character literal. A pattern without / matches a name at any
+            depth; one with a / is matched from the watched folder (a leading / only
+            anchors it: /build); a trailing / matches folders only (build/). By
+            default the files editors, downloads and version control keep for
+            themselves are left out too (--no-default-ignore prints them):
+            \(IgnoreOptions.defaults).
+
             "uti: watching ..." on standard error says the watch has begun. Stop with
             SIGINT or SIGTERM: exit 0. Exit 2 for bad arguments or a folder that
             cannot be watched (missing, not a folder, a watch limit reached: the
@@ -63,6 +74,7 @@ struct Watch: ParsableCommand {
     var noWriterCheck = false
     @Flag(help: "Print what the folders hold first, as added.")
     var initial = false
+    @OptionGroup var ignoreOptions: IgnoreOptions
     @Option(
         name: .customLong("exec"), parsing: .remaining,
         help: ArgumentHelp("Run this command for each change (every argument after --exec).", valueName: "command"))
@@ -107,6 +119,7 @@ struct Watch: ParsableCommand {
         options.recursive = recursive
         options.settle = SettlePolicy(interval: settle, checkWriters: !noWriterCheck)
         options.reportsExisting = initial
+        options.ignore = try ignoreOptions.patterns()
         if let type {
             options.conformingTo = try QueryResolver(registry: registry).declaredArgument(type, "--type")
         }

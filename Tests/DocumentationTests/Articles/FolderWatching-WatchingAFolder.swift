@@ -24,4 +24,18 @@ import UniformTypes
         }
         try FileManager.default.removeItem(atPath: folder)
     }
+
+    @Test func block2() throws {
+        var watchOptions = FolderWatcher.Options()
+        watchOptions.recursive = true
+        watchOptions.ignore.append(try IgnorePattern("build/"))
+        assert(watchOptions.ignore.count == IgnorePattern.defaults.count + 1)
+        let swapFiles = try IgnorePattern("*.swp")
+        assert(swapFiles.matches(Array("src/.main.c.swp".utf8), isFolder: false))
+        do throws(IgnorePattern.Problem) {
+            _ = try IgnorePattern("src/[a-")
+        } catch {
+            assert(error.code == .unclosedClass && error.position == 5)
+        }
+    }
 }
