@@ -435,14 +435,14 @@ public struct RegistryBuilder {
                 supplements[s].append(record.origin)
             }
             guard let target = slot else { continue }
-            var declaration = winners[target]
-            declaration.appendTags(names, tagClass: .mimeType)
-            declaration.appendTags(record.extensions, tagClass: .filenameExtension)
-            winners[target] = declaration
+            // In place: a copy would copy the type's tag lists for every record.
+            winners[target].appendTags(names, tagClass: .mimeType)
+            winners[target].appendTags(record.extensions, tagClass: .filenameExtension)
             for name in names where claim[TagClass.mimeType.normalize(name)] == nil {
                 claim[TagClass.mimeType.normalize(name)] = target
             }
-            guard target < declaredCount else { continue }
+            // What only the second pass uses.
+            guard merging != nil, target < declaredCount else { continue }
             if record.origin.source == .sharedMIMEInfo { received[target, default: []].append(record.mimeType) }
             if let identifier = SystemTypeIdentifier.identifier(forMIMEType: record.mimeType)?.lowercased(),
                 slotOf[identifier] == nil, identifierAliases[identifier] == nil
@@ -450,7 +450,7 @@ public struct RegistryBuilder {
                 identifierAliases[identifier] = target
             }
         }
-        for record in systemRecords where record.origin.source == .sharedMIMEInfo {
+        for record in systemRecords where merging != nil && record.origin.source == .sharedMIMEInfo {
             let key = canonicalKey(record.mimeType)
             if definedAt[key] == nil { definedAt[key] = record.origin }
         }
