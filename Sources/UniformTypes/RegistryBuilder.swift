@@ -401,6 +401,49 @@ public struct RegistryBuilder {
         func canonicalKey(_ mimeType: String) -> String {
             TagClass.mimeType.normalize(mimeDatabase?.canonical(mimeType) ?? mimeType)
         }
+        // The shared-mime-info types that list each extension, by canonical name.
+        var listing: [String: [String]] = [:]
+        for record in systemRecords where record.origin.source == .sharedMIMEInfo {
+            let mime = TagClass.mimeType.normalize(mimeDatabase?.canonical(record.mimeType) ?? record.mimeType)
+            for key in Set(record.extensions.map(TagClass.filenameExtension.normalize))
+            where !(listing[key]?.contains(mime) ?? false) {
+                listing[key, default: []].append(mime)
+            }
+        }
+        var soleContenders: [String: String?] = [:]
+        func soleContender(_ key: String) -> String? {
+            if let known = soleContenders[key] { return known }
+            let all = listing[key] ?? []
+            let roots = all.filter { mime in
+                !all.contains { $0 != mime && (mimeDatabase?.isSubclass(mime, of: $0) ?? false) }
+            }
+            let sole = roots.count == 1 ? roots[0] : nil
+            soleContenders[key] = .some(sole)
+            return sole
+        }
+
+        // The first pass places only the system types that could be a
+        // declared type's format (the only ones to list an extension a
+        // declared type claims) and those they are sub-classes of, whose
+        // places theirs follow: no other type decides a merge.
+        var placedFirst: Set<String>?
+        if merging == nil {
+            var queue: [String] = []
+            for record in systemRecords where record.origin.source == .sharedMIMEInfo {
+                let mime = canonicalKey(record.mimeType)
+                let candidate = record.extensions.contains { ext in
+                    let key = TagClass.filenameExtension.normalize(ext)
+                    return extensionClaim[key] != nil && soleContender(key) == mime
+                }
+                if candidate { queue.append(mime) }
+            }
+            var placed: Set<String> = []
+            while let next = queue.popLast() {
+                guard placed.insert(next).inserted else { continue }
+                queue += (mimeDatabase?.parents(of: next) ?? []).map(canonicalKey)
+            }
+            placedFirst = placed
+        }
         var created: [(slot: Int, record: SystemTypeRecord)] = []
         // The shared-mime-info types each declared type received, as the
         // database spells them, and where each such type is defined.
@@ -409,6 +452,9 @@ public struct RegistryBuilder {
         for record in systemRecords {
             let names = [record.mimeType] + record.aliases
             var slot = names.lazy.compactMap { claim[TagClass.mimeType.normalize($0)] }.first ?? joinByExtension(record)
+            if slot == nil, let placedFirst, !placedFirst.contains(canonicalKey(record.mimeType)) {
+                continue
+            }
             if slot == nil {
                 guard let identifier = SystemTypeIdentifier.identifier(forMIMEType: record.mimeType) else {
                     report(
@@ -529,21 +575,6 @@ public struct RegistryBuilder {
         // public.objective-c-source), and only when their kinds do not
         // clash (`SystemTypePlacement.kindsClash`); where they clash, a
         // later extension of the created type may still name its format.
-        var listing: [String: [String]] = [:]
-        for record in systemRecords where record.origin.source == .sharedMIMEInfo {
-            let mime = TagClass.mimeType.normalize(mimeDatabase?.canonical(record.mimeType) ?? record.mimeType)
-            for key in Set(record.extensions.map(TagClass.filenameExtension.normalize))
-            where !(listing[key]?.contains(mime) ?? false) {
-                listing[key, default: []].append(mime)
-            }
-        }
-        func soleContender(_ key: String) -> String? {
-            let all = listing[key] ?? []
-            let roots = all.filter { mime in
-                !all.contains { $0 != mime && (mimeDatabase?.isSubclass(mime, of: $0) ?? false) }
-            }
-            return roots.count == 1 ? roots[0] : nil
-        }
         func kinds(_ slot: Int) -> Set<String> {
             SystemTypePlacement.kinds { conforms(slot, to: $0) }
         }
