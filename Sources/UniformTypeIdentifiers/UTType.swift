@@ -134,11 +134,14 @@ public struct UTType: Sendable {
         ownTags(.filenameExtension).first ?? base.preferredFilenameExtension
     }
 
-    /// The first MIME type the type declares; when it declares none, the
-    /// first the system's MIME data gives it (`public.mpeg-2-transport-stream`:
-    /// `video/mp2t`, where a Mac answers nil). The same answer as
-    /// `UniformTypes.UniformType`'s.
-    public var preferredMIMEType: String? { ownTags(.mimeType).first ?? base.preferredMIMEType }
+    /// The MIME type Linux applications know the format by: the name the
+    /// system's MIME database gives it, where it names the format
+    /// (`public.python-script`: `text/x-python`, where a Mac answers
+    /// `text/x-python-script`; `public.mpeg-2-transport-stream`:
+    /// `video/mp2t`, where a Mac answers nil); else the first the type
+    /// declares. The same answer as `UniformTypes.UniformType`'s; `tags`
+    /// lists what the declaration gives.
+    public var preferredMIMEType: String? { base.preferredMIMEType }
 
     /// The type's tags by class, each list in declared order: those its
     /// declaration gives. Tags the system's MIME data adds to a declared

@@ -45,11 +45,15 @@ public struct RegistryBuilder {
     }
 
     /// Adds the system's MIME types (lowest precedence). A type whose MIME
-    /// type or alias a declaration already claims adds its extensions and
-    /// MIME names to that type; any other becomes a declared type named by
-    /// `SystemTypeIdentifier`, conforming to its mapped `sub-class-of`
-    /// parents, `public.plain-text` for `text/*`, and `public.data`
-    /// (`public.item` for `inode/*`) when it has no other parent.
+    /// type or alias a declaration already claims, or that is the format of
+    /// a declared type (it lists that type's preferred extension, as the
+    /// only system type to, and their kinds agree), adds its extensions
+    /// and MIME names to that type; any other becomes a declared type
+    /// named by `SystemTypeIdentifier`, conforming to its mapped
+    /// `sub-class-of` parents, `public.plain-text` for `text/*`, and
+    /// `public.data` (`public.item` for `inode/*`) when it has no other
+    /// parent. A declared type's preferred MIME type becomes the system's
+    /// name for its format (docs/semantics.md).
     public mutating func add(_ records: [SystemTypeRecord]) {
         systemRecords.append(contentsOf: records)
     }
@@ -148,10 +152,26 @@ public struct RegistryBuilder {
         // 1b. Fold in the system's MIME types. The tags each type declares
         //     itself are noted first: a tag system data adds never
         //     outranks a type that declares it.
+        //     A system type that is one format with a declared type (it
+        //     lists the declared type's preferred extension and their
+        //     kinds agree) joins it: a first pass finds those pairs as
+        //     they would be placed, the second merges them.
         var declaredTags = winners.map { RegistryImage.tagKeys(of: $0) }
         var supplements = [[DeclarationOrigin]](repeating: [], count: winners.count)
-        mergeSystemRecords(
-            into: &winners, slotOf: &slotOf, shadowed: &shadowed, supplements: &supplements, report: report)
+        var identifierAliases: [String: Int] = [:]
+        var borrowed: [Int: Set<String>] = [:]
+        var movedFrom: [Int: Int] = [:]
+        if !systemRecords.isEmpty {
+            var (w, s, sh, su) = (winners, slotOf, shadowed, supplements)
+            var (aliases, b, m) = (identifierAliases, borrowed, movedFrom)
+            let merges = mergeSystemRecords(
+                into: &w, slotOf: &s, shadowed: &sh, supplements: &su, identifierAliases: &aliases, borrowed: &b,
+                movedFrom: &m, declaredTags: declaredTags, merging: nil, report: { _, _, _ in })
+            mergeSystemRecords(
+                into: &winners, slotOf: &slotOf, shadowed: &shadowed, supplements: &supplements,
+                identifierAliases: &identifierAliases, borrowed: &borrowed, movedFrom: &movedFrom,
+                declaredTags: declaredTags, merging: merges, report: report)
+        }
         declaredTags += [Set<String>](repeating: [], count: winners.count - declaredTags.count)
 
         // 2. Resolve parents.
@@ -215,7 +235,8 @@ public struct RegistryBuilder {
 
         return RegistryImage.write(
             RegistryImage.Input(
-                declarations: winners, declaredTags: declaredTags,
+                declarations: winners, declaredTags: declaredTags, borrowedTags: borrowed,
+                preferredMIMEMovedFrom: movedFrom, identifierAliases: identifierAliases,
                 parents: parents, ancestors: ancestors,
                 shadowed: shadowed, supplements: supplements,
                 diagnostics: diagnostics, mimeDatabase: mimeDatabase),
@@ -270,12 +291,29 @@ public struct RegistryBuilder {
         return result.sorted { $0[0] < $1[0] }
     }
 
+    /// Folds the system's MIME types into `winners`: each joins the
+    /// declared type that claims one of its names, or that it joins by
+    /// extension, or becomes a type of its own, placed in Apple's tree.
+    ///
+    /// With `merging` nil (the first pass) the system types that are one
+    /// format with a declared type are placed under it and returned: each
+    /// one's canonical MIME type (normalized) and the declared type's slot.
+    /// Given those pairs (the second pass), each such system type joins its
+    /// declared type instead, and every declared type's preferred MIME type
+    /// becomes the system's name for its format.
+    /// `identifierAliases` receives the `SystemTypeIdentifier` identifier
+    /// of every system type that joined a declared type, with that type's
+    /// slot, where no type has the identifier itself.
+    @discardableResult
     private func mergeSystemRecords(
         into winners: inout [TypeDeclaration], slotOf: inout [String: Int],
         shadowed: inout [[DeclarationOrigin]], supplements: inout [[DeclarationOrigin]],
+        identifierAliases: inout [String: Int], borrowed: inout [Int: Set<String>], movedFrom: inout [Int: Int],
+        declaredTags: [Set<String>], merging: [String: Int]?,
         report: (Diagnostic.Severity, DeclarationOrigin, String) -> Void
-    ) {
-        guard !systemRecords.isEmpty else { return }
+    ) -> [String: Int] {
+        guard !systemRecords.isEmpty else { return [:] }
+        let declaredCount = winners.count
         // The declared type that claims each MIME type: public first, then
         // exported, then declaration order (as the tag index ranks them).
         var claim: [String: Int] = [:]
@@ -360,10 +398,63 @@ public struct RegistryBuilder {
             return slot
         }
 
+        func canonicalKey(_ mimeType: String) -> String {
+            TagClass.mimeType.normalize(mimeDatabase?.canonical(mimeType) ?? mimeType)
+        }
+        // The shared-mime-info types that list each extension, by canonical name.
+        var listing: [String: [String]] = [:]
+        for record in systemRecords where record.origin.source == .sharedMIMEInfo {
+            let mime = TagClass.mimeType.normalize(mimeDatabase?.canonical(record.mimeType) ?? record.mimeType)
+            for key in Set(record.extensions.map(TagClass.filenameExtension.normalize))
+            where !(listing[key]?.contains(mime) ?? false) {
+                listing[key, default: []].append(mime)
+            }
+        }
+        var soleContenders: [String: String?] = [:]
+        func soleContender(_ key: String) -> String? {
+            if let known = soleContenders[key] { return known }
+            let all = listing[key] ?? []
+            let roots = all.filter { mime in
+                !all.contains { $0 != mime && (mimeDatabase?.isSubclass(mime, of: $0) ?? false) }
+            }
+            let sole = roots.count == 1 ? roots[0] : nil
+            soleContenders[key] = .some(sole)
+            return sole
+        }
+
+        // The first pass places only the system types that could be a
+        // declared type's format (the only ones to list an extension a
+        // declared type claims) and those they are sub-classes of, whose
+        // places theirs follow: no other type decides a merge.
+        var placedFirst: Set<String>?
+        if merging == nil {
+            var queue: [String] = []
+            for record in systemRecords where record.origin.source == .sharedMIMEInfo {
+                let mime = canonicalKey(record.mimeType)
+                let candidate = record.extensions.contains { ext in
+                    let key = TagClass.filenameExtension.normalize(ext)
+                    return extensionClaim[key] != nil && soleContender(key) == mime
+                }
+                if candidate { queue.append(mime) }
+            }
+            var placed: Set<String> = []
+            while let next = queue.popLast() {
+                guard placed.insert(next).inserted else { continue }
+                queue += (mimeDatabase?.parents(of: next) ?? []).map(canonicalKey)
+            }
+            placedFirst = placed
+        }
         var created: [(slot: Int, record: SystemTypeRecord)] = []
+        // The shared-mime-info types each declared type received, as the
+        // database spells them, and where each such type is defined.
+        var received: [Int: [String]] = [:]
+        var definedAt: [String: DeclarationOrigin] = [:]
         for record in systemRecords {
             let names = [record.mimeType] + record.aliases
             var slot = names.lazy.compactMap { claim[TagClass.mimeType.normalize($0)] }.first ?? joinByExtension(record)
+            if slot == nil, let placedFirst, !placedFirst.contains(canonicalKey(record.mimeType)) {
+                continue
+            }
             if slot == nil {
                 guard let identifier = SystemTypeIdentifier.identifier(forMIMEType: record.mimeType) else {
                     report(
@@ -372,6 +463,9 @@ public struct RegistryBuilder {
                 }
                 if let existing = slotOf[identifier.lowercased()] {
                     slot = existing
+                } else if let target = merging?[canonicalKey(record.mimeType)] {
+                    slot = target
+                    supplements[target].append(record.origin)
                 } else {
                     let declaration = TypeDeclaration(
                         identifier: identifier, kind: .imported, description: record.description,
@@ -387,13 +481,24 @@ public struct RegistryBuilder {
                 supplements[s].append(record.origin)
             }
             guard let target = slot else { continue }
-            var declaration = winners[target]
-            declaration.appendTags(names, tagClass: .mimeType)
-            declaration.appendTags(record.extensions, tagClass: .filenameExtension)
-            winners[target] = declaration
+            // In place: a copy would copy the type's tag lists for every record.
+            winners[target].appendTags(names, tagClass: .mimeType)
+            winners[target].appendTags(record.extensions, tagClass: .filenameExtension)
             for name in names where claim[TagClass.mimeType.normalize(name)] == nil {
                 claim[TagClass.mimeType.normalize(name)] = target
             }
+            // What only the second pass uses.
+            guard merging != nil, target < declaredCount else { continue }
+            if record.origin.source == .sharedMIMEInfo { received[target, default: []].append(record.mimeType) }
+            if let identifier = SystemTypeIdentifier.identifier(forMIMEType: record.mimeType)?.lowercased(),
+                slotOf[identifier] == nil, identifierAliases[identifier] == nil
+            {
+                identifierAliases[identifier] = target
+            }
+        }
+        for record in systemRecords where merging != nil && record.origin.source == .sharedMIMEInfo {
+            let key = canonicalKey(record.mimeType)
+            if definedAt[key] == nil { definedAt[key] = record.origin }
         }
 
         // Parents of the created types, now that every MIME type has a home:
@@ -401,7 +506,7 @@ public struct RegistryBuilder {
         // types of Apple's tree their media type and generic icon name
         // (`SystemTypePlacement`) unless a parent already leads there, and
         // `public.data` (`inode/*`: `public.item`) when nothing else.
-        guard let dataSlot = slotOf["public.data"] else { return }
+        guard let dataSlot = slotOf["public.data"] else { return [:] }
         let itemSlot = slotOf["public.item"] ?? dataSlot
         var roots: [Int: [Int]] = [:]
         for (slot, record) in created {
@@ -456,35 +561,24 @@ public struct RegistryBuilder {
             roots[slot] = nil
         }
 
-        // A created type under the declared type whose preferred extension
-        // it lists (text/x-python under public.python-script, through
-        // "py"), so that typing a file by that name never contradicts
-        // looking the extension up. Another shared extension does not make
-        // them one format (audio/x-mod lists *.m15, which public.mpeg also
-        // claims; a tracker song is no movie: `FileTyping` answers that name
-        // alone). Only when no other shared-mime-info type lists that
-        // extension (a sub-class of one that does is placed through it:
-        // x-python3 through x-python; text/x-objcsrc and text/x-matlab both
-        // list *.m, so neither goes under public.objective-c-source), and
-        // only when their kinds do not clash (`SystemTypePlacement.kindsClash`).
-        var listing: [String: [String]] = [:]
-        for record in systemRecords where record.origin.source == .sharedMIMEInfo {
-            let mime = TagClass.mimeType.normalize(mimeDatabase?.canonical(record.mimeType) ?? record.mimeType)
-            for key in Set(record.extensions.map(TagClass.filenameExtension.normalize))
-            where !(listing[key]?.contains(mime) ?? false) {
-                listing[key, default: []].append(mime)
-            }
-        }
-        func soleContender(_ key: String) -> String? {
-            let all = listing[key] ?? []
-            let roots = all.filter { mime in
-                !all.contains { $0 != mime && (mimeDatabase?.isSubclass(mime, of: $0) ?? false) }
-            }
-            return roots.count == 1 ? roots[0] : nil
-        }
+        // A created type that lists the preferred extension of a declared
+        // type is that type's format (text/x-python is public.python-script,
+        // through "py"): the first pass places it under that type and
+        // returns the pair, and the second merges it into that type, so
+        // that typing a file by that name gives the identifier looking the
+        // extension up gives. Another shared extension does not make them
+        // one format (audio/x-mod lists *.m15, which public.mpeg also
+        // claims as a later extension). Only when no other shared-mime-info
+        // type lists that extension (a sub-class of one that does counts as
+        // that one: x-python3 goes under what x-python joins; text/x-objcsrc
+        // and text/x-matlab both list *.m, so neither joins
+        // public.objective-c-source), and only when their kinds do not
+        // clash (`SystemTypePlacement.kindsClash`); where they clash, a
+        // later extension of the created type may still name its format.
         func kinds(_ slot: Int) -> Set<String> {
             SystemTypePlacement.kinds { conforms(slot, to: $0) }
         }
+        var sameFormat: [String: Int] = [:]
         for (slot, record) in created where record.origin.source == .sharedMIMEInfo {
             let mime = TagClass.mimeType.normalize(mimeDatabase?.canonical(record.mimeType) ?? record.mimeType)
             for ext in record.extensions {
@@ -493,13 +587,100 @@ public struct RegistryBuilder {
                     winners[owner].tags(.filenameExtension).first.map(TagClass.filenameExtension.normalize) == key
                 else { continue }
                 let identifier = winners[owner].identifier
-                guard !SystemTypePlacement.kindsClash(kinds(slot), kinds(owner)),
-                    !conforms(slot, to: identifier.lowercased()),
+                // Another format by its kind: a later extension may still name this one's.
+                if SystemTypePlacement.kindsClash(kinds(slot), kinds(owner)) { continue }
+                guard !conforms(slot, to: identifier.lowercased()),
                     !conforms(owner, to: winners[slot].identifier.lowercased())
                 else { break }
                 winners[slot].conformsTo.insert(identifier, at: 0)
+                if merging == nil { sameFormat[mime] = owner }
                 break
             }
         }
+        guard merging != nil else { return sameFormat }
+        for (identifier, slot) in identifierAliases where slotOf[identifier] == nil { slotOf[identifier] = slot }
+
+        // Each declared type's preferred MIME type becomes the name the
+        // system's database gives its format, the one desktop entries
+        // register, spelled as the database spells it:
+        // 1. the name the database's globs give the type's preferred
+        //    extension, when the type declares it or one of its aliases;
+        // 2. else the canonical name of the first MIME type it declares
+        //    that the database knows (`audio/vnd.wave` is `audio/x-wav`);
+        // 3. else the name the globs give its preferred extension, when
+        //    the type received that system type (joined by extension or
+        //    merged: `text/x-python` for `public.python-script`);
+        // 4. else that name, when the type that has it is not a narrower
+        //    one and their kinds agree (`public.heic` prefers
+        //    `image/heif`, which `public.heif` has).
+        // A name another type has is borrowed: it ranks below every other
+        // claimant, so that type keeps answering it (`borrowed`); and only
+        // from a type that conforms to `public.data` where this one does.
+        // Other tags keep their order.
+        guard let database = mimeDatabase, !database.isEmpty else { return [:] }
+        let mimeClass = TagClass.mimeType
+        func mayBorrow(_ slot: Int, from owner: Int?) -> Bool {
+            guard let owner, owner != slot else { return owner == slot }
+            return conforms(owner, to: "public.data") || !conforms(slot, to: "public.data")
+        }
+        for slot in 0..<declaredCount where !winners[slot].origin.source.isSystem {
+            var globName: String?
+            if let ext = winners[slot].tags(.filenameExtension).first {
+                // Of several globs, the one the type holds (as `FileTyping` picks).
+                let guess = database.guess(name: "x." + ext, data: nil)
+                let held = Set(winners[slot].tags(.mimeType).map(canonicalKey))
+                globName =
+                    guess.nameMatches.first { held.contains(canonicalKey($0)) }
+                    ?? (guess.uncertain || guess.nameMatches.isEmpty ? nil : guess.mimeType)
+                globName = globName.map(database.canonical)
+            }
+            let globKey = globName.map(mimeClass.normalize)
+            let known = winners[slot].tags(.mimeType).filter {
+                declaredTags[slot].contains(RegistryImage.tagKey(mimeClass.identifier, mimeClass.normalize($0)))
+                    && database.isKnown($0)
+            }.map { database.canonical($0) }.filter { mayBorrow(slot, from: claim[mimeClass.normalize($0)]) }
+            var choice: String?
+            if let globName, known.contains(where: { mimeClass.normalize($0) == globKey }) {
+                choice = globName
+            } else if let first = known.first {
+                choice = first
+            } else if let globName, let globKey,
+                (received[slot] ?? []).contains(where: { mimeClass.normalize($0) == globKey })
+            {
+                choice = globName
+            } else if let globName, let globKey, let owner = claim[globKey], owner != slot,
+                !conforms(owner, to: winners[slot].identifier.lowercased()),
+                !SystemTypePlacement.kindsClash(kinds(owner), kinds(slot)), mayBorrow(slot, from: owner)
+            {
+                choice = globName
+            }
+            if let choice, case let key = mimeClass.normalize(choice), claim[key] != slot {
+                borrowed[slot, default: []].insert(RegistryImage.tagKey(mimeClass.identifier, key))
+                if let origin = definedAt[key], !supplements[slot].contains(origin) { supplements[slot].append(origin) }
+            }
+            guard let choice else { continue }
+            // A tag the type has keeps its spelling; where it was declared
+            // is noted, so that Apple's order can be given back.
+            var declaration = winners[slot]
+            let key = mimeClass.normalize(choice)
+            if let at = declaration.tagSpecification.firstIndex(where: { $0.tagClass == mimeClass }) {
+                var tags = declaration.tagSpecification[at].tags
+                if let index = tags.firstIndex(where: { mimeClass.normalize($0) == key }) {
+                    guard index > 0 else { continue }
+                    guard index <= RegistryImage.Flag.movedTagLimit else { continue }
+                    if declaredTags[slot].contains(RegistryImage.tagKey(mimeClass.identifier, key)) {
+                        movedFrom[slot] = index
+                    }
+                    tags.insert(tags.remove(at: index), at: 0)
+                } else {
+                    tags.insert(choice, at: 0)
+                }
+                declaration.tagSpecification[at].tags = tags
+            } else {
+                declaration.tagSpecification.append(TagSpecification(mimeClass, [choice]))
+            }
+            winners[slot] = declaration
+        }
+        return [:]
     }
 }

@@ -11,8 +11,8 @@ import SharedMIMEInfo
 /// `kind.layoutVersion` (`RegistryImageLayoutTests` holds the layout of
 /// every version).
 enum RegistryImage {
-    /// `UTIR`, layout 2.
-    static let kind = ImageKind(tag: 0x5554_4952, layoutVersion: 2)
+    /// `UTIR`, layout 3.
+    static let kind = ImageKind(tag: 0x5554_4952, layoutVersion: 3)
     /// Words per type record.
     static let recordSize = 22
 
@@ -81,8 +81,11 @@ enum RegistryImage {
                 + "supplements \(Field.supplements), size \(recordSize)",
             "kind bits: declaration mask \(KindBits.declarationMask), source << \(KindBits.sourceShift), "
                 + "position kind << \(KindBits.positionShift)",
-            "flags: conformsToData \(Flag.conformsToData), ancestorsUnlisted \(Flag.ancestorsUnlisted); "
+            "flags: conformsToData \(Flag.conformsToData), ancestorsUnlisted \(Flag.ancestorsUnlisted), "
+                + "declared place of the first MIME type << \(Flag.movedTagShift) (up to \(Flag.movedTagLimit)); "
                 + "system-only tag bit \(systemOnlyTag); ancestor list limit \(ancestorListLimit)",
+            "identifier table: each type's identifier, and the identifier of each system type that joined a "
+                + "declared type, naming that type",
             "tag class entry: name \(TagClassEntry.name), table \(TagClassEntry.table), size \(TagClassEntry.size)",
             "tag list entry: class \(TagListEntry.tagClass), tags \(TagListEntry.tags), size \(TagListEntry.size)",
             "origin entry: source and kind \(OriginEntry.sourceAndKind), position \(OriginEntry.position), "
@@ -109,6 +112,10 @@ enum RegistryImage {
     enum Flag {
         static let conformsToData: UInt32 = 1
         static let ancestorsUnlisted: UInt32 = 2
+        /// Bits 8 to 23: where the type declared its first MIME type, when
+        /// the registry moved that tag to the front (0: not moved).
+        static let movedTagShift: UInt32 = 8
+        static let movedTagLimit = 0xFFFF
     }
 
     /// Set in the count word of a tag's claimant list when no type declares
@@ -122,6 +129,17 @@ enum RegistryImage {
         /// The tags (`tagKey`) each declaration states itself, before system
         /// data added any; types created from system data have none here.
         var declaredTags: [Set<String>]
+        /// The tags (`tagKey`) a type took from another type that has them
+        /// (as its preferred MIME type), by slot: they rank below every
+        /// other claimant.
+        var borrowedTags: [Int: Set<String>] = [:]
+        /// Where in its MIME types each type declared the one that now
+        /// comes first (the system's name for its format), by slot, when
+        /// that is not first already (`Flag.movedTagShift`).
+        var preferredMIMEMovedFrom: [Int: Int] = [:]
+        /// Further identifiers (lower-cased) the identifier table maps to a
+        /// type: those of system types that joined a declared type.
+        var identifierAliases: [String: Int] = [:]
         var parents: [[Int32]]
         var ancestors: [[Int32]]
         var shadowed: [[DeclarationOrigin]]
@@ -232,10 +250,11 @@ enum RegistryImage {
                 guard claimants.count > 1 else { continue }
                 let tag = tagKey(c, key)
                 func fromSystem(_ slot: Int32) -> Bool { !input.declaredTags[Int(slot)].contains(tag) }
+                func isBorrowed(_ slot: Int32) -> Bool { input.borrowedTags[Int(slot)]?.contains(tag) ?? false }
                 func rank(_ slot: Int32) -> (Int, Int, Int, Int, Int32) {
                     let d = declarations[Int(slot)]
                     return (
-                        fromSystem(slot) ? 1 : 0,
+                        isBorrowed(slot) ? 2 : fromSystem(slot) ? 1 : 0,
                         d.identifier.lowercased().hasPrefix("public.") ? 0 : 1,
                         conformsToData[Int(slot)] ? 0 : 1,
                         d.kind == .exported ? 0 : 1,
@@ -248,7 +267,8 @@ enum RegistryImage {
                 let declaredOnly = fromSystem(ranked[0]) ? ranked : ranked.filter { !fromSystem($0) }
                 index[c]![key] = declaredOnly
                 let winner = declarations[Int(ranked[0])]
-                for loser in ranked.dropFirst() {
+                // A borrowed tag is the borrower's preferred name, not a claim.
+                for loser in ranked.dropFirst() where !isBorrowed(loser) {
                     let d = declarations[Int(loser)]
                     // A clash between sources is reported where the losing tag came from.
                     let systemOnly = fromSystem(loser) && !fromSystem(ranked[0])
@@ -297,7 +317,9 @@ enum RegistryImage {
             let unlisted = input.ancestors[slot] == unlisted
             r[Field.ancestors] = UInt32(list(unlisted ? [] : input.ancestors[slot]))
             r[Field.children] = UInt32(list(children[slot]))
-            r[Field.flags] = (conformsToData[slot] ? Flag.conformsToData : 0) | (unlisted ? Flag.ancestorsUnlisted : 0)
+            r[Field.flags] =
+                (conformsToData[slot] ? Flag.conformsToData : 0) | (unlisted ? Flag.ancestorsUnlisted : 0)
+                | UInt32(min(input.preferredMIMEMovedFrom[slot] ?? 0, Flag.movedTagLimit)) << Flag.movedTagShift
             r[Field.shadowed] = UInt32(origins(input.shadowed[slot]))
             r[Field.supplements] = UInt32(origins(input.supplements[slot]))
             records.append(r)
@@ -305,7 +327,12 @@ enum RegistryImage {
         let typesStart = w.wordCount
         for r in records { for x in r { w.append(x) } }
 
-        let identifiers = w.appendHashTable(slotOf.map { (Array($0.key.utf8), UInt32($0.value)) })
+        // A system type's identifier that joined a declared type names that type.
+        var identifierSlots = slotOf
+        for (identifier, slot) in input.identifierAliases where identifierSlots[identifier] == nil {
+            identifierSlots[identifier] = slot
+        }
+        let identifiers = w.appendHashTable(identifierSlots.map { (Array($0.key.utf8), UInt32($0.value)) })
         var classTables: [(String, Int)] = []
         for c in classes {
             let entries = order[c]!.map { key in

@@ -17,18 +17,25 @@ public enum SystemTypeIdentifier {
         guard let slash = lower.firstIndex(of: "/") else { return nil }
         let media = lower[..<slash], subtype = lower[lower.index(after: slash)...]
         guard !media.isEmpty, !subtype.isEmpty, media.utf8.allSatisfy(isPlain), !media.contains(".") else { return nil }
-        var out = prefix + media + "."
+        // Built as bytes: the registry names thousands of types this way.
+        var out: [UInt8] = []
+        out.reserveCapacity(prefix.utf8.count + lower.utf8.count + 8)
+        out += prefix.utf8
+        out += media.utf8
+        out.append(UInt8(ascii: "."))
         for byte in subtype.utf8 {
             if isPlain(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
+                out.append(byte)
             } else if byte == UInt8(ascii: "+") {
-                out += "-plus-"
+                out += "-plus-".utf8
             } else {
                 let hex = Array("0123456789abcdef".utf8)
-                out += "-x" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self) + "-"
+                out += [
+                    UInt8(ascii: "-"), UInt8(ascii: "x"), hex[Int(byte >> 4)], hex[Int(byte & 15)], UInt8(ascii: "-"),
+                ]
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The MIME type an identifier of this scheme stands for, or nil.

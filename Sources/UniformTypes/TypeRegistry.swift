@@ -779,19 +779,28 @@ public final class TypeRegistry: Sendable {
         }
     }
 
-    /// The tags `type`'s own declaration gives, without those the system's
-    /// MIME data added to it (what Apple's registry, which has no such
-    /// data, would answer). A type made from system data keeps all of its
-    /// tags, since they are its declaration.
+    /// The tags `type`'s own declaration gives, in its order, without those
+    /// the system's MIME data added to it (what Apple's registry, which has
+    /// no such data, would answer): a declared MIME type the registry put
+    /// first, as the system's name for the format, is back in its place. A
+    /// type made from system data keeps all of its tags, since they are
+    /// its declaration.
     public func declaredTags(of type: UniformType) -> [TagSpecification] {
         let all = type.tagSpecification
         guard let slot = slot(of: type), !origins(slot, Field.supplements).isEmpty,
             !origin(slot).source.isSystem
         else { return all }
+        let moved = Int(
+            image.word(record(slot, Field.flags)) >> RegistryImage.Flag.movedTagShift
+                & UInt32(RegistryImage.Flag.movedTagLimit))
         return all.compactMap { spec in
-            let own = spec.tags.filter { tag in
+            var own = spec.tags.filter { tag in
                 declaresTag(tag, tagClass: spec.tagClass)
                     && types(tag: tag, tagClass: spec.tagClass).contains { $0.slot == slot && $0.registry === self }
+            }
+            if spec.tagClass == .mimeType, moved > 0, own.first == spec.tags.first, own.count > 1 {
+                let first = own.removeFirst()
+                own.insert(first, at: min(moved, own.count))
             }
             return own.isEmpty ? nil : TagSpecification(spec.tagClass, own)
         }

@@ -234,7 +234,10 @@ public struct UniformType: @unchecked Sendable, Hashable, CustomStringConvertibl
 
     /// The first filename extension, or nil when the type has none.
     public var preferredFilenameExtension: String? { tags(.filenameExtension).first }
-    /// The first MIME type, or nil when the type has none.
+    /// The first MIME type, or nil when the type has none: the name the
+    /// system's MIME database gives the format where it names it (the one
+    /// desktop entries register: `text/x-python` for
+    /// `public.python-script`), else the first the declaration gives.
     public var preferredMIMEType: String? { tags(.mimeType).first }
 
     /// The identifiers of the direct parents, as declared.

@@ -210,14 +210,30 @@ let macOS12Lacks: [String: [String]] = [
             (.webP, "webp", "image/webp"), (.swiftSource, "swift", nil), (.epub, "epub", "application/epub+zip"),
             (.folder, nil, nil), (.item, nil, nil),
         ]
+        // Where the system's MIME database names the format, the preferred
+        // MIME type is its name (public.rtf: application/rtf, public.heic:
+        // image/heif); `tags` stays what Apple declares, in Apple's order.
+        let systemNames = ["public.rtf": "application/rtf", "public.heic": "image/heif"]
         for (type, ext, mime) in expected {
             // Where Apple declares none, the system's MIME data may give one (public.folder: inode/directory).
             #expect(type.preferredFilenameExtension == (ext ?? type.base.preferredFilenameExtension), "\(type)")
-            #expect(type.preferredMIMEType == (mime ?? type.base.preferredMIMEType), "\(type)")
+            #expect(
+                type.preferredMIMEType == (systemNames[type.identifier] ?? mime ?? type.base.preferredMIMEType),
+                "\(type)")
+            #expect(type.preferredMIMEType == type.base.preferredMIMEType, "\(type)")
             #expect(type.tags[.filenameExtension]?.first == ext)
             #expect(type.tags[.mimeType]?.first == mime)
         }
         #expect(UTType.jpeg.tags[.filenameExtension] == ["jpeg", "jpg", "jpe"])
+        #expect(UTType.rtf.tags[.mimeType] == ["text/rtf"])
+        let wave = UTType(filenameExtension: "wav")
+        #expect(wave?.preferredMIMEType == "audio/x-wav")
+        #expect(wave?.tags[.mimeType] == ["audio/vnd.wave", "audio/wav", "audio/wave", "audio/x-wav"])
+        let python = UTType(filenameExtension: "py")
+        #expect(python?.identifier == "public.python-script")
+        #expect(python?.preferredMIMEType == "text/x-python")
+        #expect(python?.tags[.mimeType] == ["text/x-python-script"])
+        #expect(UTType(mimeType: "text/x-python") == python)
     }
 
     @Test func lookingUpByTag() throws {

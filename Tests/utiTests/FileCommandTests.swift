@@ -175,7 +175,7 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         #expect(
             run.lines == [
                 "firmware.bin: public.data (application/octet-stream, data) by unknown, uncertain",
-                "real.bin: com.apple.macbinary-archive (application/macbinary, MacBinary archive) by name+content",
+                "real.bin: com.apple.macbinary-archive (application/x-macbinary, MacBinary archive) by name+content",
             ], "\(run.stdout)")
         let filter = try Run(
             ["filter", "public.archive", "firmware.bin", "real.bin"], environment: systemData,
