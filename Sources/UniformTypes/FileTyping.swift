@@ -174,14 +174,24 @@ public struct FileTyping: Sendable {
 
     /// The candidate extensions of a name, longest first: `a.tar.gz` gives
     /// `tar.gz`, `gz`. A leading dot starts no extension (`.profile` has none).
+    /// Of a name longer than a file name can be (255 bytes), the candidates
+    /// are the last extension and those of at most 255 bytes: every
+    /// candidate of a real file name, and never more text than the name
+    /// holds 255 times over, however many dots it has.
     public static func extensions(of name: String) -> [String] {
         let bytes = Array(name.utf8)
+        let longest = 255
         var result: [String] = []
-        for (i, b) in bytes.enumerated() where b == UInt8(ascii: ".") && i > 0 && i + 1 < bytes.count {
-            if bytes[i - 1] == UInt8(ascii: ".") { continue }
-            result.append(String(decoding: bytes[(i + 1)...], as: UTF8.self))
+        var i = bytes.count - 2
+        while i > 0 {
+            if bytes[i] == UInt8(ascii: "."), bytes[i - 1] != UInt8(ascii: ".") {
+                let length = bytes.count - i - 1
+                if length > longest && !result.isEmpty { break }
+                result.append(String(decoding: bytes[(i + 1)...], as: UTF8.self))
+            }
+            i -= 1
         }
-        return result
+        return result.reversed()
     }
 
     /// The type a file name implies, without looking at any file.

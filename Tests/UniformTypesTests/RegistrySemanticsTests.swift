@@ -271,6 +271,41 @@ import Testing
         #expect(FileTyping.fileName(of: "/a/b/c.txt/") == "c.txt")
     }
 
+    /// Every candidate of every name up to 7 characters of an alphabet of
+    /// dots and letters is each dot's suffix, as a plain walk finds them.
+    @Test func extensionsOfEveryShortName() {
+        func plain(_ name: String) -> [String] {
+            let bytes = Array(name.utf8)
+            return bytes.indices.filter { i in
+                i > 0 && i + 1 < bytes.count && bytes[i] == UInt8(ascii: ".") && bytes[i - 1] != UInt8(ascii: ".")
+            }.map { String(decoding: bytes[($0 + 1)...], as: UTF8.self) }
+        }
+        var names = [""]
+        var checked = 0
+        for _ in 0..<7 {
+            names = names.flatMap { name in [".", "a", "b"].map { name + $0 } }
+            for name in names {
+                #expect(FileTyping.extensions(of: name) == plain(name), "\(name)")
+                checked += 1
+            }
+        }
+        #expect(checked == 3279)
+    }
+
+    /// A name of many dots gives the last extension and those of at most
+    /// 255 bytes (no file name is longer): text in proportion to the name,
+    /// not to the square of its dots.
+    @Test func extensionsOfAHugeNameStayInProportion() {
+        let name = String(repeating: "a.", count: 200_000) + "gz"
+        let candidates = FileTyping.extensions(of: name)
+        #expect(candidates.last == "gz")
+        #expect(candidates.count == 127)  // "gz", "a.gz", … "a.…a.gz" of 254 bytes
+        #expect(candidates.allSatisfy { $0.utf8.count <= 255 })
+        let long = "x." + String(repeating: "y", count: 300)
+        #expect(FileTyping.extensions(of: long) == [String(repeating: "y", count: 300)])
+        #expect(FileTyping.extensions(of: "a." + long) == [String(repeating: "y", count: 300)])
+    }
+
     @Test func typesByName() {
         #expect(typing.type(forName: "photo.JPG").type.identifier == "public.jpeg")
         #expect(typing.type(forName: "a.tar.gz").type.identifier == "org.gnu.gnu-zip-archive")

@@ -281,6 +281,21 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
     }
 }
 
+/// A dotted query is answered in memory in proportion to its length: a
+/// query of 60,000 dots (120 KB, near the kernel's limit for one argument)
+/// once held gigabytes.
+@Suite struct DottedQueryTests {
+    @Test func aQueryOfManyDotsHoldsLittleMemory() throws {
+        let query = String(repeating: "a.", count: 60_000) + "b"
+        let pid = try startWithDefaultSignals(Run.binary.path, ["-b", query])
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 1, "wait status \(status)")
+        #expect(usage.ru_maxrss < 128 * 1024, "uti held \(usage.ru_maxrss) KB")
+    }
+}
+
 /// A query with a `/` is a MIME type only when RFC 9110's token rule says it
 /// is one, at every door that takes one.
 @Suite struct MIMEQuerySyntaxTests {
