@@ -84,6 +84,10 @@ public struct IgnorePattern: Sendable, Hashable, CustomStringConvertible {
             case unclosedClass
             /// A class holds `/`, which no name holds.
             case slashInClass
+            /// A class holds a POSIX class, collating symbol or equivalence
+            /// class (`[[:alpha:]]`, `[[.a.]]`, `[[=a=]]`), which this dialect
+            /// does not have.
+            case posixClass
             /// A range ends before it starts (`[z-a]`), or joins a character
             /// to a byte that is not UTF-8.
             case badRange
@@ -419,6 +423,13 @@ public struct IgnorePattern: Sendable, Hashable, CustomStringConvertible {
             }
             first = false
             let start = index
+            if characters[index] == openBracket, index + 1 < characters.count,
+                [0x3A, 0x2E, 0x3D].contains(characters[index + 1])  // ":", ".", "="
+            {
+                throw problem(
+                    .posixClass, index,
+                    "classes such as [:alpha:] are not supported: list the characters or ranges ([a-zA-Z])")
+            }
             let (low, afterLow) = try member(index)
             index = afterLow
             if index + 1 < characters.count, characters[index] == dash, characters[index + 1] != closeBracket {
