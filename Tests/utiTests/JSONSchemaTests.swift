@@ -330,7 +330,10 @@ enum SchemaSamples {
     }
 
     static let decode = make("decode") { tree in
-        [try tree.check(["decode", "dyn.ah62d4rv4ge81y8x4", "dyn.age81e62", "--json"], as: "decode")]
+        [
+            try tree.check(["decode", "dyn.ah62d4rv4ge81y8x4", "dyn.age81e62", "--json"], as: "decode"),
+            try tree.check(["decode", "dyn.bad", "dyn.ah62d4rv4ge81y8x4", "--json"], as: "decode"),
+        ]
     }
 
     static let validate = make("validate") { tree in
@@ -527,6 +530,9 @@ extension Run {
         let items = outputs.flatMap(\.objects)
         #expect(items.contains { !($0["conformsTo"]?.arrayValue ?? []).isEmpty })
         #expect(items.contains { $0["conformsTo"] == .array([]) })
+        // A bad identifier has an error in its place; the others are still decoded.
+        #expect(outputs.map(\.status) == [0, 2])
+        #expect(outputs[1].objects.map { $0["error"] != nil } == [true, false])
     }
 
     @Test func validate() throws {

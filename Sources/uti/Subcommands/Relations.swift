@@ -166,12 +166,21 @@ struct Decode: ParsableCommand {
         if identifiers.isEmpty { throw ValidationError("give at least one dynamic identifier") }
     }
 
+    /// Each identifier in order: what it carries, or (as lookups do) an
+    /// error in its place; exit status 2 when any is not well formed.
     func run() throws {
         var results: [JSON] = []
+        var failed = false
         for identifier in identifiers {
             guard let contents = DynamicIdentifier.decode(identifier) else {
-                throw Console.fail(
-                    "\"\(identifier)\" is not a well-formed dynamic identifier (dyn.a followed by base-32)")
+                let problem = "is not a well-formed dynamic identifier (dyn.a followed by base-32)"
+                failed = true
+                if output.json {
+                    results.append(.object([("identifier", .string(identifier)), ("error", .string(problem))]))
+                } else {
+                    Console.error("uti: \"\(identifier)\" \(problem)")
+                }
+                continue
             }
             if output.json {
                 results.append(
@@ -191,5 +200,6 @@ struct Decode: ParsableCommand {
             }
         }
         if output.json { print(JSON.array(results).serialized()) }
+        if failed { throw ExitCode(Status.error) }
     }
 }
