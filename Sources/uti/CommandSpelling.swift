@@ -33,8 +33,9 @@ enum CommandSpelling {
             !registry.claims(tag: word), registry.declaredType(word) == nil
         else { return nil }
         Console.error(
-            "uti: \"\(word)\" is not a command; did you mean \"\(meant)\"? "
-                + "(no type claims it either; uti lookup --extension \(word) looks it up as an extension)")
+            "uti: \"\(Escaping.name(word))\" is not a command; did you mean \"\(meant)\"? "
+                + "(no type claims it either; \(Escaping.command(["uti", "lookup", "--extension", word])) "
+                + "looks it up as an extension)")
         return Status.error
     }
 }

@@ -1,3 +1,4 @@
+import SystemBase
 import UniformTypes
 
 /// How a command-line query names a type.
@@ -17,6 +18,9 @@ struct Resolution {
 /// A query that names nothing.
 struct QueryError: Error, CustomStringConvertible {
     var description: String
+    /// The query is no type query at all (a path, a word no extension
+    /// could be): an error (exit 2) even where an unknown type is a "no".
+    var isMisread = false
 }
 
 /// Reads a query the way `uti` documents: a `/` makes it a MIME type, a
@@ -30,6 +34,14 @@ struct QueryResolver {
     /// No conformance filter at all (Apple's `conformingTo: nil`): the best
     /// claimant of any kind, else a dynamic identifier carrying no conformance.
     var unfiltered = false
+    /// The command a message suggests for a query that is a file: the
+    /// words before the path and after it (`uti conforms --file PATH TYPE`).
+    var fileCommand: (before: [String], after: [String]) = (["uti", "file"], [])
+
+    /// `fileCommand` for `path`, quoted for the shell.
+    func fileSuggestion(_ path: String) -> String {
+        Escaping.command(fileCommand.before + [path] + fileCommand.after)
+    }
 
     func kind(of query: String) -> QueryKind {
         if let forcedKind { return forcedKind }
@@ -44,7 +56,10 @@ struct QueryResolver {
         if PathText.isRaw(query) {
             throw QueryError(
                 description: "is not UTF-8 text"
-                    + (forcedKind == nil ? "; for a file: uti file \(Escaping.name(query))" : ""))
+                    + (forcedKind == nil ? "; for a file: \(fileSuggestion(query))" : ""))
+        }
+        if forcedKind == nil && tagClass == nil, let problem = pathProblem(query) {
+            throw QueryError(description: problem, isMisread: true)
         }
         let kind = kind(of: query)
         let tagClass: TagClass
@@ -62,11 +77,24 @@ struct QueryResolver {
                 throw QueryError(description: "empty filename extension")
             }
             tagClass = .filenameExtension
+            // A dotted one is refused below unless claimed (`undeclaredDottedName`).
+            if forcedKind == nil, self.tagClass == nil, !query.dropFirst().contains("."), !registry.claims(tag: query),
+                let odd = query.unicodeScalars.first(where: Self.neverInExtension)
+            {
+                let hex = String(odd.value, radix: 16, uppercase: true)
+                let what =
+                    odd == " "
+                    ? "a space" : "the character U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                throw QueryError(
+                    description: "has \(what), which no filename extension has; for a file: "
+                        + "\(fileSuggestion(query)); --extension reads it as an extension",
+                    isMisread: true)
+            }
         case .mimeType:
             if let problem = TagClass.mimeSyntaxProblem(query) {
                 throw QueryError(
                     description: "is not a MIME type (TYPE/SUBTYPE): \(problem)"
-                        + (kind == forcedKind ? "" : "; for a file: uti file \(Escaping.name(query))"))
+                        + (kind == forcedKind ? "" : "; for a file: \(fileSuggestion(query))"))
             }
             tagClass = .mimeType
         case .tag:
@@ -91,6 +119,37 @@ struct QueryResolver {
         return Resolution(query: query, kind: kind, type: first, alternatives: Array(all.dropFirst()))
     }
 
+    /// Why `query` is read as a path rather than a type, with how to ask
+    /// about the file, or nil when it may be a type. A path: a query that
+    /// starts with `/`, `./`, `../` or `~/`; one that holds a `/` yet is no
+    /// MIME type and either names an existing file or is no near miss of a
+    /// MIME type (more than one `/`, a trailing `/`); a MIME type no type
+    /// claims that names an existing file (`dir/pic.jpg`). A one-slash near
+    /// miss that names nothing (`text/html(`) stays a malformed MIME type,
+    /// an unclaimed well-formed one (`dir/pic.jpg`) a dynamic type.
+    func pathProblem(_ query: String) -> String? {
+        let prefixed = ["/", "./", "../", "~/"].contains(where: query.hasPrefix) || query == "." || query == ".."
+        guard prefixed || query.contains("/") else { return nil }
+        let exists = FileStatus.exists(PathText.bytes(query))
+        if !prefixed {
+            if TagClass.isMIMESyntax(query) {
+                guard exists && !registry.claims(tag: query) else { return nil }
+            } else if !exists && query.utf8.count(where: { $0 == UInt8(ascii: "/") }) == 1 && !query.hasSuffix("/") {
+                return nil
+            }
+        }
+        return exists
+            ? "is a path, not a type; for the type of the file: \(fileSuggestion(query))"
+            : "looks like a path, and no file is there; a type is written as an identifier, extension or "
+                + "MIME type (public.jpeg, jpg, image/jpeg); for a file that exists: \(fileSuggestion(query))"
+    }
+
+    /// Characters no filename extension a type claims has: white space
+    /// (a `/` makes a query a MIME type or a path).
+    static func neverInExtension(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isWhitespace
+    }
+
     /// A dotted name that is neither a declared identifier nor a claimed
     /// extension is most likely a mistyped identifier (`public.imgae`) or a
     /// file name, never silently an extension.
@@ -99,7 +158,7 @@ struct QueryResolver {
         let near = registry.suggestions(for: query)
         if !near.isEmpty { message += " (did you mean \(near.joined(separator: ", "))?)" }
         if let last = FileTyping.extensions(of: query).last, registry.claims(tag: last) {
-            message += "; for a file name: uti file \(query)"
+            message += "; for a file name: \(fileSuggestion(query))"
         }
         return QueryError(description: message + "; --extension reads it as an extension")
     }

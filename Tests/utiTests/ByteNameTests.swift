@@ -63,7 +63,7 @@ import Testing
 
     @Test func aQueryThatIsNotUTF8IsRefused() throws {
         let run = try Self.shell(#""$UTI" "$NAME""#, in: "/")
-        #expect(run.status == 1 && run.stderr.contains("is not UTF-8 text; for a file: uti file bad\\xffname.png"))
+        #expect(run.status == 1 && run.stderr.contains("is not UTF-8 text; for a file: uti file $'bad\\xffname.png'"))
     }
 }
 

@@ -93,8 +93,9 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
 
     @Test(arguments: ["/nonexistent-uti/pic.dat", "./nonexistent-uti/b", "a//b", "text/", "/text/plain"])
     func aSlashThatIsNotMIMESyntaxIsNeverADynamicMIMEType(query: String) throws {
+        // Each is shaped like a path, and reported as one (exit 2).
         let lookup = try Run(query, "-b")
-        #expect(lookup.status == 1 && lookup.stdout.isEmpty && lookup.stderr.contains("is not a MIME type"))
+        #expect(lookup.status == 2 && lookup.stdout.isEmpty && lookup.stderr.contains("looks like a path"))
         let conforms = try Run("conforms", query, "public.data")
         #expect(conforms.status == 2)
     }
@@ -299,7 +300,7 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
 /// A query with a `/` is a MIME type only when RFC 9110's token rule says it
 /// is one, at every door that takes one.
 @Suite struct MIMEQuerySyntaxTests {
-    @Test(arguments: ["</>", "(/)", "text/html(", "x/@", "x/é", "x/\n", "x/", "a/b/c", "{/}", "x/{", "}/x"])
+    @Test(arguments: ["</>", "(/)", "text/html(", "x/@", "x/é", "x/\n", "{/}", "x/{", "}/x"])
     func refusedEverywhere(query: String) throws {
         let lookup = try Run([query, "-b"])
         #expect(lookup.status == 1 && lookup.stdout.isEmpty && lookup.stderr.contains("is not a MIME type"))
@@ -318,6 +319,24 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
                 batch.status == 1 && batch.lines == ["", "public.html"] && batch.stderr.contains("is not a MIME type"),
                 "\(batch.stdout) \(batch.stderr)")
         }
+    }
+
+    /// Shaped like a path (a trailing `/`, more than one): reported as one
+    /// unless read as a MIME type on purpose.
+    @Test(arguments: ["x/", "a/b/c"])
+    func pathShapedIsAPath(query: String) throws {
+        let lookup = try Run([query, "-b"])
+        #expect(lookup.status == 2 && lookup.stdout.isEmpty && lookup.stderr.contains("looks like a path"))
+        let forced = try Run(["--mime", query, "-b"])
+        #expect(forced.status == 1 && forced.stderr.contains("is not a MIME type"))
+        let tagClass = try Run(["--tag-class", "mime", query, "-b"])
+        #expect(tagClass.status == 1 && tagClass.stderr.contains("is not a MIME type"))
+        let conforms = try Run(["conforms", query, "public.data"])
+        #expect(conforms.status == 2 && conforms.stderr.contains("looks like a path"))
+        let tags = try Run(["tags", query])
+        #expect(tags.status == 2 && tags.stderr.contains("looks like a path"), "\(tags.stderr)")
+        let batch = try Run(["batch"], stdin: query + "\ntext/html\n")
+        #expect(batch.status == 1 && batch.lines == ["", "public.html"] && batch.stderr.contains("looks like a path"))
     }
 
     @Test func parametersStayIgnored() throws {

@@ -70,7 +70,7 @@ struct Lookup: FastCommand {
         let brief = request.flags.contains(.brief), json = request.json, language = request.language
         var results: [JSON] = []
         var blocks: [TerminalText] = []
-        var failed = false
+        var failed = false, misread = false
         for query in request.queries {
             do {
                 let resolution = try resolver.resolve(query)
@@ -82,6 +82,7 @@ struct Lookup: FastCommand {
                 }
             } catch {
                 failed = true
+                misread = misread || error.isMisread
                 if json {
                     results.append(.object([("query", .string(query)), ("error", .string(error.description))]))
                 } else {
@@ -94,6 +95,6 @@ struct Lookup: FastCommand {
         } else if !blocks.isEmpty {
             StandardOutput.line(blocks.joined(separator: brief ? "\n" : "\n\n").string)
         }
-        return failed ? Status.no : Status.success
+        return misread ? Status.error : failed ? Status.no : Status.success
     }
 }

@@ -77,6 +77,8 @@ struct Conforms: FastCommand {
                 throw Console.fail("TYPE \(Escaping.name(type)): \(error.reason)")
             }
         } else {
+            var resolver = resolver
+            resolver.fileCommand = (["uti", "conforms", "--file"], [request.supertype])
             a = try resolver.argument(type, "TYPE")
         }
         let yes = a.conforms(to: b)
