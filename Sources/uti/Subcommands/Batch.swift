@@ -9,7 +9,7 @@ import UniformTypes
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch",
-        abstract: "Answer queries read from standard input, one a line, in order.",
+        abstract: "Answer queries read from standard input, one a line (with -0, NUL-separated), in order.",
         discussion: """
             Prints one line per input line: the identifier (with --json, one JSON object
             per line). With --file each line is a file name typed by name alone; the file
@@ -20,6 +20,13 @@ struct Batch: ParsableCommand {
             With --file, the options that say how to read a query (--extension,
             --mime, --identifier, --tag-class, --conforming-to, --unfiltered) are
             refused: exit 2.
+
+            With -0 the input is records ended by NUL bytes (as find -print0 writes
+            and xargs -0 reads them), taken as they are (a carriage return is part of
+            the record), and each answer (or the empty answer of a record that could
+            not be answered) ends with a NUL instead of a line feed; errors name the
+            record by its number. A name may then hold a line feed.
+              find . -type f -print0 | uti batch --file -0 | tr '\\0' '\\n'
             """)
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -27,6 +34,8 @@ struct Batch: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @Flag(name: .customLong("file"), help: "Lines are file names, not queries.")
     var fileNames = false
+    @Flag(name: .customShort("0"), help: "Input records and answers are ended by NUL bytes, not line feeds.")
+    var nulSeparated = false
 
     func validate() throws {
         // File names are typed as `uti file` types them; how to read a query has no meaning there.
@@ -46,12 +55,14 @@ struct Batch: ParsableCommand {
         // Options read once: each read of one runs the parser's generic accessors.
         let answerer = LineAnswerer(
             resolver: try queryOptions.resolver(registry), typing: FileTyping(registry: registry),
-            fileNames: fileNames, json: output.json)
+            fileNames: fileNames, json: output.json, terminator: nulSeparated ? 0 : 10)
         var failed = false
         var lineNumber = 0
         var out = BufferedOutput()
-        // Lines as readLine gives them: CR LF ends a line too, and bad UTF-8 is repaired.
-        var input = RecordReader(fd: 0, stripsCarriageReturn: true)
+        // Lines as readLine gives them: CR LF ends a line too. NUL records as
+        // xargs -0 reads them: every byte up to the NUL is the record's.
+        var input = RecordReader(fd: 0, separator: answerer.terminator, stripsCarriageReturn: !nulSeparated)
+        let unit = nulSeparated ? "record" : "line"
         while let next = input.nextBytes() {
             lineNumber += 1
             let unanswered: LineAnswerer.Unanswered?
@@ -63,8 +74,8 @@ struct Batch: ParsableCommand {
             failed = true
             // What was answered before comes first, then the problem, then the line standing for it.
             out.flush()
-            Console.error("uti: standard input line \(lineNumber): \(unanswered.problem)")
-            out.line(unanswered.placeholder)
+            Console.error("uti: standard input \(unit) \(lineNumber): \(unanswered.problem)")
+            out.record(unanswered.placeholder, terminator: answerer.terminator)
         }
         out.flush()
         if let error = input.error {
@@ -81,6 +92,8 @@ private struct LineAnswerer {
     let typing: FileTyping
     let fileNames: Bool
     let json: Bool
+    /// What ends each answer: a line feed, or NUL with -0.
+    let terminator: UInt8
 
     /// A line that could not be answered: why, for standard error, and the
     /// line that stands for it in the output (empty, or JSON with "error").
@@ -112,9 +125,9 @@ private struct LineAnswerer {
         do {
             let resolution = try resolver.resolve(line)
             if json {
-                out.line(TypeFormatting.json(resolution).serialized(indent: nil))
+                out.record(TypeFormatting.json(resolution).serialized(indent: nil), terminator: terminator)
             } else {
-                resolution.type.withIdentifierUTF8 { out.line(utf8: $0) }
+                resolution.type.withIdentifierUTF8 { out.record(bytes: $0, terminator: terminator) }
             }
             return nil
         } catch {
@@ -137,7 +150,7 @@ private struct LineAnswerer {
             return failure("\(Escaping.name(line)): \(problem)", problem, key: "path", bytes: Array(record))
         }
         if !json, case let type = typing.preferredType(forName: name), type.identifier != "public.data" {
-            type.withIdentifierUTF8 { out.line(utf8: $0) }
+            type.withIdentifierUTF8 { out.record(bytes: $0, terminator: terminator) }
             return nil
         }
         // Plain data from the fast route, or JSON: the whole answer says
@@ -149,9 +162,10 @@ private struct LineAnswerer {
         }
         if json {
             // Names alone: whether anything is at the path is not known.
-            out.line(FileCommand.json(path: line, result, nameOnly: true).serialized(indent: nil))
+            out.record(
+                FileCommand.json(path: line, result, nameOnly: true).serialized(indent: nil), terminator: terminator)
         } else {
-            result.type.withIdentifierUTF8 { out.line(utf8: $0) }
+            result.type.withIdentifierUTF8 { out.record(bytes: $0, terminator: terminator) }
         }
         return nil
     }

@@ -1,6 +1,10 @@
 import ArgumentParser
 import UniformTypes
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 struct FileCommand: FastCommand {
     static let configuration = CommandConfiguration(
         commandName: "file",
@@ -33,6 +37,15 @@ struct FileCommand: FastCommand {
             error for -b, --mime and -i) unless --no-sniff asked for names alone.
             With -b and --mime a path that could not be typed prints an empty line,
             so the lines stay one per path.
+
+            -0 (--print0) writes a NUL after each path, as file -0 does, and the
+            rest of its line (": TYPE ...") as without it. The path is printed as
+            its bytes, a line feed and all, unless standard output is a terminal,
+            where it is escaped as without -0. With -b and --mime, which print no
+            path, each answer (or the empty answer of a path that could not be
+            typed) ends with a NUL instead of a line feed (file -0 -b keeps the line
+            feed). -0 cannot be combined with --json.
+              find . -type f -print0 | xargs -0 uti file -0 --mime
             """)
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -43,7 +56,7 @@ struct FileCommand: FastCommand {
 
     /// `uti file`'s own flags.
     enum FileFlag: FastFlag {
-        case brief, mime, mimeCharset, noSniff, follow, tree
+        case brief, mime, mimeCharset, noSniff, follow, tree, print0
 
         var declaration: FlagDeclaration {
             switch self {
@@ -60,6 +73,10 @@ struct FileCommand: FastCommand {
             case .tree:
                 FlagDeclaration(
                     .long("tree"), help: "Also match folders against the tree rules (x-content/* types of volumes).")
+            case .print0:
+                FlagDeclaration(
+                    .short("0"), .long("print0"),
+                    help: "Write a NUL after each path (with -b and --mime, after each answer instead of a line feed).")
             }
         }
     }
@@ -83,6 +100,9 @@ struct FileCommand: FastCommand {
             {
                 throw ValidationError("choose one of --brief, --mime, -i and --json")
             }
+            if json && flags.contains(.print0) {
+                throw ValidationError("-0 separates paths of the text forms; --json quotes each path itself")
+            }
             if paths.filter({ $0 == "-" }).count > 1 {
                 throw ValidationError("\"-\" (standard input) can be given once")
             }
@@ -95,6 +115,9 @@ struct FileCommand: FastCommand {
                 : flags.contains(.brief)
                     ? .brief : flags.contains(.mime) ? .mime : flags.contains(.mimeCharset) ? .mimeCharset : .summary
         }
+
+        /// Whether paths (or, with -b and --mime, answers) end with NUL.
+        var nulSeparated: Bool { flags.contains(.print0) }
 
         var options: FileTyping.Options {
             FileTyping.Options(
@@ -130,9 +153,14 @@ struct FileCommand: FastCommand {
     /// path could not be typed).
     static func perform(_ request: Request, typing: FileTyping) -> Int32 {
         let form = request.form, options = request.options
+        // -0: the path ends with NUL, or with -b and --mime the answer does.
+        let nul = request.nulSeparated
+        let answerEnd: UInt8 = nul && (form == .brief || form == .mime) ? 0 : 10
+        // A path goes to a terminal escaped, -0 or not: its control characters never reach one.
+        let rawPaths = nul && isatty(1) != 1
         var results: [JSON] = []
         var failed = false
-        var out = ""
+        var out = BufferedOutput()
         for path in request.paths {
             let label = path == "-" ? standardInputLabel : path
             let result: FileTyping.Result
@@ -141,15 +169,14 @@ struct FileCommand: FastCommand {
                 (result, content) = try type(path, label: label, typing: typing, options: options)
             } catch {
                 failed = true
-                StandardOutput.write(out)
-                out = ""
+                out.flush()
                 Console.error("uti: \(Escaping.name(label)): \(error.reason)")
                 if form == .json {
                     results.append(
                         .object(JSON.path("path", bytes: PathText.bytes(label)) + [("error", .string(error.reason))]))
                 }
-                // The forms without the path keep one line per path, as `uti batch` does.
-                if form == .brief || form == .mime { out += "\n" }
+                // The forms without the path keep one answer per path, as `uti batch` does.
+                if form == .brief || form == .mime { out.record("", terminator: answerEnd) }
                 continue
             }
             // A path where nothing is was typed by its name alone: every form
@@ -158,8 +185,7 @@ struct FileCommand: FastCommand {
             if !result.exists {
                 if options.sniff { failed = true }
                 if form == .brief || form == .mime || form == .mimeCharset {
-                    StandardOutput.write(out)
-                    out = ""
+                    out.flush()
                     Console.error("uti: \(Escaping.name(label)): no such file; typed by its name")
                 }
             }
@@ -167,11 +193,22 @@ struct FileCommand: FastCommand {
                 results.append(Self.json(path: label, result, language: request.language))
                 continue
             }
-            let text = line(path: path, label: label, result, content: content, form: form, request: request)
-            out += text.string + "\n"
+            let answer = Self.answer(path: path, result, content: content, form: form, request: request)
+            switch form {
+            case .brief, .mime: out.record(answer.string, terminator: answerEnd)
+            case .summary, .mimeCharset, .json:
+                if nul {
+                    // As file -0: the path, a NUL, then the rest of the line as without -0.
+                    out.record(
+                        bytes: rawPaths ? PathText.bytes(label) : Array(Escaping.name(label).utf8), terminator: 0)
+                    out.record(": " + answer.string, terminator: 10)
+                } else {
+                    out.line(("\(label): " + answer).string)
+                }
+            }
         }
-        if form == .json { out += JSON.array(results).serialized() + "\n" }
-        StandardOutput.write(out)
+        if form == .json { out.line(JSON.array(results).serialized()) }
+        out.flush()
         return failed ? Status.no : Status.success
     }
 
@@ -196,19 +233,20 @@ struct FileCommand: FastCommand {
         return (result, content)
     }
 
-    /// The line of a form other than JSON for one path.
-    private static func line(
-        path: String, label: String, _ result: FileTyping.Result, content: [UInt8]?, form: Form, request: Request
+    /// What a form other than JSON prints for one path, after its path and
+    /// ": " in the forms that print the path.
+    private static func answer(
+        path: String, _ result: FileTyping.Result, content: [UInt8]?, form: Form, request: Request
     ) -> TerminalText {
         switch form {
         case .brief: "\(result.type.identifier)"
         case .mime: "\(mimeType(result))"
         case .mimeCharset:
-            "\(label): \(mimeType(result))"
+            "\(mimeType(result))"
                 + (charset(path: path, result, content: content, follow: request.options.followSymbolicLinks).map {
                     "; charset=\($0)"
                 } ?? "")
-        case .summary, .json: "\(label): \(Self.summary(result, language: request.language))"
+        case .summary, .json: Self.summary(result, language: request.language)
         }
     }
 
