@@ -75,7 +75,9 @@ import UniformTypes
         let events = try await watching(watcher(recursive: true, settle: 0.5)) { reader in
             try folder.write("old/late.txt", "x")
             // Held open for writing, late.txt cannot settle until it is closed, however slow this machine.
-            let writer = open(root + "/old/late.txt", O_WRONLY | O_APPEND | O_CLOEXEC)
+            var writer = open(root + "/old/late.txt", O_WRONLY | O_APPEND | O_CLOEXEC)
+            // Closed once: a second close would close whatever another test
+            // of this process opened under the same number meanwhile.
             defer { if writer >= 0 { close(writer) } }
             // A file made after it is reported: the watch has seen late.txt, which waits.
             try folder.write("old/marker", "m")
@@ -83,6 +85,7 @@ import UniformTypes
             rename(root + "/old", root + "/new")
             try await reader.wait(for: "renamed old") { $0.count == 2 }
             close(writer)
+            writer = -1
             try await reader.wait(for: "added new/late.txt") { $0.count == 3 }
             return reader.events
         }
