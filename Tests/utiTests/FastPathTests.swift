@@ -11,10 +11,10 @@ import Testing
 /// the words, against the same arguments behind `--`, which the fast path
 /// never takes.
 @Suite struct FastPathTests {
-    /// Files to type, in a folder of their own: names and contents that
-    /// agree, disagree and say nothing, a folder, links, and paths where
-    /// nothing is.
-    static let files: TemporaryFolder = {
+    /// Files to type, in a folder of their own (removed when released):
+    /// names and contents that agree, disagree and say nothing, a folder,
+    /// links, and paths where nothing is.
+    static func makeFiles() -> TemporaryFolder {
         let folder = TemporaryFolder("uti-fast")
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 24)
         for (name, bytes) in [
@@ -26,7 +26,7 @@ import Testing
         symlink("picture.dat", folder.path + "/link.png")
         symlink("nowhere.txt", folder.path + "/dangling.md")
         return folder
-    }()
+    }
 
     /// Every subset of `Flag`'s cases, written with the first spelling of
     /// each flag for even subsets and the last for odd ones.
@@ -45,10 +45,11 @@ import Testing
     /// fast path declines are ones the parser refuses.
     func expectSameAnswers(doors: [[String]], reference: [String]) throws {
         #expect(FastPath.invocation(["uti"] + reference) == nil, "\(reference) must go to the parser")
-        let parsed = try Run(reference, directory: Self.files.path)
+        let files = Self.makeFiles()
+        let parsed = try Run(reference, directory: files.path)
         #expect(!parsed.stdout.isEmpty || !parsed.stderr.isEmpty || parsed.status != 2, "\(reference)")
         for door in doors {
-            let fast = try Run(door, directory: Self.files.path)
+            let fast = try Run(door, directory: files.path)
             #expect(fast.status == parsed.status, "uti \(door): \(fast.stderr) / \(parsed.stderr)")
             #expect(fast.stdout == parsed.stdout, "uti \(door)")
             #expect(fast.stderr == parsed.stderr, "uti \(door)")
