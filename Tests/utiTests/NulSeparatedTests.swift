@@ -149,6 +149,24 @@ import Testing
         #expect(run.stdout.hasPrefix("a\\nb.txt\0: public.plain-text"), "\(run.stdout.debugDescription)")
     }
 
+    /// `filter` escapes a path for a terminal too, `-0` or not; a pipe gets
+    /// its bytes. (Needs script(1) for a terminal.)
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func filterGivesATerminalThePathEscaped() throws {
+        let folder = TemporaryFolder("uti-filter-tty")
+        let name = "a\u{1B}[31mb.txt"
+        try folder.write(name, bytes: Array("text\n".utf8))
+        for flags in [[], ["-0"]] {
+            let command =
+                "cd '\(folder.path)' && '\(Run.binary.path)' filter \(flags.joined(separator: " ")) public.text \"$(printf 'a\\033[31mb.txt')\""
+            let run = try Run(["-qc", command, "/dev/null"], executable: "/usr/bin/script")
+            #expect(run.stdout.hasPrefix("a\\x1b[31mb.txt"), "\(flags): \(run.stdout.debugDescription)")
+            #expect(!run.stdout.contains("\u{1B}"), "\(flags): \(run.stdout.debugDescription)")
+        }
+        let piped = try Run(["filter", "-0", "public.text", name], directory: folder.path)
+        #expect(piped.stdout == name + "\0", "\(piped.stdout.debugDescription)")
+    }
+
     /// The fast path and the parser read `-0` alike.
     @Test func bothRoutesAgree() throws {
         let folder = try Self.folder()

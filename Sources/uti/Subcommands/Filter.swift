@@ -40,6 +40,9 @@ struct Filter: ParsableCommand {
         let typing = FileTyping(registry: registry)
         let options = FileTyping.Options(sniff: !noSniff, followSymbolicLinks: follow)
         let separator: UInt8 = nulSeparated ? 0 : 10
+        // A path goes to a terminal escaped, as `file` writes it: its control
+        // characters never reach one. A pipe gets its bytes as they are.
+        let toTerminal = isatty(1) == 1
         var out = BufferedOutput()
         var printed = false, failed = false
 
@@ -59,7 +62,8 @@ struct Filter: ParsableCommand {
                             as TerminalText)
                     return
                 }
-                out.record(bytes: path, terminator: separator)
+                out.record(
+                    bytes: toTerminal ? Array(Escaping.name(PathText.text(path)).utf8) : path, terminator: separator)
                 printed = true
             } catch {
                 failed = true
