@@ -31,7 +31,16 @@ public final class TemporaryFolder: @unchecked Sendable {
     /// it open for writing, and running the file (a program, a script)
     /// would fail with ETXTBSY ("Text file busy").
     static func create(_ path: String, _ bytes: [UInt8], mode: mode_t) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        try create(pathBytes: Array(path.utf8), bytes, mode: mode)
+    }
+
+    /// `create` for a path given as bytes, which need not be UTF-8.
+    static func create(pathBytes path: [UInt8], _ bytes: [UInt8], mode: mode_t) throws {
+        let fd = (path + [0]).withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) {
+                open($0.baseAddress!, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+            }
+        }
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(fd) }
         var done = 0
@@ -140,6 +149,12 @@ public final class TemporaryFolder: @unchecked Sendable {
         try FileManager.default.createDirectory(
             atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Self.create(full, bytes, mode: 0o644)
+    }
+
+    /// Writes `bytes` to a file in this folder named by `name`'s bytes,
+    /// which need not be UTF-8 (`bad\xFFname.png`).
+    public func write(name: [UInt8], bytes: [UInt8]) throws {
+        try Self.create(pathBytes: Array((path + "/").utf8) + name, bytes, mode: 0o644)
     }
 
     /// Writes `text` (UTF-8) to `relative`, making the folders above it.

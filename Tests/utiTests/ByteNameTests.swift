@@ -10,13 +10,7 @@ import Testing
     static func folder() throws -> TemporaryFolder {
         let folder = TemporaryFolder("uti-bytes")
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]
-        let path = Array((folder.path + "/bad").utf8) + [0xFF] + Array("name.png".utf8) + [0]
-        let fd = path.withUnsafeBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
-        }
-        try #require(fd >= 0)
-        _ = png.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
-        close(fd)
+        try folder.write(name: Array("bad".utf8) + [0xFF] + Array("name.png".utf8), bytes: png)
         return folder
     }
 

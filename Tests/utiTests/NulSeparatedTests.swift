@@ -17,13 +17,7 @@ import Testing
         try folder.write("two words.png", bytes: png)
         try folder.write("line\nfeed.txt", "text\n")
         try folder.write("plain.jpg", bytes: [])
-        let bad = Array((folder.path + "/bad").utf8) + [0xFF] + Array("name.png".utf8) + [0]
-        let fd = bad.withUnsafeBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
-        }
-        try #require(fd >= 0)
-        _ = png.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
-        close(fd)
+        try folder.write(name: Array("bad".utf8) + [0xFF] + Array("name.png".utf8), bytes: png)
         return folder
     }
 
