@@ -112,25 +112,7 @@ final class SchemaFixture {
         try folder.write("show", "#!/bin/sh\nexit 0\n")
         chmod(path("show"), 0o755)
         try folder.write(
-            "share/uti/apps/Notes.app/Contents/Info.plist",
-            """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict>
-              <key>CFBundleIdentifier</key><string>com.example.notes</string>
-              <key>CFBundleName</key><string>Notes</string>
-              <key>CFBundleDocumentTypes</key><array><dict>
-                <key>CFBundleTypeName</key><string>Note</string>
-                <key>CFBundleTypeRole</key><string>Editor</string>
-                <key>LSHandlerRank</key><string>Owner</string>
-                <key>LSItemContentTypes</key><array><string>com.example.note</string></array>
-              </dict></array>
-              <key>UTExportedTypeDeclarations</key><array><dict>
-                <key>UTTypeIdentifier</key><string>com.example.note</string>
-                <key>UTTypeConformsTo</key><array><string>public.plain-text</string></array>
-                <key>UTTypeTagSpecification</key><dict><key>public.filename-extension</key><string>note</string></dict>
-              </dict></array>
-            </dict></plist>
-            """)
+            "share/uti/apps/Notes.app/Contents/Info.plist", notesAppInfoPlist)
         try folder.write(
             "share/uti/types/versioned.plist",
             """

@@ -30,25 +30,7 @@ import Testing
             try write("record", "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$(dirname \"$0\")/recorded\"\n")
             chmod(root + "/record", 0o755)
             try write(
-                "share/uti/apps/Notes.app/Contents/Info.plist",
-                """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <plist version="1.0"><dict>
-                  <key>CFBundleIdentifier</key><string>com.example.notes</string>
-                  <key>CFBundleName</key><string>Notes</string>
-                  <key>CFBundleDocumentTypes</key><array><dict>
-                    <key>CFBundleTypeName</key><string>Note</string>
-                    <key>CFBundleTypeRole</key><string>Editor</string>
-                    <key>LSHandlerRank</key><string>Owner</string>
-                    <key>LSItemContentTypes</key><array><string>com.example.note</string></array>
-                  </dict></array>
-                  <key>UTExportedTypeDeclarations</key><array><dict>
-                    <key>UTTypeIdentifier</key><string>com.example.note</string>
-                    <key>UTTypeConformsTo</key><array><string>public.plain-text</string></array>
-                    <key>UTTypeTagSpecification</key><dict><key>public.filename-extension</key><string>note</string></dict>
-                  </dict></array>
-                </dict></plist>
-                """)
+                "share/uti/apps/Notes.app/Contents/Info.plist", notesAppInfoPlist)
             try write("docs/today.note", "milk\n")
         }
 
@@ -314,3 +296,24 @@ import Testing
         #expect(role.stderr.contains("--role owner: use any, viewer, editor or shell"))
     }
 }
+
+/// The Info.plist of the test bundle Notes.app: the owner (Editor) of
+/// `com.example.note`, which it declares with the extension `note`.
+let notesAppInfoPlist = """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <plist version="1.0"><dict>
+      <key>CFBundleIdentifier</key><string>com.example.notes</string>
+      <key>CFBundleName</key><string>Notes</string>
+      <key>CFBundleDocumentTypes</key><array><dict>
+        <key>CFBundleTypeName</key><string>Note</string>
+        <key>CFBundleTypeRole</key><string>Editor</string>
+        <key>LSHandlerRank</key><string>Owner</string>
+        <key>LSItemContentTypes</key><array><string>com.example.note</string></array>
+      </dict></array>
+      <key>UTExportedTypeDeclarations</key><array><dict>
+        <key>UTTypeIdentifier</key><string>com.example.note</string>
+        <key>UTTypeConformsTo</key><array><string>public.plain-text</string></array>
+        <key>UTTypeTagSpecification</key><dict><key>public.filename-extension</key><string>note</string></dict>
+      </dict></array>
+    </dict></plist>
+    """
