@@ -99,7 +99,7 @@ def main():
     # 1. Bundled tags with and without system data.
     exts, mimes = bundled_tags()
     changed = []
-    for kind, tags in (("--extension", exts), ("--mime", mimes)):
+    for kind, tags in (("--as-extension", exts), ("--as-mime", mimes)):
         plain = lookup(args.uti, env, tags, "--no-system", kind)
         merged = lookup(args.uti, env, tags, kind)
         changed += [(tag, a[0], b[0]) for tag, a, b in zip(tags, plain, merged) if a[0] != b[0]]
@@ -111,7 +111,7 @@ def main():
     # 2. Media types under Apple's abstract types.
     with open(os.path.join(args.mime_dir, "types")) as f:
         types = [t.strip() for t in f if t.split("/")[0] in MEDIA]
-    answers = lookup(args.uti, env, types, "--mime")
+    answers = lookup(args.uti, env, types, "--as-mime")
     made = [(t, a) for t, a in zip(types, answers) if a[0].startswith("org.freedesktop.mime.")]
     outside = [(t, a[0]) for t, a in made if MEDIA[t.split("/")[0]] not in a[1]]
     print(f"media types made from system data under Apple's abstract types: {len(made) - len(outside)} of {len(made)}")
@@ -129,7 +129,7 @@ def main():
     used, icons = icon_mapping(), system_icons(args.mime_dir)
     mapping = {**used, **CANDIDATES}
     known = sorted(t for t, icon in icons.items() if icon in mapping)
-    answers = dict(zip(known, lookup(args.uti, env, known, "--no-system", "--mime")))
+    answers = dict(zip(known, lookup(args.uti, env, known, "--no-system", "--as-mime")))
     total_agree = total_known = 0
     print("generic-icon mappings (types a bundled type claims: agreeing / known):")
     for icon, root in mapping.items():

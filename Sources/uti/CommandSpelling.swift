@@ -34,7 +34,7 @@ enum CommandSpelling {
         else { return nil }
         Console.error(
             "uti: \"\(Escaping.name(word))\" is not a command; did you mean \"\(meant)\"? "
-                + "(no type claims it either; \(Escaping.command(["uti", "lookup", "--extension", word])) "
+                + "(no type claims it either; \(Escaping.command(["uti", "lookup", "--as-extension", word])) "
                 + "looks it up as an extension)")
         return Status.error
     }

@@ -153,12 +153,17 @@ struct OutputOptions: ParsableArguments {
 
 /// How to read a query, shared by the commands that take one.
 struct QueryOptions: ParsableArguments {
-    @Flag(name: .customLong("extension"), help: "Read queries as filename extensions.")
+    @Flag(name: .customLong("as-extension"), help: "Read queries as filename extensions.")
     var asExtension = false
-    @Flag(name: .customLong("mime"), help: "Read queries as MIME types.")
+    @Flag(name: .customLong("as-mime"), help: "Read queries as MIME types.")
     var asMIME = false
-    @Flag(name: .customLong("identifier"), help: "Read queries as type identifiers.")
+    @Flag(name: .customLong("as-identifier"), help: "Read queries as type identifiers.")
     var asIdentifier = false
+    /// The spellings these flags had before, kept to say what they became.
+    @Flag(name: .customLong("extension"), help: .private)
+    var renamedExtension = false
+    @Flag(name: .customLong("identifier"), help: .private)
+    var renamedIdentifier = false
     @Option(
         name: .customLong("tag-class"),
         help: ArgumentHelp(
@@ -179,9 +184,11 @@ struct QueryOptions: ParsableArguments {
     var unfiltered = false
 
     func validate() throws {
+        if renamedExtension { throw RenamedFlag.asExtension.error }
+        if renamedIdentifier { throw RenamedFlag.asIdentifier.error }
         let forced = [asExtension, asMIME, asIdentifier, tagClass != nil].filter { $0 }.count
         if forced > 1 {
-            throw ValidationError("--extension, --mime, --identifier and --tag-class exclude each other")
+            throw ValidationError("--as-extension, --as-mime, --as-identifier and --tag-class exclude each other")
         }
         if unfiltered && conformingTo != nil {
             throw ValidationError("--unfiltered and --conforming-to exclude each other")
@@ -207,6 +214,36 @@ struct QueryOptions: ParsableArguments {
             }
         }
         return resolver
+    }
+}
+
+/// A flag whose spelling now means something else, or nothing: the
+/// message says what to write instead.
+enum RenamedFlag {
+    case asExtension, asIdentifier, asMIME
+
+    var error: ValidationError {
+        switch self {
+        case .asExtension:
+            ValidationError("--extension is now --as-extension (read queries as filename extensions)")
+        case .asIdentifier:
+            ValidationError("--identifier is now --as-identifier (read queries as type identifiers)")
+        case .asMIME:
+            ValidationError(
+                "--mime prints MIME types (uti lookup --mime jpg, uti file --mime a.jpg); "
+                    + "--as-mime reads queries as MIME types")
+        }
+    }
+}
+
+/// `--mime` in a command that prints no MIME type: it read queries as MIME
+/// types before it meant "print the MIME type", so it says what to write.
+struct RenamedMIMEFlag: ParsableArguments {
+    @Flag(name: .customLong("mime"), help: .private)
+    var given = false
+
+    func validate() throws {
+        if given { throw RenamedFlag.asMIME.error }
     }
 }
 

@@ -87,7 +87,7 @@ struct QueryResolver {
                     ? "a space" : "the character U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
                 throw QueryError(
                     description: "has \(what), which no filename extension has; for a file: "
-                        + "\(fileSuggestion(query)); --extension reads it as an extension",
+                        + "\(fileSuggestion(query)); --as-extension reads it as an extension",
                     isMisread: true)
             }
         case .mimeType:
@@ -160,7 +160,7 @@ struct QueryResolver {
         if let last = FileTyping.extensions(of: query).last, registry.claims(tag: last) {
             message += "; for a file name: \(fileSuggestion(query))"
         }
-        return QueryError(description: message + "; --extension reads it as an extension")
+        return QueryError(description: message + "; --as-extension reads it as an extension")
     }
 
     /// A command-line word for a type that must be declared (the supertype

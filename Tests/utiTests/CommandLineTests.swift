@@ -130,7 +130,7 @@ func fixture(_ name: String) -> String {
         (["jpg", "-b"], "public.jpeg"),
         (["image/png", "--brief"], "public.png"),
         (["PUBLIC.HTML", "-b"], "public.html"),
-        (["--extension", "public.jpeg", "-b"], "dyn.ah62d4rv4ge81a7pcrvy0gpxnsbw0s"),
+        (["--as-extension", "public.jpeg", "-b"], "dyn.ah62d4rv4ge81a7pcrvy0gpxnsbw0s"),
         (["sql", "-b"], "dyn.ah62d4rv4ge81g6pq"),
         (["--tag-class", "ostype", "JPEG", "-b"], "public.jpeg"),
         (["--conforming-to", "public.audio", "mp4", "-b"], "public.mpeg-4-audio"),
@@ -166,13 +166,13 @@ func fixture(_ name: String) -> String {
     }
 
     @Test func unknownIdentifierAndBadArguments() throws {
-        let missing = try Run("--identifier", "com.example.nothing")
+        let missing = try Run("--as-identifier", "com.example.nothing")
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("com.example.nothing: no type is declared with identifier"))
         let badDynamic = try Run("dyn.aIII")
         #expect(badDynamic.status == 1 && badDynamic.stderr.contains("not a well-formed dynamic identifier"))
         #expect(try Run("--no-such-flag", "jpg").status == 2)
-        #expect(try Run("--mime", "--extension", "jpg").status == 2)
+        #expect(try Run("--as-mime", "--as-extension", "jpg").status == 2)
         #expect(try Run("lookup").status == 2)
     }
 
@@ -240,7 +240,7 @@ func fixture(_ name: String) -> String {
 
 @Suite struct FileAndBatchCommandTests {
     @Test(arguments: [
-        ["--conforming-to", "public.text"], ["--mime"], ["--identifier"], ["--extension"], ["--unfiltered"],
+        ["--conforming-to", "public.text"], ["--as-mime"], ["--as-identifier"], ["--as-extension"], ["--unfiltered"],
         ["--tag-class", "ostype"],
     ])
     func batchFileRefusesTheQueryOptions(options: [String]) throws {

@@ -38,7 +38,7 @@ private func systemExtensions() throws -> [String] {
     @Test func everySystemExtension() throws {
         let extensions = try systemExtensions()
         try #require(extensions.count > 500, "the system MIME database is missing")
-        let lookup = try Run(["lookup", "--json", "--extension"] + extensions, environment: systemData)
+        let lookup = try Run(["lookup", "--json", "--as-extension"] + extensions, environment: systemData)
         let files = try Run(["file", "--json", "--no-sniff"] + extensions.map { "x." + $0 }, environment: systemData)
         let looked = try #require(lookup.json() as? [[String: Any]])
         let typed = try #require(files.json() as? [[String: Any]])
@@ -209,7 +209,7 @@ private func systemExtensions() throws -> [String] {
         for result in results {
             if let mime = result["mimeType"] as? String, !mimeTypes.contains(mime) { mimeTypes.append(mime) }
         }
-        let lookup = try Run(["lookup", "--json", "--unfiltered", "--mime"] + mimeTypes, environment: systemData)
+        let lookup = try Run(["lookup", "--json", "--unfiltered", "--as-mime"] + mimeTypes, environment: systemData)
         let types = try #require(try lookup.json() as? [[String: Any]])
         var ofMIME: [String: [String: Any]] = [:]
         for (mime, answer) in zip(mimeTypes, types) { ofMIME[mime] = answer["type"] as? [String: Any] }

@@ -48,7 +48,7 @@ private func documentedExceptions() throws -> [(name: String, extensions: [Strin
         try #require(extensions.count > 2000, "\(all.stderr)")
         // One process each: the lookups, and the files by name as `uti file` types them.
         let lookups = try Run(
-            ["batch", "--extension", "--json"], stdin: extensions.joined(separator: "\n") + "\n",
+            ["batch", "--as-extension", "--json"], stdin: extensions.joined(separator: "\n") + "\n",
             environment: systemData)
         let names = extensions.map { "x." + $0 }
         let mimeTypes = try Run(["file", "--no-sniff", "--mime", "--"] + names, environment: systemData)
@@ -109,6 +109,37 @@ private func documentedExceptions() throws -> [(name: String, extensions: [Strin
         }
         // Most extensions agree: what differs is the documented few.
         #expect(differing.count < extensions.count / 10)
+
+        // `--mime` prints the preferred MIME type (GIO's name for unknown
+        // data where there is none), the same through each door.
+        let expected = try extensions.indices.map { i in
+            let lookup = try #require((looked[i] as? [String: Any])?["type"] as? [String: Any])
+            return lookup["preferredMIMEType"] as? String ?? "application/octet-stream"
+        }
+        let lookupMIME = try Run(["lookup", "--mime", "--as-extension"] + extensions, environment: systemData)
+        #expect(lookupMIME.status == 0 && lookupMIME.stderr.isEmpty, "\(lookupMIME.stderr)")
+        #expect(lookupMIME.lines == expected)
+        let batchMIME = try Run(
+            ["batch", "--mime", "--as-extension"], stdin: extensions.joined(separator: "\n") + "\n",
+            environment: systemData)
+        #expect(batchMIME.status == 0 && batchMIME.lines == expected, "\(batchMIME.stderr)")
+        let fileMIME = try Run(
+            ["batch", "--file", "--mime"], stdin: names.joined(separator: "\n") + "\n", environment: systemData)
+        #expect(
+            fileMIME.lines == mimeTypes.lines, "uti batch --file --mime prints what uti file --no-sniff --mime does")
+    }
+
+    /// A borrowed preferred MIME type answers the type that holds it: the
+    /// identifiers stay Apple's (docs/preferred-mime-types.md).
+    @Test func aSharedNameAnswersOneType() throws {
+        let preferred = try Run(["--mime", "m4a", "m4v", "heic"], environment: systemData)
+        #expect(preferred.lines == ["audio/mp4", "video/mp4", "image/heif"], "\(preferred.stderr)")
+        let back = try Run(["-b", "audio/mp4", "video/mp4", "image/heif"], environment: systemData)
+        #expect(back.lines == ["public.mpeg-4-audio", "public.mpeg-4", "public.heif"])
+        for (a, b) in [("m4a", "audio/mp4"), ("audio/x-m4a", "audio/mp4"), ("m4v", "video/mp4")] {
+            #expect(try Run(["equal", a, b], environment: systemData).status == 1, "\(a) \(b)")
+            #expect(try Run(["conforms", a, b], environment: systemData).status == 0, "\(a) \(b)")
+        }
     }
 
     @Test func pythonIsOneType() throws {
@@ -124,7 +155,7 @@ private func documentedExceptions() throws -> [(name: String, extensions: [Strin
         let preferred = try Run(["tags", "py", "--class", "mime", "--preferred"], environment: systemData)
         #expect(preferred.lines == ["text/x-python"])
         // The identifier the system type had names the merged type.
-        let old = try Run(["-b", "--identifier", "org.freedesktop.mime.text.x-python"], environment: systemData)
+        let old = try Run(["-b", "--as-identifier", "org.freedesktop.mime.text.x-python"], environment: systemData)
         #expect(old.lines == ["public.python-script"], "\(old.stderr)")
         // Apple's conformance stays.
         for supertype in ["public.script", "public.source-code", "public.plain-text"] {
@@ -136,7 +167,7 @@ private func documentedExceptions() throws -> [(name: String, extensions: [Strin
         }
     }
 
-    /// The formats issue 46 named: one identifier for the name and the
+    /// Formats the system and Apple's data both describe: one identifier for the name and the
     /// extension, and the system's MIME type preferred.
     @Test(arguments: [
         ("pl", "public.perl-script", "application/x-perl"), ("rb", "public.ruby-script", "application/x-ruby"),

@@ -179,8 +179,8 @@ import Testing
         )
         // Twice: the first run builds the compiled registry and saves it, the second answers from it.
         for run in 1...2 {
-            let byExtension = try toolAnswers("--extension", extensions)
-            let byMIMEType = try toolAnswers("--mime", mimeTypes)
+            let byExtension = try toolAnswers("--as-extension", extensions)
+            let byMIMEType = try toolAnswers("--as-mime", mimeTypes)
             var differences: [String] = []
             for (query, (tool, library)) in zip(extensions, zip(byExtension, expected.0)) where tool != library {
                 differences.append("extension \(query): uti \(tool), library \(library)")

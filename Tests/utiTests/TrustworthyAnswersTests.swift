@@ -43,7 +43,7 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         let file = try Run("report.pdf")
         #expect(file.status == 1 && file.stderr.contains("for a file name: uti file report.pdf"))
         // Asked for as an extension, it is one.
-        let forced = try Run("--extension", "public.imgae", "-b")
+        let forced = try Run("--as-extension", "public.imgae", "-b")
         #expect(forced.status == 0 && forced.stdout.hasPrefix("dyn.a"))
         // A claimed extension the filter leaves out is its dynamic type, as before.
         let filtered = try Run(["--conforming-to", "public.image", "tar.gz", "-b"], environment: systemData)
@@ -217,7 +217,7 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         #expect(lookup.stdout.contains("query:            extension \"x\\x1b[31m\""))
         let message = try Run("conforms", "jpg", "public.\u{1B}[2J")
         #expect(message.status == 2 && message.stderr.contains("public.\\x1b[2J"))
-        let dyn = try Run("--unfiltered", "--extension", "-b", "a\u{1B}b").stdout.trimmingCharacters(
+        let dyn = try Run("--unfiltered", "--as-extension", "-b", "a\u{1B}b").stdout.trimmingCharacters(
             in: .whitespacesAndNewlines)
         #expect(try Run("decode", dyn).stdout == "\(dyn)\n  public.filename-extension: a\\x1bb\n")
         #expect(try Run("tags", dyn).stdout == "public.filename-extension: a\\x1bb\n")
@@ -305,7 +305,7 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         let lookup = try Run([query, "-b"])
         #expect(lookup.status == 1 && lookup.stdout.isEmpty && lookup.stderr.contains("is not a MIME type"))
         #expect(!lookup.stderr.dropLast().contains("\n"), "the query is escaped: \(lookup.stderr)")
-        let forced = try Run(["--mime", query, "-b"])
+        let forced = try Run(["--as-mime", query, "-b"])
         #expect(forced.status == 1 && forced.stderr.contains("is not a MIME type"))
         let tagClass = try Run(["--tag-class", "mime", query, "-b"])
         #expect(tagClass.status == 1 && tagClass.stderr.contains("is not a MIME type"))
@@ -327,7 +327,7 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
     func pathShapedIsAPath(query: String) throws {
         let lookup = try Run([query, "-b"])
         #expect(lookup.status == 2 && lookup.stdout.isEmpty && lookup.stderr.contains("looks like a path"))
-        let forced = try Run(["--mime", query, "-b"])
+        let forced = try Run(["--as-mime", query, "-b"])
         #expect(forced.status == 1 && forced.stderr.contains("is not a MIME type"))
         let tagClass = try Run(["--tag-class", "mime", query, "-b"])
         #expect(tagClass.status == 1 && tagClass.stderr.contains("is not a MIME type"))

@@ -42,6 +42,17 @@ enum TypeFormatting {
     }
 
     /// The multi-line description `uti QUERY` prints.
+    /// The MIME type `--mime` prints for a query: the type's preferred one;
+    /// for an extension no type gives one, `application/octet-stream`, as
+    /// `uti file --mime` (GIO) names a file of unknown data; else nil.
+    static func mimeType(_ resolution: Resolution, registry: TypeRegistry) -> String? {
+        if let preferred = resolution.type.preferredMIMEType { return preferred }
+        guard resolution.kind == .filenameExtension, let data = registry.declaredType("public.data"),
+            resolution.type.conforms(to: data)
+        else { return nil }
+        return "application/octet-stream"
+    }
+
     static func text(_ resolution: Resolution, language: String? = nil) -> TerminalText {
         let type = resolution.type
         var lines: [TerminalText] = []

@@ -11,14 +11,15 @@ struct Batch: ParsableCommand {
         commandName: "batch",
         abstract: "Answer queries read from standard input, one a line (with -0, NUL-separated), in order.",
         discussion: """
-            Prints one line per input line: the identifier (with --json, one JSON object
-            per line). With --file each line is a file name typed by name alone; the file
+            Prints one line per input line: the identifier (with --mime, the MIME type as
+            uti lookup --mime and uti file --no-sniff --mime print it; with --json, one
+            JSON object per line). With --file each line is a file name typed by name alone; the file
             system is not consulted (in JSON, "exists" is null), and a name that gives no
             type (as uti file --no-sniff says) is not answered. A line that cannot be
             answered (or longer than 1 MiB) prints an empty line (or an object with
             "error"), is reported on standard error, and makes the exit status 1.
-            With --file, the options that say how to read a query (--extension,
-            --mime, --identifier, --tag-class, --conforming-to, --unfiltered) are
+            With --file, the options that say how to read a query (--as-extension,
+            --as-mime, --as-identifier, --tag-class, --conforming-to, --unfiltered) are
             refused: exit 2.
 
             With -0 the input is records ended by NUL bytes (as find -print0 writes
@@ -36,18 +37,21 @@ struct Batch: ParsableCommand {
     var fileNames = false
     @Flag(name: .customShort("0"), help: "Input records and answers are ended by NUL bytes, not line feeds.")
     var nulSeparated = false
+    @Flag(name: .customLong("mime"), help: "Print the MIME type of each line, not its identifier.")
+    var mime = false
 
     func validate() throws {
         // File names are typed as `uti file` types them; how to read a query has no meaning there.
         let q = queryOptions
         let given = [
-            ("--extension", q.asExtension), ("--mime", q.asMIME), ("--identifier", q.asIdentifier),
+            ("--as-extension", q.asExtension), ("--as-mime", q.asMIME), ("--as-identifier", q.asIdentifier),
             ("--tag-class", q.tagClass != nil), ("--conforming-to", q.conformingTo != nil),
             ("--unfiltered", q.unfiltered),
         ].filter(\.1).map(\.0)
         if fileNames, let first = given.first {
             throw ValidationError("\(first) reads queries; --file lines are file names, typed as uti file types them")
         }
+        if mime && output.json { throw ValidationError("choose one of --mime and --json") }
     }
 
     func run() throws {
@@ -55,7 +59,7 @@ struct Batch: ParsableCommand {
         // Options read once: each read of one runs the parser's generic accessors.
         let answerer = LineAnswerer(
             resolver: try queryOptions.resolver(registry), typing: FileTyping(registry: registry),
-            fileNames: fileNames, json: output.json, terminator: nulSeparated ? 0 : 10)
+            fileNames: fileNames, json: output.json, mime: mime, terminator: nulSeparated ? 0 : 10)
         var failed = false
         var lineNumber = 0
         var out = BufferedOutput()
@@ -92,6 +96,8 @@ private struct LineAnswerer {
     let typing: FileTyping
     let fileNames: Bool
     let json: Bool
+    /// Answers are MIME types, not identifiers.
+    let mime: Bool
     /// What ends each answer: a line feed, or NUL with -0.
     let terminator: UInt8
 
@@ -126,6 +132,12 @@ private struct LineAnswerer {
             let resolution = try resolver.resolve(line)
             if json {
                 out.record(TypeFormatting.json(resolution).serialized(indent: nil), terminator: terminator)
+            } else if mime {
+                guard let mimeType = TypeFormatting.mimeType(resolution, registry: resolver.registry) else {
+                    let problem = "has no MIME type"
+                    return failure("\(Escaping.name(line)): \(problem)", problem, key: "query", bytes: Array(record))
+                }
+                out.record(mimeType, terminator: terminator)
             } else {
                 resolution.type.withIdentifierUTF8 { out.record(bytes: $0, terminator: terminator) }
             }
@@ -149,7 +161,7 @@ private struct LineAnswerer {
             let problem = SystemError(ENAMETOOLONG).reason
             return failure("\(Escaping.name(line)): \(problem)", problem, key: "path", bytes: Array(record))
         }
-        if !json, case let type = typing.preferredType(forName: name), type.identifier != "public.data" {
+        if !json, !mime, case let type = typing.preferredType(forName: name), type.identifier != "public.data" {
             type.withIdentifierUTF8 { out.record(bytes: $0, terminator: terminator) }
             return nil
         }
@@ -164,6 +176,8 @@ private struct LineAnswerer {
             // Names alone: whether anything is at the path is not known.
             out.record(
                 FileCommand.json(path: line, result, nameOnly: true).serialized(indent: nil), terminator: terminator)
+        } else if mime {
+            out.record(FileCommand.mimeType(result), terminator: terminator)
         } else {
             result.type.withIdentifierUTF8 { out.record(bytes: $0, terminator: terminator) }
         }

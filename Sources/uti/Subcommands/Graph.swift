@@ -13,6 +13,7 @@ struct Graph: ParsableCommand {
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var queryOptions: QueryOptions
+    @OptionGroup var renamedMIME: RenamedMIMEFlag
     @Flag(help: "Draw TYPE's supertypes instead of its descendants.")
     var up = false
     @Argument(help: "The type (any query form).") var type: String

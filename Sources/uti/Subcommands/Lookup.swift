@@ -9,7 +9,10 @@ struct Lookup: FastCommand {
             declared identifier or dyn.a... is an identifier, anything else a filename
             extension. A dotted name that is neither a declared identifier nor an
             extension some type claims (public.imgae, report.pdf) is not found (exit 1)
-            with the identifiers it may mean; --extension reads it as an extension.
+            with the identifiers it may mean; --as-extension reads it as an extension.
+            --mime prints only the preferred MIME type of each query, as uti file --mime
+            prints a file's; an extension no type gives one is application/octet-stream
+            (as GIO names unknown data), and a declared type without one is not found.
             --unfiltered drops the default conformance to public.data (Apple's
             conformingTo: nil): xlv gives dyn.age81u5d0.
             """)
@@ -23,11 +26,12 @@ struct Lookup: FastCommand {
 
     /// `uti lookup`'s own flags.
     enum LookupFlag: FastFlag {
-        case brief
+        case brief, mime
 
         var declaration: FlagDeclaration {
             switch self {
             case .brief: FlagDeclaration(.long("brief"), .short("b"), help: "Print only the identifier.")
+            case .mime: FlagDeclaration(.long("mime"), help: "Print only the MIME type.")
             }
         }
     }
@@ -41,6 +45,9 @@ struct Lookup: FastCommand {
 
         init(flags: [LookupFlag], queries: [String], json: Bool = false, language: String? = nil) throws {
             if queries.isEmpty { throw ValidationError("give at least one query (uti --help lists the commands)") }
+            if [flags.contains(.brief), flags.contains(.mime), json].filter({ $0 }).count > 1 {
+                throw ValidationError("choose one of --brief, --mime and --json")
+            }
             self.flags = flags
             self.queries = queries
             self.json = json
@@ -68,14 +75,20 @@ struct Lookup: FastCommand {
     /// (1 when a query names no type).
     static func perform(_ request: Request, resolver: QueryResolver) -> Int32 {
         let brief = request.flags.contains(.brief), json = request.json, language = request.language
+        let mime = request.flags.contains(.mime)
         var results: [JSON] = []
         var blocks: [TerminalText] = []
         var failed = false, misread = false
         for query in request.queries {
-            do {
+            do throws(QueryError) {
                 let resolution = try resolver.resolve(query)
                 if json {
                     results.append(TypeFormatting.json(resolution, language: language))
+                } else if mime {
+                    guard let mimeType = TypeFormatting.mimeType(resolution, registry: resolver.registry) else {
+                        throw QueryError(description: "has no MIME type")
+                    }
+                    blocks.append("\(mimeType)")
                 } else {
                     blocks.append(
                         brief ? "\(resolution.type.identifier)" : TypeFormatting.text(resolution, language: language))
@@ -93,7 +106,7 @@ struct Lookup: FastCommand {
         if json {
             StandardOutput.line(JSON.array(results).serialized())
         } else if !blocks.isEmpty {
-            StandardOutput.line(blocks.joined(separator: brief ? "\n" : "\n\n").string)
+            StandardOutput.line(blocks.joined(separator: brief || mime ? "\n" : "\n\n").string)
         }
         return misread ? Status.error : failed ? Status.no : Status.success
     }

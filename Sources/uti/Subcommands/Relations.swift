@@ -19,6 +19,7 @@ struct Conforms: FastCommand {
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var queryOptions: QueryOptions
+    @OptionGroup var renamedMIME: RenamedMIMEFlag
     @Flag var flags: [ConformsFlag] = []
     @Argument(help: "The type to test (any query form), or a file.") var type: String
     @Argument(help: "The supertype (a declared type, any query form).") var supertype: String
@@ -116,6 +117,7 @@ struct Supertypes: ParsableCommand {
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var queryOptions: QueryOptions
+    @OptionGroup var renamedMIME: RenamedMIMEFlag
     @OptionGroup var output: OutputOptions
     @Argument(help: "The type (any query form).") var type: String
 
@@ -132,6 +134,7 @@ struct Descendants: ParsableCommand {
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var queryOptions: QueryOptions
+    @OptionGroup var renamedMIME: RenamedMIMEFlag
     @OptionGroup var output: OutputOptions
     @Argument(help: "The type (any query form).") var type: String
 

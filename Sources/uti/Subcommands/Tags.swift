@@ -13,6 +13,7 @@ struct Tags: ParsableCommand {
 
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var queryOptions: QueryOptions
+    @OptionGroup var renamedMIME: RenamedMIMEFlag
     @OptionGroup var output: OutputOptions
     @Option(
         name: .customLong("class"),
