@@ -246,15 +246,16 @@ public struct FileTyping: Sendable {
 
     /// Where the name alone decided on `decided`: what `uti EXT` gives for
     /// the longest extension of the name a type claims, when `decided` is
-    /// neither that type nor a subtype or supertype of it, their kinds do
-    /// not clash (`SystemTypePlacement.kindsClash`), and the name's case
-    /// did not decide (`x.C` is C++ by a case-sensitive glob). `x.heic` is
-    /// then `public.heic`, as on a Mac, though shared-mime-info names its
-    /// `*.heic` glob `image/heif`; the MIME type stays the database's.
+    /// not that type or a subtype of it (a glob naming a narrower format
+    /// stands: `x.epsi` is Encapsulated PostScript), their kinds do not
+    /// clash (`SystemTypePlacement.kindsClash`), and the name's case did
+    /// not decide (`x.C` is C++ by a case-sensitive glob). `x.heic` is then
+    /// `public.heic` and `x.m4a` `com.apple.m4a-audio`, as on a Mac and as
+    /// `uti EXT` says, though shared-mime-info names their globs
+    /// `image/heif` and `audio/mp4`; the MIME type stays the database's.
     func extensionAnswer(_ name: String, where decided: UniformType) -> (type: UniformType, extension: String)? {
         guard let ext = longestClaimedExtension(of: name), let claimed = registry.type(filenameExtension: ext),
-            claimed.isDeclared, claimed != decided,
-            !decided.conforms(to: claimed), !claimed.conforms(to: decided)
+            claimed.isDeclared, claimed != decided, !decided.conforms(to: claimed)
         else { return nil }
         let lowered = name.asciiLowercased
         if let db = registry.mimeDatabase, lowered != name,

@@ -52,9 +52,9 @@ private func systemExtensions() throws -> [String] {
             else { continue }
             checked += 1
             let a = lookupType["identifier"] as! String, b = fileType["identifier"] as! String
-            let related =
-                a == b || (fileType["supertypes"] as! [String]).contains(a)
-                || (lookupType["supertypes"] as! [String]).contains(b)
+            // The same type, or a glob that names a narrower format (`x.epsi`);
+            // never a broader one: `x.m4a` is `com.apple.m4a-audio`, as `uti m4a`.
+            let related = a == b || (fileType["supertypes"] as! [String]).contains(a)
             if !related && Self.systemStands[ext] != nil {
                 stands.insert(ext)
                 continue

@@ -134,6 +134,11 @@ private func documentedExceptions() throws -> [(name: String, extensions: [Strin
     @Test func aSharedNameAnswersOneType() throws {
         let preferred = try Run(["--mime", "m4a", "m4v", "heic"], environment: systemData)
         #expect(preferred.lines == ["audio/mp4", "video/mp4", "image/heif"], "\(preferred.stderr)")
+        // A file is typed as its extension is, with the database's MIME type.
+        let files = try Run(["file", "--no-sniff", "--mime", "x.m4a", "x.m4v", "x.heic"], environment: systemData)
+        #expect(files.lines == ["audio/mp4", "video/mp4", "image/heif"], "\(files.stdout)")
+        let byName = try Run(["file", "--no-sniff", "-b", "x.m4a", "x.m4v", "x.heic"], environment: systemData)
+        #expect(byName.lines == ["com.apple.m4a-audio", "com.apple.m4v-video", "public.heic"])
         let back = try Run(["-b", "audio/mp4", "video/mp4", "image/heif"], environment: systemData)
         #expect(back.lines == ["public.mpeg-4-audio", "public.mpeg-4", "public.heif"])
         for (a, b) in [("m4a", "audio/mp4"), ("audio/x-m4a", "audio/mp4"), ("m4v", "video/mp4")] {
