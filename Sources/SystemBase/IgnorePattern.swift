@@ -249,6 +249,14 @@ public struct IgnorePattern: Sendable, Hashable, CustomStringConvertible {
         self.components = components
     }
 
+    /// Whether an item directly in the folder can match: false for a glob
+    /// that needs a folder part (`sub/x`, `/cache/**`), which only matches
+    /// what is inside a folder.
+    public var canMatchTopLevelItem: Bool {
+        let needed = components.filter { $0 != .anyDepth }.count
+        return needed <= 1
+    }
+
     /// Whether the item at `path` (inside the watched folder, without a
     /// leading `/`) matches, itself: `isFolder` says whether it is a
     /// folder. The folders above it are not looked at; a watch leaves out

@@ -19,15 +19,24 @@ struct IgnoreOptions: ParsableArguments {
 
     /// The defaults unless `--no-default-ignore`, then each `--ignore`
     /// (read as bytes: a glob need not be UTF-8). A malformed glob is an
-    /// error naming it and the character at fault.
-    func patterns() throws -> [IgnorePattern] {
+    /// error naming it and the character at fault; so, with `topLevelOnly`
+    /// (the inbox, which never looks inside what it moves), is a glob that
+    /// only matches inside a folder.
+    func patterns(topLevelOnly: Bool = false) throws -> [IgnorePattern] {
         var patterns = noDefaultIgnore ? [] : IgnorePattern.defaults
         for glob in globs {
+            let pattern: IgnorePattern
             do throws(IgnorePattern.Problem) {
-                patterns.append(try IgnorePattern(bytes: PathText.bytes(glob)))
+                pattern = try IgnorePattern(bytes: PathText.bytes(glob))
             } catch {
                 throw ValidationError("--ignore '\(error.glob)': at character \(error.position): \(error.reason)")
             }
+            if topLevelOnly && !pattern.canMatchTopLevelItem {
+                throw ValidationError(
+                    "--ignore '\(pattern)': matches only inside a folder, and the inbox moves what is directly "
+                        + "in Inbox as a whole; give a name (*.tmp, drafts/)")
+            }
+            patterns.append(pattern)
         }
         return patterns
     }

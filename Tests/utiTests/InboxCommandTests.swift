@@ -167,6 +167,16 @@ func startUTI(_ arguments: [String]) throws -> Process {
         let bad = try Run(["inbox", tree.documents, "--ignore", "[x"])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("--ignore '[x': at character 1: \"[\" opens a class"), "\(bad.stderr)")
+        // The inbox moves entries of Inbox whole: a glob with a folder part could never match one.
+        for glob in ["sub/x", "/cache/**", "a/*.log"] {
+            let inside = try Run(["inbox", tree.documents, "--ignore", glob])
+            #expect(inside.status == 2 && inside.stderr.contains("matches only inside a folder"), "\(inside.stderr)")
+        }
+        for glob in ["/notes.txt", "drafts/", "**/x.tmp", "*.tmp"] {
+            #expect(try Run(["inbox", tree.documents, "--dry-run", "--ignore", glob]).status != 2, "\(glob)")
+        }
+        #expect(try IgnorePattern("sub/x").canMatchTopLevelItem == false)
+        #expect(try IgnorePattern("/x").canMatchTopLevelItem && IgnorePattern("**/x").canMatchTopLevelItem)
     }
 
     /// A writer that opens the file while `uti` holds its read lease breaks

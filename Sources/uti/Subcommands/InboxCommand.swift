@@ -73,6 +73,7 @@ struct InboxCommand: ParsableCommand {
 
     func validate() throws {
         if documents.isEmpty { throw ValidationError("DOCUMENTS is empty") }
+        _ = try ignoreOptions.patterns(topLevelOnly: true)
         if inboxPath.isEmpty || inboxPath == "." || inboxPath == ".." || inboxPath.hasSuffix("/.")
             || inboxPath.hasSuffix("/..")
         {
@@ -101,7 +102,7 @@ struct InboxCommand: ParsableCommand {
         processing.inbox = inboxPath
         processing.settle = SettlePolicy(interval: settle, checkWriters: !noWriterCheck)
         processing.dryRun = dryRun
-        processing.ignore = try ignoreOptions.patterns()
+        processing.ignore = try ignoreOptions.patterns(topLevelOnly: true)
         // A watched Inbox is in use: removing it when empty would pull it away
         // from an app that has just created it to deliver a file.
         processing.removeEmptyInbox = !keepInbox && !watch
