@@ -14,11 +14,13 @@ struct Filter: ParsableCommand {
             Paths come from the arguments or, when there are none, from standard input,
             one a line (with -0, separated by NUL bytes, as find -print0 writes them).
             Each is typed as `uti file` types it, by name and content. With -0 the paths
-            are also printed NUL-separated. Exit 0 when a path was printed, 1 when none
-            was, 2 when a path could not be typed (missing or unreadable: named on
-            standard error; a name need not be UTF-8; a record over 1 MiB is not read),
-            when, without -0, a conforming path holds a line feed (it would read as two
-            paths: named on standard error, not printed), or TYPE names no declared type.
+            are also printed NUL-separated. A path goes to a pipe or file as its bytes,
+            and to a terminal escaped (\\x1b, \\n), as uti file prints it. Exit 0 when
+            a path was printed, 1 when none was, 2 when a path could not be typed
+            (missing or unreadable: named on standard error; a name need not be UTF-8;
+            a record over 1 MiB is not read), when, without -0, a conforming path holds
+            a line feed (it would read as two paths: named on standard error, not
+            printed), or TYPE names no declared type.
               find ~/Pictures -type f -print0 | uti filter -0 public.image | xargs -0 ls -l
             """)
 
