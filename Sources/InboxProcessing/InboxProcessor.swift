@@ -19,7 +19,9 @@ public final class InboxProcessor {
     /// The settings of every run: where the Inbox is, when an item has
     /// finished arriving, and whether anything is moved or removed.
     public struct Options: Sendable {
-        /// The Inbox: a name inside Documents, or a path when it holds a `/`.
+        /// The Inbox: a name inside Documents, or a path when it holds a `/`
+        /// before its end (`Inbox/` is the name `Inbox`). An Inbox that is not a folder is moved as a document, unless the
+        /// path ends in `/`, which asks for a folder: the run then fails.
         public var inbox: String = "Inbox"
         /// When an item has finished arriving; until then it waits for a later run.
         public var settle = SettlePolicy()
@@ -246,7 +248,8 @@ public final class InboxProcessor {
             case notFound
             /// A folder may not be opened or read by this process.
             case permissionDenied
-            /// Documents, or the folder that holds the Inbox, is not a folder.
+            /// Documents, or the folder that holds the Inbox, is not a folder;
+            /// or the Inbox, given as a path that ends in `/`, is not one.
             case notAFolder
             /// A symbolic link on the path is another user's, and is not followed.
             case untrustedLink
@@ -337,8 +340,18 @@ public final class InboxProcessor {
 
     /// Where the Inbox is, for messages and for watching.
     public var inboxPath: String {
-        options.inbox.contains("/") ? options.inbox : Self.join(documentsPath, options.inbox)
+        inboxWithoutSlash.contains("/") ? inboxWithoutSlash : Self.join(documentsPath, inboxWithoutSlash)
     }
+
+    /// `options.inbox` without the slashes that end it (`/` stays).
+    private var inboxWithoutSlash: String {
+        var path = Substring(options.inbox)
+        while path.count > 1 && path.hasSuffix("/") { path = path.dropLast() }
+        return String(path)
+    }
+
+    /// Whether `options.inbox` ends in `/`, which asks for a folder.
+    private var inboxMustBeAFolder: Bool { options.inbox.count > 1 && options.inbox.hasSuffix("/") }
 
     /// One pass over the Inbox. `observe` hears of each item as it is done.
     ///
@@ -451,7 +464,7 @@ public final class InboxProcessor {
 
     // MARK: The Inbox
 
-    private var displayInbox: String { options.inbox.contains("/") ? inboxPath : options.inbox }
+    private var displayInbox: String { inboxWithoutSlash.contains("/") ? inboxPath : inboxWithoutSlash }
 
     /// The open Inbox with the folder that holds it and its name there; nil
     /// when there is none or it is not a folder (then handled as a document).
@@ -461,7 +474,7 @@ public final class InboxProcessor {
     ) throws(Failure) -> (FolderDescriptor, FolderDescriptor, FileName)? {
         let parent: FolderDescriptor
         let name: FileName
-        if options.inbox.contains("/") {
+        if inboxWithoutSlash.contains("/") {
             let (parentPath, inboxName) = Self.split(inboxPath)
             name = FileName(inboxName)
             do { parent = try FolderDescriptor.openGuarded(parentPath) } catch {
@@ -470,7 +483,7 @@ public final class InboxProcessor {
             }
         } else {
             parent = documents
-            name = FileName(options.inbox)
+            name = FileName(inboxWithoutSlash)
         }
         let info: stat
         switch parent.status(of: name) {
@@ -478,6 +491,14 @@ public final class InboxProcessor {
         case .failure(let error):
             if error.code == ENOENT { return nil }
             throw .system(error, path: inboxPath, reason: error.description)
+        }
+        // A path that ends in "/" asks for a folder, as it does of every
+        // system call: a file or a link there is not taken for one, nor moved.
+        if inboxMustBeAFolder && !info.isDirectory {
+            throw Failure(
+                .notAFolder, path: inboxPath,
+                reason: (info.st_mode & S_IFMT) == S_IFLNK
+                    ? "is a symbolic link, which is never followed, not a folder" : "is not a folder")
         }
         guard info.isDirectory else {
             // Not a folder (a file, or a link that is never followed): a document like any other.

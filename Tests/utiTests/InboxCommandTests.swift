@@ -381,6 +381,33 @@ func startUTI(_ arguments: [String]) throws -> Process {
         #expect(try Run("inbox", tree.documents, "--watch", "--dry-run").status == 2)
     }
 
+    /// An Inbox named with a trailing "/" must be a folder: a link there is
+    /// neither followed nor moved as a document (exit 2, nothing moved).
+    /// Without the "/", a link is a document, as any non-folder Inbox is.
+    @Test func aTrailingSlashAsksForAFolder() throws {
+        let tree = try InboxTree()
+        try FileManager.default.removeItem(atPath: tree.inbox)
+        try tree.folder.makeFolder("elsewhere")
+        tree.write(tree.root + "/elsewhere", "kept.txt", "x")
+        #expect(symlink("../elsewhere", tree.inbox) == 0)
+        for inbox in ["Inbox/", tree.inbox + "/", tree.inbox + "//"] {
+            let run = try Run("inbox", tree.documents, "--settle", "0", "--no-system", "--inbox", inbox)
+            #expect(run.status == 2, "\(inbox): \(run.stdout)")
+            #expect(run.stderr.contains("is a symbolic link, which is never followed, not a folder"), "\(run.stderr)")
+            var info = stat()
+            #expect(lstat(tree.inbox, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK)
+            #expect(tree.files(under: tree.root + "/elsewhere") == ["elsewhere/kept.txt": "x"])
+        }
+        let document = try Run("inbox", tree.documents, "--settle", "0", "--no-system", "--inbox", "Inbox")
+        #expect(document.status == 0 && document.stdout.contains("the Inbox was not a folder"), "\(document.stdout)")
+        #expect(tree.files(under: tree.root + "/elsewhere") == ["elsewhere/kept.txt": "x"])
+        // A real folder named with a slash is emptied as usual.
+        try tree.folder.makeFolder("Documents/Drop")
+        tree.write(tree.documents + "/Drop", "a.txt", "a")
+        let folder = try Run("inbox", tree.documents, "--settle", "0", "--no-system", "--inbox", "Drop/")
+        #expect(folder.status == 0 && tree.files(under: tree.documents)["Documents/a.txt"] == "a", "\(folder.stderr)")
+    }
+
     @Test func aFullDestinationLosesNothing() throws {
         // The copy across file systems meets a file-size limit (EFBIG), as it would a full disk.
         let tree = try InboxTree()

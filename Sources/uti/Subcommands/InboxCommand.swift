@@ -99,7 +99,8 @@ struct InboxCommand: ParsableCommand {
             _ = try registry.waitOrExit()
         }
         var processing = InboxProcessor.Options()
-        processing.inbox = inboxPath
+        // A trailing "/" is kept: it asks for a folder, never a file or link there.
+        processing.inbox = inbox.hasSuffix("/") && inboxPath != inbox ? inboxPath + "/" : inboxPath
         processing.settle = SettlePolicy(interval: settle, checkWriters: !noWriterCheck)
         processing.dryRun = dryRun
         processing.ignore = try ignoreOptions.patterns(topLevelOnly: true)
