@@ -2,20 +2,34 @@ import UniformTypes
 
 /// What a default is set for: a type, a URL scheme or a wildcard, and the
 /// keys of `mimeapps.list` its default is written under.
+///
+/// Every key is one GIO and xdg-mime read: a MIME type (with its aliases)
+/// or `x-scheme-handler/NAME`. A subject without a MIME type of its own, a
+/// wildcard (`image/*`) or an abstract type (`public.image`), stands for
+/// the MIME types under it: `expanded(for:in:)` lists them.
 public struct DefaultsSubject: Sendable {
     /// How the subject is named to a person: the type's identifier, `URL
     /// scheme https`, `every image type`.
     public var label: String
-    /// The keys the default is written under: the type's MIME types (or its
-    /// identifier when it has none), `x-scheme-handler/NAME`, or `image/*`.
+    /// The keys the default is written under: the type's MIME types,
+    /// `x-scheme-handler/NAME`, or, once expanded, the MIME types an
+    /// abstract subject stands for; empty for an abstract subject not yet
+    /// expanded.
     public var keys: [String]
     /// The type; `public.data` for a wildcard.
     public var type: UniformType
     /// The URL scheme, when the subject is one.
     public var scheme: URLScheme?
-    /// Whether the subject is a wildcard (`image/*`): the default of every
-    /// type of that major type that has no default of its own.
+    /// Whether the subject is a wildcard (`image/*`), which stands for
+    /// every type whose MIME type is of that major type.
     public var isWildcard: Bool
+    /// The key an abstract subject was written under before (`image/*`, or
+    /// the type's identifier), which only `uti` reads: setting the
+    /// subject's default removes it. Nil for a subject with keys of its own.
+    public var formerKey: String?
+    /// Whether the subject has no MIME type of its own (a wildcard, or a
+    /// type without a MIME type) and stands for the MIME types under it.
+    public var isAbstract: Bool { formerKey != nil }
 
     /// A subject with these parts.
     public init(label: String, keys: [String], type: UniformType, scheme: URLScheme? = nil, isWildcard: Bool = false) {
@@ -26,11 +40,23 @@ public struct DefaultsSubject: Sendable {
         self.isWildcard = isWildcard
     }
 
+    /// A wildcard's subject (`image/*`): every type whose preferred MIME
+    /// type is of that major type.
+    public init(wildcard: String, registry: TypeRegistry) {
+        let key = wildcard.lowercased()
+        self.init(
+            label: "every \(key.dropLast(1)) type", keys: [], type: registry.declaredType("public.data")!,
+            isWildcard: true)
+        formerKey = key
+    }
+
     /// A type's subject: its default is written under each of its MIME
-    /// types, or under its identifier when it has none.
+    /// types; a type without one is abstract and stands for the types
+    /// conforming to it.
     public init(type: UniformType) {
         let mimeTypes = type.tags(.mimeType)
-        self.init(label: type.identifier, keys: mimeTypes.isEmpty ? [type.identifier] : mimeTypes, type: type)
+        self.init(label: type.identifier, keys: mimeTypes, type: type)
+        if mimeTypes.isEmpty { formerKey = type.identifier }
     }
 
     /// A URL scheme's subject, written under `x-scheme-handler/NAME`.
@@ -38,6 +64,49 @@ public struct DefaultsSubject: Sendable {
         self.init(
             label: "URL scheme \(scheme.name)", keys: [scheme.handlerMIMEType], type: scheme.type(in: registry),
             scheme: scheme)
+    }
+
+    /// Whether `mime` can be a key GIO and xdg-mime read for a type: a
+    /// MIME type (no wildcard, no scheme) that the file can hold.
+    static func isConcreteKey(_ mime: String) -> Bool {
+        mime.contains("/") && !mime.contains("*") && URLScheme(handlerMIMEType: mime) == nil
+            && UserDefaultsWriter.isWritableKey(mime)
+    }
+
+    /// The subject with `keys` set to the MIME types an abstract subject
+    /// stands for (a subject with keys of its own is returned as it is).
+    ///
+    /// A wildcard (`image/*`) stands for every declared type whose
+    /// preferred MIME type is of its major type; an abstract type, for
+    /// every declared type conforming to it. Of those, only the types
+    /// `app` is offered for are kept (see `HandlerResolver.offers(_:for:)`);
+    /// a nil `app` (clearing a default) keeps them all. Each type kept
+    /// gives all its MIME types (its aliases too, which xdg-mime reads
+    /// as they are written and GIO reads as the canonical type), each
+    /// once, in the registry's order.
+    public func expanded(for app: String?, in resolver: HandlerResolver) -> DefaultsSubject {
+        guard let formerKey else { return self }
+        let covered: [UniformType]
+        if isWildcard {
+            let major = formerKey.dropLast(1)
+            covered = resolver.registry.types(withTagOf: .mimeType) { _ in true }.filter {
+                $0.preferredMIMEType?.lowercased().hasPrefix(major) == true
+            }
+        } else {
+            covered = resolver.registry.descendants(of: type).filter(\.isDeclared)
+        }
+        let claimsSome = app.map { id in resolver.catalog.claims.contains { $0.handlerID == id } } ?? true
+        var expanded = self
+        expanded.keys = []
+        guard claimsSome else { return expanded }
+        var seen: Set<String> = []
+        for member in covered {
+            let tags = member.tags(.mimeType).filter(Self.isConcreteKey)
+            guard !tags.isEmpty else { continue }
+            if let app, !resolver.offers(app, for: member) { continue }
+            for tag in tags where seen.insert(tag.lowercased()).inserted { expanded.keys.append(tag) }
+        }
+        return expanded
     }
 
     /// Why a word names no subject.
@@ -84,12 +153,7 @@ public struct DefaultsSubject: Sendable {
                     + "invisible character), which no type or URL scheme name has")
         }
         if let scheme = URLScheme(handlerMIMEType: word) { return DefaultsSubject(scheme: scheme, registry: registry) }
-        if AssociationClaim.isWildcard(word) {
-            // Written as it is: every type of that major type without a default of its own.
-            return DefaultsSubject(
-                label: "every \(word.dropLast(1).lowercased()) type", keys: [word.lowercased()],
-                type: registry.declaredType("public.data")!, isWildcard: true)
-        }
+        if AssociationClaim.isWildcard(word) { return DefaultsSubject(wildcard: word, registry: registry) }
         if word.contains("*") { throw Problem("a wildcard names a MIME type's major part and /* (image/*)") }
         if word.contains(":") {
             guard let scheme = URLScheme(urlString: word) else {
@@ -123,10 +187,12 @@ public struct DefaultsSubject: Sendable {
     /// any: for a wildcard, a candidate through the wildcard's own claim on
     /// any type it covers.
     public func candidate(_ id: String, in resolver: HandlerResolver) -> HandlerResolver.Candidate? {
-        guard isWildcard else { return resolver.resolve(type).candidates.first { $0.handler.id == id } }
-        for type in resolver.types(coveredBy: keys[0]) {
+        guard isWildcard, let wildcard = formerKey ?? keys.first else {
+            return resolver.resolve(type).candidates.first { $0.handler.id == id }
+        }
+        for type in resolver.types(coveredBy: wildcard) {
             if let found = resolver.resolve(type).candidates.first(where: {
-                $0.handler.id == id && $0.claim.typeName.lowercased() == keys[0]
+                $0.handler.id == id && $0.claim.typeName.lowercased() == wildcard
             }) {
                 return found
             }
@@ -188,6 +254,12 @@ public struct DefaultsPlan: Sendable {
         /// A key of the subject (as written) was set by an earlier request
         /// (at `earlier`, empty for arguments).
         case repeated(String, key: String, earlier: String)
+        /// The subject (as written) has no MIME type, and no type under
+        /// it has one: nothing GIO or xdg-mime reads can be written.
+        case noMIMEType(String, subject: String)
+        /// The application is offered for none of the MIME types an
+        /// abstract subject (as written) stands for.
+        case noneOffered(String, app: String, subject: String)
 
         /// The refusal for a person to read.
         public var description: String { message(value: { $0 }, problem: { $0 }) }
@@ -208,6 +280,12 @@ public struct DefaultsPlan: Sendable {
                 "\(value(app)) cannot be the \(value(role.rawValue)) default for \(value(subject)): \(problem(reason))"
             case .repeated(let word, let key, let earlier):
                 "\(value(word)) sets \(value(key)) again (\(value(earlier)) set it)"
+            case .noMIMEType(let word, let subject):
+                "\(value(word)): \(value(subject)) has no MIME type, nor has any type under it; "
+                    + "mimeapps.list keys are MIME types"
+            case .noneOffered(let word, let app, let subject):
+                "\(value(word)): \(value(app)) opens none of the MIME types of \(value(subject)) "
+                    + "(it declares none and is added for none); name a MIME type to make it the default anyway"
             }
         }
     }
@@ -233,6 +311,22 @@ public struct DefaultsPlan: Sendable {
         return changes
     }
 
+    /// The changes of `mimeapps.list` to make, in order, when no request
+    /// was refused (nil otherwise): each step's change, and after the
+    /// change of an abstract subject the removal of its former key
+    /// (`image/*`, `public.image`) from the same group, so that no key
+    /// only `uti` reads is left to say otherwise.
+    public var fileChanges: [UserDefaultsWriter.Change]? {
+        changes.map { changes in
+            changes.flatMap { subject, change -> [UserDefaultsWriter.Change] in
+                guard change.action == .setDefault, let former = subject.formerKey,
+                    !change.keys.contains(where: { $0.lowercased() == former })
+                else { return [change] }
+                return [change, UserDefaultsWriter.Change(keys: [former], role: change.role, handlerID: nil)]
+            }
+        }
+    }
+
     /// Checks each of `requests` against the resolver's registry and
     /// handlers; `lookUp` reads a word that names a type (see
     /// `DefaultsSubject.named`).
@@ -243,29 +337,46 @@ public struct DefaultsPlan: Sendable {
         // The place that first set each key of each group.
         var written: [String: String] = [:]
         let claimedSchemes = resolver.catalog.claimedSchemes
-        for request in requests {
-            let subject: DefaultsSubject
-            if let resolved = request.resolved {
-                subject = resolved
-            } else {
-                do throws(DefaultsSubject.Problem) {
-                    subject = try DefaultsSubject.named(
-                        request.subject, registry: resolver.registry, claimedSchemes: claimedSchemes, lookUp: lookUp)
-                } catch {
-                    steps.append(.refused(place: request.place, .subject(request.subject, problem: error.description)))
-                    continue
-                }
+        let subjects = requests.map { request -> Result<DefaultsSubject, DefaultsSubject.Problem> in
+            if let resolved = request.resolved { return .success(resolved) }
+            return Result { () throws(DefaultsSubject.Problem) in
+                try DefaultsSubject.named(
+                    request.subject, registry: resolver.registry, claimedSchemes: claimedSchemes, lookUp: lookUp)
             }
-            steps.append(Self.step(request, subject, resolver: resolver, written: &written))
+        }
+        // A key a request names itself is that request's: another's
+        // wildcard or abstract type leaves it out, whatever their order.
+        var named: Set<String> = []
+        for (request, subject) in zip(requests, subjects) where request.action == .setDefault {
+            guard case .success(let subject) = subject, !subject.isAbstract else { continue }
+            let group = UserDefaultsWriter.groupName(for: request.role)
+            for key in subject.keys { named.insert(Self.slot(group, key)) }
+        }
+        for (request, subject) in zip(requests, subjects) {
+            switch subject {
+            case .success(let subject):
+                steps.append(Self.step(request, subject, resolver: resolver, named: named, written: &written))
+            case .failure(let error):
+                steps.append(.refused(place: request.place, .subject(request.subject, problem: error.description)))
+            }
         }
     }
+
+    /// A key's place in a group, as keys compare.
+    private static func slot(_ group: String, _ key: String) -> String { group + "\u{0}" + key.lowercased() }
 
     /// The step of `request` for its `subject`: its application and role
     /// checked, and its keys not set before in their group.
     private static func step(
-        _ request: Request, _ subject: DefaultsSubject, resolver: HandlerResolver, written: inout [String: String]
+        _ request: Request, _ subject: DefaultsSubject, resolver: HandlerResolver, named: Set<String>,
+        written: inout [String: String]
     ) -> Step {
         func refused(_ refusal: Refusal) -> Step { .refused(place: request.place, refusal) }
+        var subject = subject
+        if let formerKey = subject.formerKey, subject.keys.isEmpty, request.action != .setDefault {
+            // An association is written under the key uti reads for the subject.
+            subject.keys = [formerKey]
+        }
         if let app = request.app {
             let handler: HandlerResolver.Handler
             switch resolver.handler(app) {
@@ -292,8 +403,20 @@ public struct DefaultsPlan: Sendable {
         }
         let group =
             request.action == .setDefault ? UserDefaultsWriter.groupName(for: request.role) : request.action.rawValue
+        if subject.isAbstract && subject.keys.isEmpty {
+            // A wildcard or an abstract type is written as the MIME types it stands for.
+            subject = subject.expanded(for: request.app, in: resolver)
+            subject.keys.removeAll { named.contains(slot(group, $0)) }
+            if subject.keys.isEmpty, let app = request.app {
+                let covered = subject.expanded(for: nil, in: resolver)
+                return refused(
+                    covered.keys.isEmpty
+                        ? .noMIMEType(request.subject, subject: subject.label)
+                        : .noneOffered(request.subject, app: app, subject: subject.label))
+            }
+        }
         for key in subject.keys {
-            let slot = group + "\u{0}" + key.lowercased()
+            let slot = slot(group, key)
             if let earlier = written[slot] { return refused(.repeated(request.subject, key: key, earlier: earlier)) }
             written[slot] = request.place
         }
@@ -305,9 +428,11 @@ public struct DefaultsPlan: Sendable {
 
     /// One request for each type and scheme the application `app` declares
     /// it opens (a desktop entry's `MimeType`, a bundle's document and URL
-    /// types; a rank of None or a role of None or QLGenerator left out), each
+    /// types; a rank of None or a role of None or QLGenerator left out; a
+    /// wildcard or an abstract type as the MIME types under it), each
     /// key once, as `set-default --all-declared` sets them; and the claims
-    /// left out because their MIME type cannot be a key of `mimeapps.list`.
+    /// left out because their MIME type cannot be a key of `mimeapps.list`
+    /// (or, for a wildcard or a type without one, no MIME type under it can).
     public static func declaredRequests(
         of app: String, resolver: HandlerResolver
     ) -> (requests: [Request], unwritable: [AssociationClaim]) {
@@ -330,12 +455,18 @@ public struct DefaultsPlan: Sendable {
                     unwritable.append(claim)
                     continue
                 }
-                let wildcard = claim.isWildcard
-                subject = DefaultsSubject(
-                    label: wildcard ? "every \(key.dropLast(1)) type" : type.identifier,
-                    keys: [key], type: type, isWildcard: wildcard)
+                subject =
+                    claim.isWildcard
+                    ? DefaultsSubject(wildcard: key, registry: resolver.registry)
+                    : DefaultsSubject(label: type.identifier, keys: [key], type: type)
             } else {
                 subject = DefaultsSubject(type: type)
+            }
+            // A wildcard or an abstract type: the MIME types under it the application opens.
+            subject = subject.expanded(for: app, in: resolver)
+            if subject.isAbstract && subject.keys.isEmpty {
+                unwritable.append(claim)
+                continue
             }
             subject.keys = subject.keys.filter { keys.insert($0.lowercased()).inserted }
             if subject.keys.isEmpty { continue }
@@ -354,6 +485,26 @@ extension UserDefaultsWriter.Change {
             edit.before.contains(app) && !edit.after.contains(app)
                 && keys.contains { $0.lowercased() == edit.key.lowercased() }
                 && edit.group != UserDefaultsWriter.addedGroup
+        }
+    }
+}
+
+extension HandlerResolver {
+    /// Whether the application `id` is offered for `type` (it is one of
+    /// `resolve(type)`'s candidates) through what it declares, an added
+    /// association, or a default set for a MIME type: a default under a
+    /// key only `uti` reads (`image/*`, an identifier) does not count.
+    /// `set-default` writes an abstract subject's default only for the
+    /// types its application is offered for.
+    public func offers(_ id: String, for type: UniformType) -> Bool {
+        let resolution = resolve(type)
+        guard let candidate = resolution.candidates.first(where: { $0.handler.id == id }) else { return false }
+        let claim = candidate.claim
+        if claim.kind != .userDefault || (claim.typeNameKind == .mimeType && !claim.isWildcard) { return true }
+        let chain = Set(resolution.chain.map { $0.identifier.lowercased() })
+        return catalog.claims.contains { other in
+            other.handlerID == id && (other.kind == .declared || other.kind == .added)
+                && types(named: other).contains { chain.contains($0.identifier.lowercased()) }
         }
     }
 }

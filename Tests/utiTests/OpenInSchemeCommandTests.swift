@@ -206,7 +206,7 @@ import Testing
         #expect(try String(contentsOfFile: tree.root + "/config/mimeapps.list", encoding: .utf8) == before)
 
         try tree.write(
-            "good.settings", "html browser.desktop\nhttps: browser.desktop all\nnote com.example.notes editor\n")
+            "good.settings", "html browser.desktop\nhttps: browser.desktop all\ntxt com.example.notes editor\n")
         let good = try Run(
             ["set-default", "--no-system", "--file", tree.root + "/good.settings"], environment: tree.environment)
         #expect(good.status == 0, "\(good.stderr)")
@@ -219,7 +219,7 @@ import Testing
                 x-scheme-handler/https=browser.desktop;
 
                 [X-UTI Default Editor]
-                com.example.note=com.example.notes;
+                text/plain=com.example.notes;
 
                 """)
         let missing = try Run(

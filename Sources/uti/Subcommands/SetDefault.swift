@@ -7,15 +7,22 @@ struct SetDefault: ParsableCommand {
         commandName: "set-default",
         abstract: "Choose the application that opens a type or URL scheme, in the user's mimeapps.list.",
         discussion: """
-            Writes "MIME/TYPE=ID;" for each MIME type of TYPE into [Default Applications] of
-            $XDG_CONFIG_HOME/mimeapps.list (~/.config/mimeapps.list), the file GLib, KDE and
-            xdg-utils read; a type without a MIME type is written under its identifier,
-            which only uti reads. Everything else in the file is kept; the file is replaced
-            atomically. A default for a type beats every other application for that type
-            and for its subtypes that have no default or handler of their own.
+            Writes "MIME/TYPE=ID;" for each MIME type of TYPE, its aliases included, into
+            [Default Applications] of $XDG_CONFIG_HOME/mimeapps.list (~/.config/mimeapps.list),
+            the file GLib, KDE and xdg-utils read, so that gio mime, xdg-mime query default
+            and open-in name the same application. Everything else in the file is kept; the
+            file is replaced atomically. A default for a type beats every other application
+            for that type and for its subtypes that have no default or handler of their own.
 
-            A wildcard, image/*, is written as it is (as handlr writes it): the default of
-            every image/ type that has no default of its own.
+            A wildcard (image/*) or a type without a MIME type of its own (public.image)
+            stands for the MIME types under it, each written as its own key: for image/*,
+            every type whose MIME type is image/something; for a type, every type that
+            conforms to it. Only the types APP opens are written (those it declares,
+            directly or through a supertype, or is added for); name a MIME type to make APP
+            its default regardless. When APP opens none of them, or none has a MIME type,
+            nothing is written (exit 2). The key an earlier uti wrote for the wildcard or
+            type (image/*=, public.image=), which only uti reads, is removed. --clear clears
+            every key the wildcard or type stands for.
 
             A URL scheme is written as x-scheme-handler/SCHEME, as xdg-settings and
             xdg-mime do. It is named as https:, as a URL, as x-scheme-handler/https, or as
@@ -46,8 +53,9 @@ struct SetDefault: ParsableCommand {
             of None or QLGenerator is left out), in one write.
 
             Exit status: 0 written; 1 written, but a removed application is still offered
-            (a default in a system list); 2 bad arguments, an unknown application, a bad
-            line in SETTINGS, or a file that cannot be read or written.
+            (a default in a system list); 2 bad arguments, an unknown application, a type
+            with no MIME type to write, a bad line in SETTINGS, or a file that cannot be
+            read or written.
             """)
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -135,7 +143,7 @@ struct SetDefault: ParsableCommand {
             let prefix = place.isEmpty ? "" : "\(Escaping.name(place)): error: "
             Console.error("uti: " + prefix + refusal.message(value: Escaping.name, problem: Escaping.line))
         }
-        guard !settingsFailed, let changes = plan.changes else {
+        guard !settingsFailed, let changes = plan.changes, let fileChanges = plan.fileChanges else {
             if let settingsFile {
                 throw Console.fail("\(settingsFile == "-" ? "standard input" : settingsFile): nothing was written")
             }
@@ -143,7 +151,7 @@ struct SetDefault: ParsableCommand {
         }
         let edits: [UserDefaultsWriter.Edit]
         do {
-            edits = try UserDefaultsWriter.apply(changes.map(\.change), in: file)
+            edits = try UserDefaultsWriter.apply(fileChanges, in: file)
         } catch {
             throw Console.fail("\(keepingBackslashes: error.message)" as TerminalText)
         }
@@ -223,13 +231,23 @@ struct SetDefault: ParsableCommand {
         file: String
     ) {
         let role: TerminalText = change.role.map { " for the \($0.rawValue) role" } ?? ""
-        let keys = TerminalText.list(change.keys)
+        let group = UserDefaultsWriter.groupName(for: change.role)
+        func edited(_ key: String) -> Bool {
+            edits.contains { $0.group == group && $0.key.lowercased() == key.lowercased() && $0.after.isEmpty }
+        }
+        // The key an earlier release wrote for a wildcard or an abstract type, now replaced.
+        let former: TerminalText =
+            change.action == .setDefault && subject.formerKey.map(edited) == true
+            ? "; \(subject.formerKey!), a key only uti reads, is removed" : ""
+        // Clearing a wildcard or an abstract type names the keys that were set, not every one it covers.
+        let shown = subject.isAbstract && change.handlerID == nil ? change.keys.filter(edited) : change.keys
+        let keys = shown.isEmpty ? "none was set" : TerminalText.list(shown)
         let app = change.handlerID ?? ""
         switch change.action {
         case .setDefault where change.handlerID != nil:
-            TerminalText.print("\(subject.label): \(app) is the default\(role) (\(keys)) in \(file)")
+            TerminalText.print("\(subject.label): \(app) is the default\(role) (\(keys)) in \(file)\(former)")
         case .setDefault:
-            TerminalText.print("\(subject.label): the default\(role) is cleared (\(keys)) in \(file)")
+            TerminalText.print("\(subject.label): the default\(role) is cleared (\(keys)) in \(file)\(former)")
         case .addAssociation:
             TerminalText.print("\(subject.label): \(app) is added (\(keys)) in \(file)")
         case .removeAssociation:
