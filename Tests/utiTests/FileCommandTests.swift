@@ -34,6 +34,12 @@ private let systemData = ["XDG_DATA_DIRS": "/usr/share"]
         #expect(empty.stdout == "application/x-zerosize\n")
         let twice = try Run(["file", "-", "-"], stdin: "", environment: systemData)
         #expect(twice.status == 2 && twice.stderr.contains("standard input"))
+        // By name alone, standard input has nothing to go by: refused, never read.
+        for arguments in [["file", "--no-sniff", "-"], ["file", "-", "--no-sniff", "-b"]] {
+            let byName = try Run(arguments, stdin: "#!/bin/sh\n", environment: systemData)
+            #expect(byName.status == 2 && byName.stdout.isEmpty, "\(arguments)")
+            #expect(byName.stderr.contains("--no-sniff reads nothing"), "\(byName.stderr)")
+        }
     }
 
     @Test func dashIPrintsTheCharsetAsFileDoes() throws {

@@ -29,7 +29,8 @@ struct FileCommand: FastCommand {
             typed by its name when the name decides (empty.jpg is public.jpeg),
             else it is application/x-zerosize. A path where nothing is gets the
             type its name gives, marked "no such file". "-" reads standard input
-            (printed as /dev/stdin, as file(1) does; ./- is a file named "-").
+            (printed as /dev/stdin, as file(1) does; ./- is a file named "-"), so
+            it is refused with --no-sniff.
 
             Exit 1 when a path could not be typed (it cannot be read, or nothing
             is there and its name gives no type) and when nothing is at a path
@@ -105,6 +106,11 @@ struct FileCommand: FastCommand {
             }
             if paths.filter({ $0 == "-" }).count > 1 {
                 throw ValidationError("\"-\" (standard input) can be given once")
+            }
+            if paths.contains("-") && flags.contains(.noSniff) {
+                throw ValidationError(
+                    "\"-\" (standard input) has no name to type, and --no-sniff reads nothing; "
+                        + "for a file named \"-\", give ./-")
             }
         }
 
