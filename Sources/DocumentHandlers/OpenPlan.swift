@@ -80,6 +80,20 @@ public struct OpenPlan: Sendable {
         application: HandlerResolver.Handler? = nil, launching: Bool,
         choose: ((Subject, [HandlerResolver.Candidate]) throws -> HandlerSelector.Choice)? = nil
     ) throws {
+        try self.init(
+            subjects, resolver: resolver, role: role, application: application, launching: launching,
+            callerIsOnTerminal: false, choose: choose)
+    }
+
+    /// Decides as `init(_:resolver:role:application:launching:choose:)`
+    /// does; with `callerIsOnTerminal`, each entry's `command` for an entry
+    /// with `Terminal=true` is the one run in the caller's terminal, as
+    /// `commands(callerIsOnTerminal:environment:)` makes it.
+    public init(
+        _ subjects: [Subject], resolver: HandlerResolver, role: HandlerResolver.RoleFilter,
+        application: HandlerResolver.Handler? = nil, launching: Bool, callerIsOnTerminal: Bool,
+        choose: ((Subject, [HandlerResolver.Candidate]) throws -> HandlerSelector.Choice)? = nil
+    ) throws {
         for subject in subjects {
             let resolution = resolver.resolve(subject.type, role: role)
             var entry = Entry(
@@ -98,7 +112,11 @@ public struct OpenPlan: Sendable {
             }
             if resolution.candidates.isEmpty && application == nil { hasUnopened = true }
             if let handler = entry.handler {
-                switch handler.commands(opening: subject.target.map { [$0] } ?? []) {
+                let inTerminal = callerIsOnTerminal && Self.runsInTerminal(handler)
+                let targets = subject.target.map { [$0] } ?? []
+                switch Self.commands(
+                    handler, opening: targets, inCallersTerminal: inTerminal, ProcessEnvironment.current)
+                {
                 case .success(let argv): entry.command = argv
                 case .failure(let problem): entry.commandProblem = problem.message
                 }
@@ -115,15 +133,90 @@ public struct OpenPlan: Sendable {
     }
 
     /// Every command the launches run, each application's for all its
-    /// targets; made, and so checked, before any is started.
+    /// targets; made, and so checked, before any is started. An entry with
+    /// `Terminal=true` runs in a terminal emulator.
     public func commands() -> Result<[[String]], ExecCommand.Problem> {
-        var commands: [[String]] = []
+        commands(callerIsOnTerminal: false).map { $0.map(\.arguments) }
+    }
+
+    /// Every command the launches run, as `commands()` makes them; with
+    /// `callerIsOnTerminal` (the caller's standard input and output are a
+    /// terminal), an entry with `Terminal=true` runs as it is, in that
+    /// terminal (``Command/inCallersTerminal``), else in the terminal
+    /// emulator `ExecCommand.terminal(environment:)` finds in `environment`.
+    public func commands(
+        callerIsOnTerminal: Bool, environment: [String: String] = ProcessEnvironment.current
+    ) -> Result<[Command], ExecCommand.Problem> {
+        var commands: [Command] = []
         for launch in launches {
-            switch launch.handler.commands(opening: launch.targets) {
-            case .success(let made): commands += made
+            let inTerminal = callerIsOnTerminal && Self.runsInTerminal(launch.handler)
+            switch Self.commands(launch.handler, opening: launch.targets, inCallersTerminal: inTerminal, environment) {
+            case .success(let made): commands += made.map { Command(arguments: $0, inCallersTerminal: inTerminal) }
             case .failure(let problem): return .failure(problem)
             }
         }
         return .success(commands)
+    }
+
+    /// One command of a plan and where it runs.
+    public struct Command: Sendable, Equatable {
+        /// The program and its arguments.
+        public var arguments: [String]
+        /// The command is an entry's with `Terminal=true`, run in the
+        /// caller's own terminal: it is run in the foreground and waited
+        /// for, never started detached.
+        public var inCallersTerminal: Bool
+
+        /// A command; `inCallersTerminal` when it runs in the caller's terminal.
+        public init(arguments: [String], inCallersTerminal: Bool = false) {
+            self.arguments = arguments
+            self.inCallersTerminal = inCallersTerminal
+        }
+
+        /// Starts the command and returns once the program is running,
+        /// without waiting for it to end, as `gio open` and `xdg-open`
+        /// start an application: it runs in a session of its own (it
+        /// outlives the terminal it was started from), is not a child of
+        /// the caller (nothing to wait for, no zombie when it ends), and
+        /// reads its standard input from `/dev/null`. Its standard output
+        /// and error are the caller's descriptors `standardOutput` and
+        /// `standardError`, or `/dev/null` when nil. `bytes` gives each
+        /// argument's bytes (a path need not be UTF-8). Returns the
+        /// program's process ID; throws why it could not be started (the
+        /// program missing or not executable, with the `errno`).
+        public func start(
+            standardOutput: Int32? = nil, standardError: Int32? = nil,
+            bytes: (String) -> [UInt8] = { Array($0.utf8) }
+        ) throws(SystemError) -> Int32 {
+            try ChildProcess.startDetached(
+                arguments.map(bytes), standardOutput: standardOutput, standardError: standardError)
+        }
+
+        /// Runs the command with the caller's standard input, output and
+        /// error and waits for it to end; returns its exit status as a shell
+        /// gives it (128 plus the signal that ended it). Throws why it could
+        /// not be started or waited for.
+        public func run(bytes: (String) -> [UInt8] = { Array($0.utf8) }) throws(SystemError) -> Int32 {
+            try ChildProcess.spawn(arguments.map(bytes)).wait().shellStatus
+        }
+    }
+
+    /// Whether `handler` is a desktop entry with `Terminal=true`.
+    static func runsInTerminal(_ handler: HandlerResolver.Handler) -> Bool {
+        if case .desktopEntry(let entry) = handler.source { entry.terminal } else { false }
+    }
+
+    /// `handler`'s commands for `targets`; `inCallersTerminal`, an entry's
+    /// command as it is, without a terminal emulator around it.
+    static func commands(
+        _ handler: HandlerResolver.Handler, opening targets: [OpenTarget], inCallersTerminal: Bool,
+        _ environment: [String: String]
+    ) -> Result<[[String]], ExecCommand.Problem> {
+        var handler = handler
+        if inCallersTerminal, case .desktopEntry(var entry) = handler.source {
+            entry.terminal = false
+            handler.source = .desktopEntry(entry)
+        }
+        return handler.commands(opening: targets, environment: environment)
     }
 }

@@ -40,7 +40,7 @@ struct UTI: ParsableCommand {
             Lookup.self, FileCommand.self, Tags.self, Conforms.self, Equal.self, Supertypes.self,
             Descendants.self, Decode.self, Graph.self, Validate.self, Batch.self, Filter.self, InboxCommand.self,
             Watch.self,
-            OpenIn.self, SetDefault.self, Defaults.self,
+            OpenIn.self, Open.self, SetDefault.self, Defaults.self,
         ],
         defaultSubcommand: Lookup.self
     )
@@ -57,8 +57,14 @@ struct UTI: ParsableCommand {
                     + "set it to a UTF-8 path (or unset it)")
             Glibc.exit(Status.error)
         }
+        if let name = arguments.first, XDGOpen.isRunAs(name) {
+            Glibc.exit(RegistryOptions.checkedAnswers(XDGOpen.main(arguments)))
+        }
         if let status = FastPath.run(arguments) { Glibc.exit(RegistryOptions.checkedAnswers(status)) }
         arguments = CommandWord.normalized(arguments)
+        // uti open keeps xdg-open's exit codes: 1 for an error in the command line.
+        let syntaxStatus =
+            arguments.dropFirst().first == Open.configuration.commandName ? Open.Code.syntax : Status.error
         if let status = CommandSpelling.check(arguments) { Glibc.exit(RegistryOptions.checkedAnswers(status)) }
         // The parser answers `help WORD` with the general help when WORD is no command: a typo would read as success.
         if arguments.count > 2, arguments[1] == "help",
@@ -79,7 +85,7 @@ struct UTI: ParsableCommand {
                 Glibc.exit(RegistryOptions.checkedAnswers(0))
             }
             if !message.isEmpty { Console.errorLines(message) }
-            if code == .validationFailure { Glibc.exit(RegistryOptions.checkedAnswers(Status.error)) }
+            if code == .validationFailure { Glibc.exit(RegistryOptions.checkedAnswers(syntaxStatus)) }
             Glibc.exit(RegistryOptions.checkedAnswers(code.rawValue))
         }
         Glibc.exit(RegistryOptions.checkedAnswers(Status.success))

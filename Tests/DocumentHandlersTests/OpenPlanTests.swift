@@ -56,4 +56,28 @@ import UniformTypes
             choose: { _, _ in .chosen(view) })
         #expect(chosen.entries[0].note == "chosen" && chosen.launches.map(\.handler.id) == ["view.desktop"])
     }
+
+    /// `Terminal=true`: run as it is in the caller's terminal, else in the emulator the environment gives.
+    @Test func aTerminalEntryRunsInTheCallersTerminalOrAnEmulator() throws {
+        let tree = HandlerTree()
+        tree.desktop(
+            "share/applications/vim.desktop", name: "Vim", mime: ["text/plain"], extra: "Terminal=true",
+            exec: "/bin/true %f")
+        let resolver = try tree.resolver()
+        let plan = try OpenPlan(
+            subjects(resolver.registry), resolver: resolver, role: .any, launching: true, callerIsOnTerminal: true)
+        #expect(plan.entries[0].command == [["/bin/true", "/tmp/a.txt"]])
+        #expect(
+            try plan.commands(callerIsOnTerminal: true, environment: ["PATH": "/nonexistent"]).get() == [
+                OpenPlan.Command(arguments: ["/bin/true", "/tmp/a.txt"], inCallersTerminal: true),
+                OpenPlan.Command(arguments: ["/bin/true", "/tmp/b.txt"], inCallersTerminal: true),
+            ])
+        let emulator = try plan.commands(
+            callerIsOnTerminal: false, environment: ["PATH": "/nonexistent", "TERMINAL": "/bin/true"]
+        ).get()
+        #expect(emulator.first == OpenPlan.Command(arguments: ["/bin/true", "-e", "/bin/true", "/tmp/a.txt"]))
+        #expect(throws: (any Error).self) {
+            try plan.commands(callerIsOnTerminal: false, environment: ["PATH": "/nonexistent"]).get()
+        }
+    }
 }

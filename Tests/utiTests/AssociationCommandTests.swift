@@ -252,7 +252,7 @@ import Testing
             "pick", "#!/bin/sh\ncat > \"$(dirname \"$0\")/offered\"\nsed -n 2p \"$(dirname \"$0\")/offered\"\n")
         chmod(tree.root + "/pick", 0o755)
         let run = try Run(
-            ["open-in", "--no-system", "--choose", "--selector", tree.root + "/pick", file],
+            ["open-in", "--no-system", "--choose", "--wait", "--verbose", "--selector", tree.root + "/pick", file],
             environment: tree.environment)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(
@@ -267,7 +267,7 @@ import Testing
         try FileManager.default.removeItem(atPath: recorded)
         var environment = tree.environment
         environment["UTI_SELECTOR"] = "echo editor.desktop"
-        let byID = try Run(["open-in", "--no-system", "--choose", file], environment: environment)
+        let byID = try Run(["open-in", "--no-system", "--choose", "--wait", file], environment: environment)
         #expect(byID.status == 0, "\(byID.stderr)")
         #expect(
             try String(contentsOfFile: recorded, encoding: .utf8)

@@ -68,7 +68,7 @@ import Testing
             run.stdout.hasSuffix(
                 "  command: \(tree.root)/record --from \(entry) 100% '\(tree.root)/docs/it'\\''s $HOME.txt'\n"))
         #expect(!FileManager.default.fileExists(atPath: tree.root + "/recorded"), "printing never runs it")
-        let ran = try Run(["open-in", "--no-system", "--run", file], environment: tree.environment)
+        let ran = try Run(["open-in", "--no-system", "--run", "--wait", file], environment: tree.environment)
         #expect(ran.status == 0, "\(ran.stderr)")
         #expect(
             try String(contentsOfFile: tree.root + "/recorded", encoding: .utf8) == "--from\n\(entry)\n100%\n\(file)\n")
@@ -105,7 +105,8 @@ import Testing
             environment["PATH"] = bin
             for (key, value) in extra { environment[key] = value }
             let run = try Run(
-                ["open-in", "--no-system", "--app", "vim.desktop", "--run", file], environment: environment)
+                ["open-in", "--no-system", "--app", "vim.desktop", "--run", "--wait", "--verbose", file],
+                environment: environment)
             return (run, try? String(contentsOfFile: tree.root + "/recorded", encoding: .utf8))
         }
         var (ran, recorded) = try run([:])

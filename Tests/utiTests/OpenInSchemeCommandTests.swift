@@ -57,7 +57,7 @@ import Testing
         #expect(items[0]["mimeType"] as? String == "x-scheme-handler/https")
         #expect(items[0]["default"] as? String == "browser.desktop")
 
-        let ran = try Run(["open-in", "--no-system", "--run", url], environment: tree.environment)
+        let ran = try Run(["open-in", "--no-system", "--run", "--wait", url], environment: tree.environment)
         #expect(ran.status == 0, "\(ran.stderr)")
         #expect(try recorded(tree) == url + "\n")
         // A file: URL is its file.

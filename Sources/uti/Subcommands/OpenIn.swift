@@ -31,10 +31,14 @@ struct OpenIn: ParsableCommand {
             the default, marked "*".
 
             The command is printed with its arguments quoted ($'...' for control
-            characters) and is never passed through a shell; --run starts it (one per file
-            for %f/%u, one for all for %F/%U) and waits for it. An entry with
-            Terminal=true runs in xdg-terminal-exec, $TERMINAL -e or x-terminal-emulator -e. %u/%U give a URL as it is; a command with %f/%F cannot open a
-            URL and is refused.
+            characters) and is never passed through a shell. --run starts it (one per file
+            for %f/%u, one for all for %F/%U) and returns once each application has
+            started, printing nothing but errors (--verbose prints the candidates and
+            commands first); --wait waits for each to exit. An entry with Terminal=true
+            runs in the terminal uti runs in when its standard input and output are one
+            (uti waits for it), else in xdg-terminal-exec, $TERMINAL -e or
+            x-terminal-emulator -e. %u/%U give a URL as it is; a command with %f/%F
+            cannot open a URL and is refused. uti open opens with the first candidate.
 
             --choose asks which application to open each file or URL with, when more than
             one can: the candidates go, one "ID  Name" a line, to a selector program (the
@@ -47,8 +51,9 @@ struct OpenIn: ParsableCommand {
             marks "*" those it is the default for.
 
             Exit status: 0 every file has an application (and with --run or --choose,
-            every command exited 0); 1 some file has none, a command failed, or nothing
-            was chosen; 2 bad arguments or sources, no selector, or an answer that is
+            every command started, and with --wait exited 0); 1 some file has none, a
+            command waited for failed, or nothing was chosen; 2 bad arguments or sources,
+            a command that cannot be made or started, no selector, or an answer that is
             none of the candidates.
             """)
 
@@ -74,8 +79,16 @@ struct OpenIn: ParsableCommand {
         name: .customLong("list"),
         help: "With --app: every type and scheme the application claims, and whether it is the default.")
     var listClaims = false
-    @Flag(name: .customLong("run"), help: "Run the command for each file or URL (without a shell) and wait for it.")
+    @Flag(
+        name: .customLong("run"),
+        help: "Start the command for each file or URL (without a shell); return once each has started.")
     var runCommand = false
+    @Flag(help: "With --run or --choose: wait for each application to exit.")
+    var wait = false
+    @Flag(
+        name: [.customLong("verbose"), .customShort("v")],
+        help: "With --run or --choose: print the candidates and commands too, as without them.")
+    var verbose = false
     @Flag(
         name: .customLong("choose"),
         help: "Ask which application to use (with a selector such as fzf or rofi -dmenu), then open with it.")
@@ -117,6 +130,9 @@ struct OpenIn: ParsableCommand {
             if output.json { throw ValidationError("--choose and --json cannot be used together") }
             if app != nil { throw ValidationError("--choose and --app cannot be used together: --app already chooses") }
         }
+        if wait && !runCommand && !choose {
+            throw ValidationError("--wait waits for what --run or --choose opens; give one of them too")
+        }
         if selector != nil && !choose {
             throw ValidationError("--selector is the program --choose runs; give --choose too")
         }
@@ -151,8 +167,10 @@ struct OpenIn: ParsableCommand {
             subjects.append(Subject(label: name, type: type, mimeType: type.preferredMIMEType))
         }
         var selectorFound: HandlerSelector?
+        let opening = runCommand || choose
         let plan = try OpenPlan(
-            subjects, resolver: resolver, role: roleFilter!, application: chosen, launching: runCommand || choose,
+            subjects, resolver: resolver, role: roleFilter!, application: chosen, launching: opening,
+            callerIsOnTerminal: opening && Opening.callerIsOnTerminal,
             choose: !choose
                 ? nil
                 : { _, candidates in
@@ -172,10 +190,14 @@ struct OpenIn: ParsableCommand {
             if entry.handler != nil && entry.subject.missing && (runCommand || choose) {
                 Console.error("uti: \(entry.subject.label): no such file; not opened" as TerminalText)
             }
-            if output.json { results.append(Self.json(entry)) } else { TerminalText.print(Self.text(entry)) }
+            if output.json {
+                results.append(Self.json(entry))
+            } else if !opening || verbose {
+                TerminalText.print(Self.text(entry))
+            }
         }
         if output.json { print(JSON.array(results).serialized()) }
-        if runCommand || choose, try !Self.launch(plan) { failed = true }
+        if opening, try !Self.launch(plan, waiting: wait) { failed = true }
         if failed || plan.hasUnopened { throw ExitCode(Status.no) }
     }
 
@@ -188,48 +210,68 @@ struct OpenIn: ParsableCommand {
         let typing = FileTyping(registry: registry)
         let directory = Self.currentDirectory()
         for argument in files {
-            let target: OpenTarget
-            do { target = try OpenTarget.commandLineArgument(argument, directory: directory) } catch {
-                throw Console.fail("\(argument): \(keepingBackslashes: error.description)" as TerminalText)
-            }
-            switch target {
-            case .url(_, let scheme):
-                var info = stat()
-                if lstat(argument, &info) == 0 {
-                    Console.error(
-                        "uti: \(argument) is read as a URL (scheme \(scheme.name)); for the file, write ./\(argument)"
-                            as TerminalText)
-                }
-                subjects.append(
-                    Subject(
-                        label: argument, target: target, type: scheme.type(in: registry),
-                        mimeType: scheme.handlerMIMEType, scheme: scheme))
-            case .file(let path):
-                do {
-                    let result = try typing.type(
-                        forPath: PathText.bytes(path), options: FileTyping.Options(sniff: !noSniff))
-                    subjects.append(
-                        Subject(
-                            label: argument, target: target, type: result.type, mimeType: result.mimeType,
-                            missing: !result.exists))
-                    // A script must be able to tell; --no-sniff asks about names alone.
-                    if !result.exists && !noSniff {
-                        failed = true
-                        Console.error("uti: \(argument): no such file; typed by its name" as TerminalText)
-                    }
-                } catch {
+            switch Self.subject(for: argument, directory: directory, typing: typing, sniff: !noSniff) {
+            case .success(let subject):
+                subjects.append(subject)
+                // A script must be able to tell; --no-sniff asks about names alone.
+                if subject.missing && !noSniff {
                     failed = true
-                    Console.error("uti: \(argument): \(keepingBackslashes: error.reason)" as TerminalText)
-                    if output.json {
-                        results.append(
-                            .object(
-                                JSON.path("path", bytes: PathText.bytes(argument)) + [("error", .string(error.reason))])
-                        )
-                    }
+                    Console.error("uti: \(argument): no such file; typed by its name" as TerminalText)
+                }
+            case .failure(.url(let message)):
+                throw Console.fail("\(argument): \(keepingBackslashes: message)" as TerminalText)
+            case .failure(.typing(let reason)):
+                failed = true
+                Console.error("uti: \(argument): \(keepingBackslashes: reason)" as TerminalText)
+                if output.json {
+                    results.append(
+                        .object(JSON.path("path", bytes: PathText.bytes(argument)) + [("error", .string(reason))]))
                 }
             }
         }
         return (subjects, failed, results)
+    }
+
+    /// Why an argument could not be typed.
+    enum ArgumentProblem: Error {
+        /// A `file:` URL that names no local file.
+        case url(String)
+        /// A file that could not be typed (it cannot be read).
+        case typing(String)
+    }
+
+    /// A file or URL of the command line, typed: a URL by its scheme, a file
+    /// by its name and (`sniff`) content; a file where nothing is is typed
+    /// by its name and `missing`. Says on standard error when a URL is also
+    /// the name of something here.
+    static func subject(
+        for argument: String, directory: String, typing: FileTyping, sniff: Bool
+    ) -> Result<Subject, ArgumentProblem> {
+        let target: OpenTarget
+        do { target = try OpenTarget.commandLineArgument(argument, directory: directory) } catch {
+            return .failure(.url(error.description))
+        }
+        switch target {
+        case .url(_, let scheme):
+            var info = stat()
+            if lstat(argument, &info) == 0 {
+                Console.error(
+                    "uti: \(argument) is read as a URL (scheme \(scheme.name)); for the file, write ./\(argument)"
+                        as TerminalText)
+            }
+            return .success(
+                Subject(
+                    label: argument, target: target, type: scheme.type(in: typing.registry),
+                    mimeType: scheme.handlerMIMEType, scheme: scheme))
+        case .file(let path):
+            do {
+                let result = try typing.type(forPath: PathText.bytes(path), options: FileTyping.Options(sniff: sniff))
+                return .success(
+                    Subject(
+                        label: argument, target: target, type: result.type, mimeType: result.mimeType,
+                        missing: !result.exists))
+            } catch { return .failure(.typing(error.reason)) }
+        }
     }
 
     static func currentDirectory() -> String {
@@ -355,24 +397,18 @@ struct OpenIn: ParsableCommand {
             ])
     }
 
-    /// Starts each command of `plan` and waits for it; false when one exited non-zero.
-    static func launch(_ plan: OpenPlan) throws -> Bool {
-        let commands: [[String]]
-        switch plan.commands() {
+    /// Starts each command of `plan` (`waiting`, and waits for it); false
+    /// when one waited for exited non-zero. Exits 2 when a command cannot
+    /// be made, and, once the others are started, when one could not be.
+    static func launch(_ plan: OpenPlan, waiting: Bool) throws -> Bool {
+        let commands: [OpenPlan.Command]
+        switch plan.commands(callerIsOnTerminal: Opening.callerIsOnTerminal) {
         case .success(let made): commands = made
         case .failure(let problem): throw Console.fail("\(keepingBackslashes: problem.message)" as TerminalText)
         }
-        // What was printed comes before anything the commands print.
-        fflush(nil)
-        var allZero = true
-        for argv in commands {
-            let status = try ProcessLauncher.run(argv)
-            if status != 0 {
-                Console.error("uti: \(command: argv) exited with status \(Int(status))" as TerminalText)
-                allZero = false
-            }
-        }
-        return allZero
+        let outcome = Opening.launch(commands, waiting: waiting, program: "uti")
+        if outcome.notStarted > 0 { throw ExitCode(Status.error) }
+        return outcome.failed == 0
     }
 }
 
