@@ -15,7 +15,7 @@ struct Graph: ParsableCommand {
     @OptionGroup var queryOptions: QueryOptions
     @Flag(help: "Draw TYPE's supertypes instead of its descendants.")
     var up = false
-    @Argument(help: "The type (any query form).") var type: String
+    @Argument(help: "The type (any query form).", completion: .typeNames) var type: String
 
     func run() throws {
         let registry = try registryOptions.load()
