@@ -44,7 +44,13 @@ import Testing
         let folder = TemporaryFolder("uti-completion")
         var work: String { folder.path("work") }
 
-        init() throws {
+        /// `tools/install.sh --layout debian` into `prefix` when `installed`:
+        /// its `bin/uti` comes first on `PATH`, and its scripts are the ones run.
+        let installed: Bool
+        var prefix: String { folder.path("prefix") }
+
+        init(installed: Bool = false) throws {
+            self.installed = installed
             try folder.makeFolder("work/photos")
             try folder.write("work/photo.jpg", "")
             try folder.write("work/notes.md", "# Notes\n")
@@ -66,11 +72,21 @@ import Testing
                 #expect(script.status == 0, "\(script.stderr)")
                 try folder.write("\(shell)-script", script.stdout)
             }
+            if installed {
+                let run = try ProgramRun(
+                    URL(fileURLWithPath: "/bin/sh"),
+                    [
+                        InstallTests.repository + "/tools/install.sh", "--prefix", prefix, "--layout", "debian",
+                        "--binary", Run.binary.path,
+                    ], environment: ["HOME": folder.path("home"), "PATH": "/usr/bin:/bin"])
+                #expect(run.status == 0, "\(run.stderr)")
+            }
         }
 
         var environment: [String: String] {
             [
-                "PATH": folder.path("bin") + ":/usr/bin:/bin", "HOME": folder.path("home"),
+                "PATH": (installed ? prefix + "/bin:" : "") + folder.path("bin") + ":/usr/bin:/bin",
+                "HOME": folder.path("home"),
                 "XDG_CONFIG_HOME": folder.path("config"), "XDG_CONFIG_DIRS": folder.path("etc-xdg"),
                 "XDG_DATA_HOME": folder.path("data"), "XDG_DATA_DIRS": folder.path("share"),
                 "XDG_CACHE_HOME": folder.path("cache"), "UTI_CACHE_DIR": folder.path("cache"), "UTI_MIME_TYPES": "",
@@ -103,13 +119,11 @@ import Testing
         }
     }
 
-    /// bash: the script sourced, `COMP_*` set as readline sets them, the
-    /// completion function called, `COMPREPLY` printed.
-    @Test(.enabled(if: bash != nil, "bash is not installed"))
-    func bashOffersPathsTypesAndApplications() throws {
-        let world = try World()
+    /// bash: `script` sourced, `COMP_*` set as readline sets them, the
+    /// completion function called, `COMPREPLY` printed; the candidates of each case.
+    static func bashCandidates(_ world: World, script path: String, _ cases: [Case]) throws -> [[String]] {
         var script = """
-            source \(world.folder.path("bash-script"))
+            source \(path)
             complete_line() {
                 COMP_LINE="$1"; COMP_POINT=${#COMP_LINE}
                 read -ra COMP_WORDS <<<"$1"
@@ -120,31 +134,56 @@ import Testing
             }
 
             """
-        for test in Self.cases { script += "complete_line '\(test.line)'\n" }
+        for test in cases { script += "complete_line '\(test.line)'\n" }
         let run = try ProgramRun(
             URL(fileURLWithPath: try #require(Self.bash)), ["--norc", "--noprofile", "-c", script],
             environment: world.environment, directory: world.work)
         #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
         let sections = run.stdout.components(separatedBy: "== ").dropFirst()
-        try #require(sections.count == Self.cases.count, "\(run.stdout)")
-        for (section, test) in zip(sections, Self.cases) {
+        try #require(sections.count == cases.count, "\(run.stdout)")
+        return zip(sections, cases).map { section, test in
             let lines = section.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             #expect(lines.first == test.line)
-            Self.check(lines.dropFirst().filter { !$0.isEmpty }, test, shell: "bash")
+            return lines.dropFirst().filter { !$0.isEmpty }
         }
     }
 
-    /// zsh: real completion in an interactive `zsh -f` on a terminal, after
-    /// `compinit`; a `compadd` in front of the builtin writes down what each
-    /// call adds (as the builtin matches it against the word) before adding it.
-    @Test(.enabled(if: zsh != nil && python3 != nil, "zsh or python3 is not installed"))
-    func zshOffersPathsTypesAndApplications() throws {
+    @Test(.enabled(if: bash != nil, "bash is not installed"))
+    func bashOffersPathsTypesAndApplications() throws {
         let world = try World()
+        let found = try Self.bashCandidates(world, script: world.folder.path("bash-script"), Self.cases)
+        for (candidates, test) in zip(found, Self.cases) { Self.check(candidates, test, shell: "bash") }
+    }
+
+    /// The scripts `tools/install.sh --layout debian` installs (as the
+    /// Debian package holds them: bash's without `#!`, zsh's found on
+    /// `fpath` by `compinit`) complete with the installed `uti`.
+    @Test(.enabled(if: bash != nil, "bash is not installed"))
+    func installedScriptsComplete() throws {
+        let world = try World(installed: true)
+        let cases = [Self.cases[0], Self.cases[2], Self.cases[4]]
+        let bash = try Self.bashCandidates(
+            world, script: world.prefix + "/share/bash-completion/completions/uti", cases)
+        for (candidates, test) in zip(bash, cases) { Self.check(candidates, test, shell: "bash (installed)") }
+        guard Self.zsh != nil, Self.python3 != nil else { return }
+        let zsh = try Self.zshCandidates(
+            world, before: "fpath=(\(world.prefix)/share/zsh/vendor-completions $fpath)", cases)
+        for (candidates, test) in zip(zsh, cases) { Self.check(candidates, test, shell: "zsh (installed)") }
+    }
+
+    /// zsh: real completion in an interactive `zsh -f` on a terminal,
+    /// `before` run before `compinit` and `after` after it; a `compadd` in front of the builtin
+    /// writes down what each call adds (as the builtin matches it against
+    /// the word) before adding it. The candidates of each case.
+    static func zshCandidates(
+        _ world: World, before: String = "", after: String = "", _ cases: [Case]
+    ) throws -> [[String]] {
         try world.folder.write(
             "probe.zsh",
             """
+            \(before)
             autoload -Uz compinit && compinit -u -D
-            source \(world.folder.path("zsh-script"))
+            \(after)
             compadd() {
                 if (( ${@[(I)-[ODA]*]} )); then builtin compadd "$@"; return; fi
                 local -a found
@@ -154,7 +193,7 @@ import Testing
             }
 
             """)
-        for (index, test) in Self.cases.enumerated() {
+        return try cases.enumerated().map { index, test in
             let capture = world.folder.path("capture-\(index)")
             try world.folder.write("capture-\(index)", "")
             _ = try world.terminal(
@@ -162,9 +201,15 @@ import Testing
                 setup: "CAPTURE=\(capture); source \(world.folder.path("probe.zsh")); PROMPT='RE''ADY> '",
                 // Tab, then Control-U empties the line; the end marker is printed by a command of its own.
                 keys: test.line + "\\t\\x15print -r __DO\"\"NE__\\r", end: "__DONE__")
-            let found = try String(contentsOfFile: capture, encoding: .utf8).split(separator: "\n").map(String.init)
-            Self.check(found, test, shell: "zsh")
+            return try String(contentsOfFile: capture, encoding: .utf8).split(separator: "\n").map(String.init)
         }
+    }
+
+    @Test(.enabled(if: zsh != nil && python3 != nil, "zsh or python3 is not installed"))
+    func zshOffersPathsTypesAndApplications() throws {
+        let world = try World()
+        let found = try Self.zshCandidates(world, after: "source \(world.folder.path("zsh-script"))", Self.cases)
+        for (candidates, test) in zip(found, Self.cases) { Self.check(candidates, test, shell: "zsh") }
     }
 
     /// fish: an interactive `fish --no-config` on a terminal, where a key
