@@ -21,7 +21,9 @@ enum CommandWord {
     /// first word when the command reads them (its options that take a value
     /// take the next argument); nil when there is none.
     static func commandAfterOptions(_ arguments: [String]) -> Int? {
-        guard arguments.count > 2, arguments[1].hasPrefix("-"), arguments[1] != "-" else { return nil }
+        // `---completion COMMAND … -- …` is a shell asking the parser for candidates, its command word in place.
+        guard arguments.count > 2, arguments[1].hasPrefix("-"), arguments[1] != "-", arguments[1] != "---completion"
+        else { return nil }
         for index in 2..<arguments.count {
             let word = arguments[index]
             if word == "--" { return nil }

@@ -52,7 +52,7 @@ struct FileCommand: FastCommand {
     @OptionGroup var registryOptions: RegistryOptions
     @OptionGroup var output: OutputOptions
     @Flag var flags: [FileFlag] = []
-    @Argument(help: "Paths; they need not exist.")
+    @Argument(help: "Paths; they need not exist.", completion: .file())
     var paths: [String]
 
     /// `uti file`'s own flags.

@@ -33,8 +33,10 @@ struct Filter: ParsableCommand {
     var noSniff = false
     @Flag(name: [.customShort("L"), .customLong("follow")], help: "Type what symbolic links point to.")
     var follow = false
-    @Argument(help: "The type to keep (a declared type: public.image, jpg, image/png).") var type: String
-    @Argument(help: "Paths; when none are given, they are read from standard input.") var paths: [String] = []
+    @Argument(help: "The type to keep (a declared type: public.image, jpg, image/png).", completion: .typeNames)
+    var type: String
+    @Argument(help: "Paths; when none are given, they are read from standard input.", completion: .file())
+    var paths: [String] = []
 
     func run() throws {
         let registry = try registryOptions.load()

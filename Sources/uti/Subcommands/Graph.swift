@@ -16,7 +16,7 @@ struct Graph: ParsableCommand {
     @OptionGroup var renamedMIME: RenamedMIMEFlag
     @Flag(help: "Draw TYPE's supertypes instead of its descendants.")
     var up = false
-    @Argument(help: "The type (any query form).") var type: String
+    @Argument(help: "The type (any query form).", completion: .typeNames) var type: String
 
     func run() throws {
         let registry = try registryOptions.load()

@@ -34,13 +34,16 @@ struct InboxCommand: ParsableCommand {
             """)
 
     @OptionGroup var registryOptions: RegistryOptions
-    @Argument(help: ArgumentHelp("The Documents folder (default: the current folder).", valueName: "documents"))
+    @Argument(
+        help: ArgumentHelp("The Documents folder (default: the current folder).", valueName: "documents"),
+        completion: .directory)
     var documentsArgument: String?
 
     var documents: String { documentsArgument ?? "." }
     @Option(
         name: .customLong("inbox"),
-        help: ArgumentHelp("The Inbox's name inside DOCUMENTS, or its path when it holds a \"/\".", valueName: "name"))
+        help: ArgumentHelp("The Inbox's name inside DOCUMENTS, or its path when it holds a \"/\".", valueName: "name"),
+        completion: .directory)
     var inbox = "Inbox"
     // Unconditional, so that "--settle -1" is refused for its value rather than read as a missing one.
     @Option(

@@ -21,7 +21,9 @@ struct Lookup: FastCommand {
     @OptionGroup var queryOptions: QueryOptions
     @OptionGroup var output: OutputOptions
     @Flag var flags: [LookupFlag] = []
-    @Argument(help: "Extensions (jpg, .tar), MIME types (image/png) or identifiers (public.jpeg, dyn.a...).")
+    @Argument(
+        help: "Extensions (jpg, .tar), MIME types (image/png) or identifiers (public.jpeg, dyn.a...).",
+        completion: .typeNames)
     var queries: [String] = []
 
     /// `uti lookup`'s own flags.

@@ -62,7 +62,8 @@ struct OpenIn: ParsableCommand {
     @Option(
         name: .customLong("type"),
         help: ArgumentHelp(
-            "A type to resolve instead of a file: extension, MIME type or identifier (repeatable).", valueName: "type"))
+            "A type to resolve instead of a file: extension, MIME type or identifier (repeatable).", valueName: "type"),
+        completion: .typeNames)
     var types: [String] = []
     @Option(
         help: ArgumentHelp(
@@ -73,7 +74,8 @@ struct OpenIn: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Use this application (desktop file ID or bundle identifier) for the command instead of the default.",
-            valueName: "id"))
+            valueName: "id"),
+        completion: .applicationIDs)
     var app: String?
     @Flag(
         name: .customLong("list"),
@@ -102,8 +104,8 @@ struct OpenIn: ParsableCommand {
     var noSniff = false
     @Argument(
         help:
-            "Files or URLs to open; a file where nothing is is typed by its name and marked (exit 1 unless --no-sniff; --run never opens it)."
-    )
+            "Files or URLs to open; a file where nothing is is typed by its name and marked (exit 1 unless --no-sniff; --run never opens it).",
+        completion: .file())
     var files: [String] = []
 
     var roleFilter: HandlerResolver.RoleFilter? { role == "all" ? .any : HandlerResolver.RoleFilter(rawValue: role) }

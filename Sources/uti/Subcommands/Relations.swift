@@ -21,8 +21,9 @@ struct Conforms: FastCommand {
     @OptionGroup var queryOptions: QueryOptions
     @OptionGroup var renamedMIME: RenamedMIMEFlag
     @Flag var flags: [ConformsFlag] = []
-    @Argument(help: "The type to test (any query form), or a file.") var type: String
-    @Argument(help: "The supertype (a declared type, any query form).") var supertype: String
+    @Argument(help: "The type to test (any query form), or a file.", completion: .typeNamesOrPaths) var type: String
+    @Argument(help: "The supertype (a declared type, any query form).", completion: .typeNames)
+    var supertype: String
 
     /// `uti conforms`' own flags.
     enum ConformsFlag: FastFlag {
@@ -99,8 +100,8 @@ struct Equal: ParsableCommand {
     @OptionGroup var registryOptions: RegistryOptions
     @Flag(name: .shortAndLong, help: "Say the answer.")
     var verbose = false
-    @Argument(help: "First type (any query form).") var first: String
-    @Argument(help: "Second type (any query form).") var second: String
+    @Argument(help: "First type (any query form).", completion: .typeNames) var first: String
+    @Argument(help: "Second type (any query form).", completion: .typeNames) var second: String
 
     func run() throws {
         let resolver = QueryResolver(registry: try registryOptions.load())
@@ -119,7 +120,7 @@ struct Supertypes: ParsableCommand {
     @OptionGroup var queryOptions: QueryOptions
     @OptionGroup var renamedMIME: RenamedMIMEFlag
     @OptionGroup var output: OutputOptions
-    @Argument(help: "The type (any query form).") var type: String
+    @Argument(help: "The type (any query form).", completion: .typeNames) var type: String
 
     func run() throws {
         let target = try queryOptions.resolver(try registryOptions.load()).argument(type, "TYPE")
@@ -136,7 +137,7 @@ struct Descendants: ParsableCommand {
     @OptionGroup var queryOptions: QueryOptions
     @OptionGroup var renamedMIME: RenamedMIMEFlag
     @OptionGroup var output: OutputOptions
-    @Argument(help: "The type (any query form).") var type: String
+    @Argument(help: "The type (any query form).", completion: .typeNames) var type: String
 
     func run() throws {
         let registry = try registryOptions.load()

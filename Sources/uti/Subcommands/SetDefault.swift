@@ -59,9 +59,10 @@ struct SetDefault: ParsableCommand {
             """)
 
     @OptionGroup var registryOptions: RegistryOptions
-    @Argument(help: "The type (extension, MIME type or identifier) or URL scheme.")
+    @Argument(help: "The type (extension, MIME type or identifier) or URL scheme.", completion: .typeNames)
     var type: String?
-    @Argument(help: "The application: a desktop file ID (vim.desktop) or a bundle identifier.")
+    @Argument(
+        help: "The application: a desktop file ID (vim.desktop) or a bundle identifier.", completion: .applicationIDs)
     var app: String?
     @Option(
         help: ArgumentHelp("The role the default is for: viewer, editor, shell or all.", valueName: "role"),
@@ -70,20 +71,24 @@ struct SetDefault: ParsableCommand {
     @Option(
         name: .customLong("file"),
         help: ArgumentHelp(
-            "Set every default this file lists, all or none (- reads standard input).", valueName: "settings"))
+            "Set every default this file lists, all or none (- reads standard input).", valueName: "settings"),
+        completion: .file())
     var settingsFile: String?
     @Flag(help: "Remove the user's default for TYPE instead.")
     var clear = false
     @Option(
         name: .customLong("add"),
-        help: ArgumentHelp("Offer this application for TYPE without making it the default.", valueName: "app"))
+        help: ArgumentHelp("Offer this application for TYPE without making it the default.", valueName: "app"),
+        completion: .applicationIDs)
     var addedApp: String?
     @Option(
-        name: .customLong("remove"), help: ArgumentHelp("Stop offering this application for TYPE.", valueName: "app"))
+        name: .customLong("remove"), help: ArgumentHelp("Stop offering this application for TYPE.", valueName: "app"),
+        completion: .applicationIDs)
     var removedApp: String?
     @Option(
         name: .customLong("all-declared"),
-        help: ArgumentHelp("Make this application the default for every type it declares.", valueName: "app"))
+        help: ArgumentHelp("Make this application the default for every type it declares.", valueName: "app"),
+        completion: .applicationIDs)
     var allDeclaredApp: String?
 
     func validate() throws {

@@ -24,7 +24,7 @@ struct Tags: ParsableCommand {
     var preferred = false
     @Flag(help: "Include the tags of every type that conforms to TYPE.")
     var descendants = false
-    @Argument(help: "The type (any query form).")
+    @Argument(help: "The type (any query form).", completion: .typeNames)
     var type: String
 
     func validate() throws {

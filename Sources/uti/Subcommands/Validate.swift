@@ -32,7 +32,7 @@ struct Validate: ParsableCommand {
     var noBundled = false
     @Flag(help: "Check the system's MIME data (shared-mime-info, mime.types).")
     var system = false
-    @Argument(help: "Declaration files or folders.") var paths: [String] = []
+    @Argument(help: "Declaration files or folders.", completion: .file()) var paths: [String] = []
 
     func validate() throws {
         if paths.isEmpty && !system {

@@ -59,7 +59,8 @@ struct Watch: ParsableCommand {
     @Option(
         name: .customLong("type"),
         help: ArgumentHelp(
-            "Print only items whose type conforms to this one (public.image, jpg, image/png).", valueName: "type"))
+            "Print only items whose type conforms to this one (public.image, jpg, image/png).", valueName: "type"),
+        completion: .typeNames)
     var type: String?
     // Unconditional, so that "--settle -1" is refused for its value rather than read as a missing one.
     @Option(
@@ -79,7 +80,7 @@ struct Watch: ParsableCommand {
         name: .customLong("exec"), parsing: .remaining,
         help: ArgumentHelp("Run this command for each change (every argument after --exec).", valueName: "command"))
     var command: [String] = []
-    @Argument(help: "The folders to watch.")
+    @Argument(help: "The folders to watch.", completion: .directory)
     var folders: [String]
 
     func validate() throws {
