@@ -12,10 +12,13 @@ package struct ChildProcess: Sendable {
     package let pid: pid_t
 
     /// Starts `argv` (its first element is the program, looked up on `PATH`
-    /// as `execvp` does). Throws the error `posix_spawnp` gave.
+    /// as `execvp` does). With `ownProcessGroup`, the program leads a
+    /// process group of its own, so that what it starts can be signalled
+    /// with it (`waitForwardingTermination`). Throws the error
+    /// `posix_spawnp` gave.
     package static func spawn(
         _ argv: [[UInt8]], adding environment: [String: String] = [:], standardInput: Int32? = nil,
-        standardOutput: Int32? = nil
+        standardOutput: Int32? = nil, ownProcessGroup: Bool = false
     ) throws(SystemError) -> ChildProcess {
         let error = withSpawnArguments(argv, adding: environment) { arguments, variables in
             var actions = posix_spawn_file_actions_t()
@@ -24,8 +27,14 @@ package struct ChildProcess: Sendable {
             if let standardInput { posix_spawn_file_actions_adddup2(&actions, standardInput, 0) }
             if let standardOutput { posix_spawn_file_actions_adddup2(&actions, standardOutput, 1) }
             var pid: pid_t = 0
-            let error = withDefaultSignalAttributes {
-                posix_spawnp(&pid, arguments[0]!, &actions, $0, arguments, variables)
+            let error = withDefaultSignalAttributes { attributes in
+                if ownProcessGroup {
+                    var flags: Int16 = 0
+                    posix_spawnattr_getflags(attributes, &flags)
+                    posix_spawnattr_setflags(attributes, flags | Int16(POSIX_SPAWN_SETPGROUP))
+                    posix_spawnattr_setpgroup(attributes, 0)
+                }
+                return posix_spawnp(&pid, arguments[0]!, &actions, attributes, arguments, variables)
             }
             return (error, pid)
         }
@@ -160,8 +169,10 @@ package struct ChildProcess: Sendable {
 
     /// Waits for the program to end, for a caller that has SIGINT and
     /// SIGTERM blocked (a watch): either signal arriving meanwhile is sent
-    /// on to the program and, once it has ended, raised again in the calling
-    /// thread, so the caller stops as it would have; `signal` is that signal.
+    /// on to the program (to its process group when it leads one, so what
+    /// it started stops with it) and, once it has ended, raised again in
+    /// the calling thread, so the caller stops as it would have; `signal`
+    /// is that signal.
     package func waitForwardingTermination() throws(SystemError) -> (exit: ChildExit, signal: Int32?) {
         var forwarded: Int32?
         var signals = sigset_t()
@@ -180,7 +191,7 @@ package struct ChildProcess: Sendable {
             let signal = sigtimedwait(&signals, nil, &tick)
             if signal == SIGINT || signal == SIGTERM {
                 forwarded = signal
-                kill(pid, signal)
+                kill(getpgid(pid) == pid ? -pid : pid, signal)
                 break
             }
         }

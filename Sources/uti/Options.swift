@@ -10,7 +10,8 @@ struct RegistryOptions: ParsableArguments {
         name: .customLong("declarations"),
         help: ArgumentHelp(
             "A declarations file or folder of *.plist files (repeatable); overrides the bundled types.",
-            valueName: "path"))
+            valueName: "path"),
+        completion: .file())
     var declarations: [String] = []
     @Flag(
         name: .customLong("no-system"),
@@ -20,7 +21,8 @@ struct RegistryOptions: ParsableArguments {
         name: .customLong("apps"),
         help: ArgumentHelp(
             "An app bundle or a folder of bundles (repeatable); the types they declare join the registry.",
-            valueName: "path"))
+            valueName: "path"),
+        completion: .file())
     var apps: [String] = []
 
     /// Where app bundles and desktop entries are looked for.
@@ -174,7 +176,8 @@ struct QueryOptions: ParsableArguments {
         name: .customLong("conforming-to"),
         help: ArgumentHelp(
             "Only types conforming to this type (default public.data for extensions and MIME types).", valueName: "type"
-        ))
+        ),
+        completion: .typeNames)
     var conformingTo: String?
     @Flag(
         name: .customLong("unfiltered"),

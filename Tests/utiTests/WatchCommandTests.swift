@@ -527,6 +527,33 @@ final class WatchSession: @unchecked Sendable {
         #expect((try? String(contentsOfFile: log, encoding: .utf8)) == "TERM\n")
     }
 
+    /// What the command started stops with it: the command leads a process
+    /// group of its own, and the stop is sent to the group (as watchexec does).
+    @Test func aStopReachesWhatTheCommandStarted() throws {
+        let pidFile = folder.path("sleeper"), ready = folder.path("ready")
+        try folder.makeFolder("in")
+        let script =
+            "sleep 300 </dev/null >/dev/null 2>&1 & echo $! > \"\(pidFile)\"; trap 'exit 3' TERM; echo ready > \"\(ready)\"; "
+            + "i=0; while [ $i -lt 300 ]; do sleep 1; i=$((i + 1)); done"
+        let watch = try WatchSession(["--settle", "0.1", folder.path("in"), "--exec", "/bin/sh", "-c", script])
+        try watch.waitUntilWatching()
+        try folder.write("in/a", "x")
+        let end = Date().addingTimeInterval(hangLimit)
+        while !FileManager.default.fileExists(atPath: ready) && Date() < end { usleep(10_000) }
+        let text = try String(contentsOfFile: pidFile, encoding: .utf8)
+        let sleeper = try #require(pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        defer { kill(sleeper, SIGKILL) }
+        #expect(getpgid(sleeper) != getpgid(0), "the command's group is not the test's")
+        #expect(watch.stop() == 0)
+        // Gone, or a zombie nobody has reaped yet: either way it is not running.
+        func running() -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(sleeper)/stat", encoding: .utf8) else { return false }
+            return !(stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") ?? false)
+        }
+        while running() && Date() < end { usleep(10_000) }
+        #expect(!running(), "the command's sleep outlived the watch")
+    }
+
     @Test(arguments: [["--exec"], ["--exec", ""], ["--exec", " "], ["--exec", "no-such-program-uti"]])
     func execWithoutACommandIsRefused(exec: [String]) throws {
         let run = try Run(["watch", "/tmp"] + exec)

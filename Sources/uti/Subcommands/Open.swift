@@ -44,7 +44,7 @@ struct Open: ParsableCommand {
     @OptionGroup var registryOptions: RegistryOptions
     @Flag(help: "Wait for each application to exit.")
     var wait = false
-    @Argument(help: "Files or URLs to open.")
+    @Argument(help: "Files or URLs to open.", completion: .file())
     var files: [String] = []
 
     func validate() throws {

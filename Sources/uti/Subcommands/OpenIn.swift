@@ -432,7 +432,11 @@ enum ProcessLauncher {
     ) throws -> (exit: ChildExit, signal: Int32?) {
         let child: ChildProcess
         // Each argument as its bytes: a path need not be UTF-8 (see PathText).
-        do { child = try ChildProcess.spawn(argv.map(PathText.bytes), adding: environment) } catch {
+        // A watch's command leads a process group of its own: a stop reaches what it started too.
+        do {
+            child = try ChildProcess.spawn(
+                argv.map(PathText.bytes), adding: environment, ownProcessGroup: forwardingTermination)
+        } catch {
             throw Console.fail("\(argv[0]): cannot start: \(error.reason)")
         }
         do {
