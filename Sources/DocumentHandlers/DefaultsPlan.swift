@@ -59,6 +59,15 @@ public struct DefaultsSubject: Sendable {
         if mimeTypes.isEmpty { formerKey = type.identifier }
     }
 
+    /// The subject of a MIME type an application declares (`key`, lower
+    /// case) for `type`: written under `key`, then under the type's other
+    /// MIME types (its aliases), as `init(type:)` writes them.
+    init(type: UniformType, declaredAs key: String) {
+        self.init(type: type)
+        keys = [key] + keys.filter { $0.lowercased() != key && Self.isConcreteKey($0) }
+        formerKey = nil
+    }
+
     /// A URL scheme's subject, written under `x-scheme-handler/NAME`.
     public init(scheme: URLScheme, registry: TypeRegistry) {
         self.init(
@@ -519,7 +528,7 @@ public struct DefaultsPlan: Sendable {
                 subject =
                     claim.isWildcard
                     ? DefaultsSubject(wildcard: key, registry: resolver.registry)
-                    : DefaultsSubject(label: type.identifier, keys: [key], type: type)
+                    : DefaultsSubject(type: type, declaredAs: key)
             } else {
                 subject = DefaultsSubject(type: type)
             }

@@ -6,11 +6,13 @@ import Testing
 /// registered applications) and `uti open-in` offer the same applications
 /// for every MIME type written: a wildcard or an abstract type is written as
 /// the MIME types it stands for, never under a key only `uti` reads.
-/// `uti defaults` marks the keys only `uti` reads. GIO is asked only when
-/// installed (`.ci/run` installs it).
+/// `--all-declared` writes a declared MIME type's aliases, which xdg-mime
+/// reads as written; `uti defaults` marks the keys only `uti` reads. GIO
+/// and xdg-mime are asked only when installed (`.ci/run` installs both).
 @Suite struct SetDefaultAssociationAgreementTests {
     typealias Tree = SetDefaultAgreementTests.Tree
     static let gio = SetDefaultAgreementTests.gio
+    static let xdgMIME = SetDefaultAgreementTests.xdgMIME
 
     /// The tree of `SetDefaultAgreementTests` with the `mimeinfo.cache`
     /// that `update-desktop-database` writes for its entries: GIO learns
@@ -185,6 +187,38 @@ import Testing
             #expect(run.status == 2, "\(arguments)")
             #expect(run.stderr.contains(message), "\(run.stderr)")
             #expect(try String(contentsOfFile: tree.list, encoding: .utf8) == before)
+        }
+    }
+
+    /// `--all-declared` writes a declared MIME type with its aliases, as
+    /// `set-default TYPE` does, and every reader agrees on each.
+    @Test func allDeclaredWritesTheAliasesOfADeclaredMIMEType() throws {
+        let tree = try Tree()
+        try tree.folder.write(
+            "data/applications/reader.desktop",
+            "[Desktop Entry]\nType=Application\nName=Reader\nExec=/bin/true %f\nMimeType=application/pdf;\n")
+        let run = try Run(["set-default", "--all-declared", "reader.desktop"], environment: tree.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let keys = try tree.defaultKeys()
+        for key in ["application/pdf", "application/x-pdf"] {
+            #expect(keys.contains(key), "\(keys)")
+            #expect(try tree.utiDefault(key) == "reader.desktop", "uti open-in --type \(key)")
+            if Self.gio != nil { #expect(try tree.gioDefault(key) == "reader.desktop", "gio mime \(key)") }
+        }
+        #expect(keys.first == "application/pdf")
+    }
+
+    @Test(.enabled(if: xdgMIME != nil, "xdg-mime is not installed"))
+    func xdgMIMEReadsTheAliasAllDeclaredWrites() throws {
+        let tree = try Tree()
+        try tree.folder.write(
+            "data/applications/reader.desktop",
+            "[Desktop Entry]\nType=Application\nName=Reader\nExec=/bin/true %f\nMimeType=application/pdf;\n")
+        #expect(try tree.xdgMIMEDefault("application/x-pdf") != "reader.desktop")
+        let run = try Run(["set-default", "--all-declared", "reader.desktop"], environment: tree.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        for key in ["application/pdf", "application/x-pdf"] {
+            #expect(try tree.xdgMIMEDefault(key) == "reader.desktop", "xdg-mime query default \(key)")
         }
     }
 

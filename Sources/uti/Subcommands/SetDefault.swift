@@ -53,7 +53,8 @@ struct SetDefault: ParsableCommand {
 
             --all-declared APP makes APP the default for every type and scheme it declares
             (a desktop entry's MimeType, a bundle's document and URL types; a rank or role
-            of None or QLGenerator is left out), in one write.
+            of None or QLGenerator is left out), in one write. A declared MIME type is
+            written with its aliases, as set-default TYPE writes it.
 
             Exit status: 0 written; 1 written, but a removed application is still offered
             (a default in a system list); 2 bad arguments, an unknown application, a type
