@@ -35,6 +35,13 @@ public struct DefaultSetting: Sendable {
 
     /// Whether the key names every MIME type of a major type (`image/*`).
     public var isWildcard: Bool { AssociationClaim.isWildcard(key) }
+
+    /// Whether only `uti` reads the key: a wildcard (`image/*`) or a type's
+    /// identifier (`public.image`), which an earlier `set-default` wrote
+    /// for a subject without a MIME type of its own and which GIO and
+    /// xdg-mime ignore. Setting the same subject again writes its MIME
+    /// types and removes the key.
+    public var onlyUTIReads: Bool { isWildcard || (scheme == nil && !key.contains("/")) }
 }
 
 extension HandlerResolver {

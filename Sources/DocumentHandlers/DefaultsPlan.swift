@@ -59,6 +59,15 @@ public struct DefaultsSubject: Sendable {
         if mimeTypes.isEmpty { formerKey = type.identifier }
     }
 
+    /// The subject of a MIME type an application declares (`key`, lower
+    /// case) for `type`: written under `key`, then under the type's other
+    /// MIME types (its aliases), as `init(type:)` writes them.
+    init(type: UniformType, declaredAs key: String) {
+        self.init(type: type)
+        keys = [key] + keys.filter { $0.lowercased() != key && Self.isConcreteKey($0) }
+        formerKey = nil
+    }
+
     /// A URL scheme's subject, written under `x-scheme-handler/NAME`.
     public init(scheme: URLScheme, registry: TypeRegistry) {
         self.init(
@@ -80,11 +89,42 @@ public struct DefaultsSubject: Sendable {
     /// preferred MIME type is of its major type; an abstract type, for
     /// every declared type conforming to it. Of those, only the types
     /// `app` is offered for are kept (see `HandlerResolver.offers(_:for:)`);
-    /// a nil `app` (clearing a default) keeps them all. Each type kept
-    /// gives all its MIME types (its aliases too, which xdg-mime reads
-    /// as they are written and GIO reads as the canonical type), each
-    /// once, in the registry's order.
+    /// a nil `app` (clearing a default, adding an association) keeps them
+    /// all. Each type kept gives all its MIME types (its aliases too, which
+    /// xdg-mime reads as they are written and GIO reads as the canonical
+    /// type), each once, in the registry's order.
     public func expanded(for app: String?, in resolver: HandlerResolver) -> DefaultsSubject {
+        if let app {
+            guard resolver.catalog.claims.contains(where: { $0.handlerID == app }) else {
+                return expanded(in: resolver) { _ in false }
+            }
+            return expanded(in: resolver) { resolver.offers(app, for: $0) }
+        }
+        return expanded(in: resolver) { _ in true }
+    }
+
+    /// The subject with `keys` set to the MIME types an abstract subject
+    /// stands for where the application `app` is associated, as
+    /// `set-default --remove` takes it out: the types `resolve(_:)` offers
+    /// it for (by a declaration, an association or a default, directly or
+    /// through a supertype), and those whose MIME type a list names it for
+    /// (an application that can no longer run). A subject with keys of its
+    /// own is returned as it is.
+    public func expanded(removing app: String, in resolver: HandlerResolver) -> DefaultsSubject {
+        var named: Set<String> = []
+        for claim in resolver.catalog.claims where claim.handlerID == app && claim.kind != .removed {
+            named.insert(claim.typeName.lowercased())
+        }
+        return expanded(in: resolver) { member in
+            member.tags(.mimeType).contains { named.contains($0.lowercased()) }
+                || resolver.resolve(member).candidates.contains { $0.handler.id == app }
+        }
+    }
+
+    /// The subject with `keys` set to the MIME types of the types an
+    /// abstract subject covers that `keeps` accepts (see
+    /// `expanded(for:in:)`).
+    private func expanded(in resolver: HandlerResolver, keeping keeps: (UniformType) -> Bool) -> DefaultsSubject {
         guard let formerKey else { return self }
         let covered: [UniformType]
         if isWildcard {
@@ -95,15 +135,12 @@ public struct DefaultsSubject: Sendable {
         } else {
             covered = resolver.registry.descendants(of: type).filter(\.isDeclared)
         }
-        let claimsSome = app.map { id in resolver.catalog.claims.contains { $0.handlerID == id } } ?? true
         var expanded = self
         expanded.keys = []
-        guard claimsSome else { return expanded }
         var seen: Set<String> = []
         for member in covered {
             let tags = member.tags(.mimeType).filter(Self.isConcreteKey)
-            guard !tags.isEmpty else { continue }
-            if let app, !resolver.offers(app, for: member) { continue }
+            guard !tags.isEmpty, keeps(member) else { continue }
             for tag in tags where seen.insert(tag.lowercased()).inserted { expanded.keys.append(tag) }
         }
         return expanded
@@ -184,9 +221,21 @@ public struct DefaultsSubject: Sendable {
     }
 
     /// The candidate the application `id` still is for the subject, if
-    /// any: for a wildcard, a candidate through the wildcard's own claim on
-    /// any type it covers.
+    /// any: for a wildcard or an abstract type, first a candidate for any
+    /// of the MIME types in `keys`; then, for a wildcard, one through the
+    /// wildcard's own claim on any type it covers.
     public func candidate(_ id: String, in resolver: HandlerResolver) -> HandlerResolver.Candidate? {
+        if isAbstract {
+            // The MIME types it stands for, as written.
+            for key in keys {
+                guard let type = resolver.registry.type(tag: key, tagClass: .mimeType, conformingTo: nil) else {
+                    continue
+                }
+                if let found = resolver.resolve(type).candidates.first(where: { $0.handler.id == id }) {
+                    return found
+                }
+            }
+        }
         guard isWildcard, let wildcard = formerKey ?? keys.first else {
             return resolver.resolve(type).candidates.first { $0.handler.id == id }
         }
@@ -260,6 +309,9 @@ public struct DefaultsPlan: Sendable {
         /// The application is offered for none of the MIME types an
         /// abstract subject (as written) stands for.
         case noneOffered(String, app: String, subject: String)
+        /// The application, to be removed, is associated with none of the
+        /// MIME types an abstract subject (as written) stands for.
+        case notAssociated(String, app: String, subject: String)
 
         /// The refusal for a person to read.
         public var description: String { message(value: { $0 }, problem: { $0 }) }
@@ -286,6 +338,9 @@ public struct DefaultsPlan: Sendable {
             case .noneOffered(let word, let app, let subject):
                 "\(value(word)): \(value(app)) opens none of the MIME types of \(value(subject)) "
                     + "(it declares none and is added for none); name a MIME type to make it the default anyway"
+            case .notAssociated(let word, let app, let subject):
+                "\(value(word)): \(value(app)) is offered for none of the MIME types of \(value(subject)); "
+                    + "nothing to remove"
             }
         }
     }
@@ -373,9 +428,22 @@ public struct DefaultsPlan: Sendable {
     ) -> Step {
         func refused(_ refusal: Refusal) -> Step { .refused(place: request.place, refusal) }
         var subject = subject
-        if let formerKey = subject.formerKey, subject.keys.isEmpty, request.action != .setDefault {
-            // An association is written under the key uti reads for the subject.
-            subject.keys = [formerKey]
+        // An association of a wildcard or an abstract type is written under the MIME types it stands
+        // for: added for every one, removed where the application is associated.
+        var uncovered: Refusal?
+        if subject.isAbstract, subject.keys.isEmpty, request.action != .setDefault, let app = request.app {
+            let covered = subject.expanded(for: nil, in: resolver)
+            if request.action == .removeAssociation {
+                subject = subject.expanded(removing: app, in: resolver)
+            } else {
+                subject = covered
+            }
+            if subject.keys.isEmpty {
+                uncovered =
+                    covered.keys.isEmpty
+                    ? .noMIMEType(request.subject, subject: subject.label)
+                    : .notAssociated(request.subject, app: app, subject: subject.label)
+            }
         }
         if let app = request.app {
             let handler: HandlerResolver.Handler
@@ -385,10 +453,12 @@ public struct DefaultsPlan: Sendable {
             where request.action == .removeAssociation
                 && resolver.catalog.claims.contains(where: { $0.handlerID == app }):
                 // An application that can no longer run may still be named in a list.
+                if let uncovered { return refused(uncovered) }
                 return .change(
                     subject, UserDefaultsWriter.Change(keys: subject.keys, handlerID: app, action: request.action))
             case .failure(let error): return refused(.application(app, problem: error.message))
             }
+            if let uncovered { return refused(uncovered) }
             if let role = request.role {
                 if subject.isWildcard { return refused(.wildcardRole(request.subject)) }
                 if subject.scheme != nil { return refused(.schemeRole(request.subject)) }
@@ -458,7 +528,7 @@ public struct DefaultsPlan: Sendable {
                 subject =
                     claim.isWildcard
                     ? DefaultsSubject(wildcard: key, registry: resolver.registry)
-                    : DefaultsSubject(label: type.identifier, keys: [key], type: type)
+                    : DefaultsSubject(type: type, declaredAs: key)
             } else {
                 subject = DefaultsSubject(type: type)
             }

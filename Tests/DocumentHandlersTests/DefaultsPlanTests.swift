@@ -151,6 +151,39 @@ import UniformTypes
         #expect(wildcard.candidate("viewer.desktop", in: resolver)?.claim.typeName.lowercased() == "image/*")
     }
 
+    /// An association of a wildcard or an abstract type is written as MIME
+    /// types: added for every one it stands for, removed where the
+    /// application is offered; a removal with none is refused.
+    @Test func anAssociationOfAWildcardIsWrittenAsMIMETypes() throws {
+        let tree = HandlerTree()
+        tree.desktop("share/applications/viewer.desktop", name: "Viewer", mime: ["image/png"])
+        let resolver = try tree.resolver()
+        func keys(_ action: UserDefaultsWriter.Change.Action, _ word: String) -> [String]? {
+            let request = DefaultsPlan.Request(subject: word, app: "viewer.desktop", role: nil, action: action)
+            return DefaultsPlan([request], resolver: resolver, lookUp: Self.lookUp(resolver.registry)).changes?
+                .first?.change.keys
+        }
+        let added = try #require(keys(.addAssociation, "image/*"))
+        #expect(added.contains("image/png") && added.contains("image/jpeg") && !added.contains("image/*"))
+        #expect(added.allSatisfy { $0.contains("/") && !$0.contains("*") })
+        #expect(keys(.removeAssociation, "image/*") == ["image/png"])
+        #expect(keys(.removeAssociation, "public.image") == ["image/png"])
+        let subject = try Self.subject("public.image", resolver.registry).get()
+        #expect(subject.expanded(removing: "viewer.desktop", in: resolver).keys == ["image/png"])
+        #expect(subject.expanded(removing: "nosuch.desktop", in: resolver).keys.isEmpty)
+        let request = DefaultsPlan.Request(
+            subject: "audio/*", app: "viewer.desktop", role: nil, action: .removeAssociation)
+        let plan = DefaultsPlan([request], resolver: resolver, lookUp: Self.lookUp(resolver.registry))
+        guard case .refused(_, let refusal) = try #require(plan.steps.first) else {
+            Issue.record("audio/* is not refused")
+            return
+        }
+        #expect(
+            refusal.description
+                == "audio/*: viewer.desktop is offered for none of the MIME types of every audio/ type; nothing to remove"
+        )
+    }
+
     @Test func aRemovalSaysWhetherItClearedADefault() {
         let removal = UserDefaultsWriter.Change(
             keys: ["text/plain"], handlerID: "a.desktop", action: .removeAssociation)

@@ -195,7 +195,9 @@ import Testing
         #expect(
             run.stdout == """
                 com.example.note (editor)  com.example.note   com.example.notes  \(config):7
+                    only uti reads this key; set it again to write MIME type keys
                 image/*                    every image/ type  viewer.desktop     \(config):3
+                    only uti reads this key; set it again to write MIME type keys
                 text/html                  public.html        none usable (gone.desktop: no desktop entry or app bundle has this ID)
                     public.html opens with other.desktop: declares text/html in MimeType: \(tree.root)/share/applications/other.desktop:5
                 text/plain                 public.plain-text  viewer.desktop     \(config):2

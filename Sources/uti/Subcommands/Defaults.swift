@@ -18,6 +18,11 @@ struct Defaults: ParsableCommand {
             When another key of the same type comes first (an alias such as image/x-png
             set elsewhere), a second line says what the type opens with.
 
+            A key only uti reads, which an earlier release wrote for a wildcard or a type
+            without a MIME type (image/*=, public.image=), is marked "only uti reads this
+            key; set it again to write MIME type keys": set-default with the same subject
+            writes the MIME types GIO and xdg-mime read and removes it.
+
             --all adds, under each key, the applications other lists name for it (and why
             they are passed over) and every candidate open-in would offer for its type.
 
@@ -52,6 +57,9 @@ struct Defaults: ParsableCommand {
                     "\($0.claim.handlerID): \(keepingBackslashes: $0.reason)" as TerminalText
                 }
                 lines.append(head + "none usable (\(why.joined(separator: "; ")))")
+            }
+            if setting.onlyUTIReads {
+                lines.append("    only uti reads this key; set it again to write MIME type keys")
             }
             if let opens = setting.opensWith, opens.handler.id != setting.current?.handler.id, let type = setting.type {
                 lines.append(
@@ -102,6 +110,7 @@ struct Defaults: ParsableCommand {
             ("type", .optional(setting.type?.identifier)),
             ("scheme", .optional(setting.scheme?.name)),
             ("wildcard", .bool(setting.isWildcard)),
+            ("onlyUTIReads", .bool(setting.onlyUTIReads)),
             ("application", .optional(setting.current?.handler.id)),
         ]
         fields += setting.current.map { place($0.claim) } ?? [("file", .null), ("line", .null)]

@@ -46,11 +46,15 @@ struct SetDefault: ParsableCommand {
             Associations] (which hides what APP declares for TYPE and its subtypes) and
             clears it where the user's file makes it a default for TYPE. A default set in
             a system list still wins over a removal, as in GIO: uti then says so and exits
-            1.
+            1. A wildcard or a type without a MIME type is written as MIME types here too:
+            --add writes every MIME type it stands for (APP is declared able to open them
+            all), --remove those APP is offered for (open-in lists it); when there is none,
+            nothing is written (exit 2).
 
             --all-declared APP makes APP the default for every type and scheme it declares
             (a desktop entry's MimeType, a bundle's document and URL types; a rank or role
-            of None or QLGenerator is left out), in one write.
+            of None or QLGenerator is left out), in one write. A declared MIME type is
+            written with its aliases, as set-default TYPE writes it.
 
             Exit status: 0 written; 1 written, but a removed application is still offered
             (a default in a system list); 2 bad arguments, an unknown application, a type
