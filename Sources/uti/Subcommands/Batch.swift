@@ -13,14 +13,14 @@ struct Batch: ParsableCommand {
         discussion: """
             Prints one line per input line: the identifier (with --mime, the MIME type as
             uti lookup --mime and uti file --no-sniff --mime print it; with --json, one
-            JSON object per line). With --file each line is a file name typed by name alone; the file
-            system is not consulted (in JSON, "exists" is null), and a name that gives no
-            type (as uti file --no-sniff says) is not answered. A line that cannot be
-            answered (or longer than 1 MiB) prints an empty line (or an object with
-            "error"), is reported on standard error, and makes the exit status 1.
-            With --file, the options that say how to read a query (--as-extension,
-            --as-mime, --as-identifier, --tag-class, --conforming-to, --unfiltered) are
-            refused: exit 2.
+            JSON object per line). With --file each line is a file name typed by name
+            alone; the file system is not consulted (in JSON, "exists" is null), and a name
+            that gives no type (as uti file --no-sniff says) is not answered. A line that
+            cannot be answered (or longer than 1 MiB) prints an empty line (or an object
+            with "error"), is reported on standard error, and makes the exit status 1. With
+            --file, the options that say how to read a query (--as-extension, --as-mime,
+            --as-identifier, --tag-class, --conforming-to, --unfiltered) are refused: exit
+            2.
 
             With -0 the input is records ended by NUL bytes (as find -print0 writes
             and xargs -0 reads them), taken as they are (a carriage return is part of

@@ -8,7 +8,8 @@ struct Graph: ParsableCommand {
         discussion: """
             By default TYPE and every type under it; with --up, TYPE and every type above
             it up to the roots (public.item, public.content). Edges point from a type to
-            the type it conforms to. Render with: uti graph public.image | dot -Tsvg > image.svg
+            the type it conforms to. Render with:
+              uti graph public.image | dot -Tsvg > image.svg
             """)
 
     @OptionGroup var registryOptions: RegistryOptions

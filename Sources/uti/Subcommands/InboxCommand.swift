@@ -16,7 +16,7 @@ struct InboxCommand: ParsableCommand {
             link, never followed; a relative one is rewritten so that it points where it
             pointed), a folder or package (moved whole). A taken name gets the
             next free counter before the extension the registry knows (report-1.pdf,
-            archive-1.tar.gz, notes-1, .profile-1); names are bytes and are kept as they are.
+            archive-1.tar.gz, notes-1, .profile-1); names are bytes, kept as they are.
             An item is taken once it has not changed for the settle interval and no process
             has it open for writing; others are left for a later run. FIFOs, sockets and
             devices are never moved. An Inbox that is not a folder is a document and is

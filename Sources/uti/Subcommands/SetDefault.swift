@@ -8,11 +8,12 @@ struct SetDefault: ParsableCommand {
         abstract: "Choose the application that opens a type or URL scheme, in the user's mimeapps.list.",
         discussion: """
             Writes "MIME/TYPE=ID;" for each MIME type of TYPE, its aliases included, into
-            [Default Applications] of $XDG_CONFIG_HOME/mimeapps.list (~/.config/mimeapps.list),
-            the file GLib, KDE and xdg-utils read, so that gio mime, xdg-mime query default
-            and open-in name the same application. Everything else in the file is kept; the
-            file is replaced atomically. A default for a type beats every other application
-            for that type and for its subtypes that have no default or handler of their own.
+            [Default Applications] of $XDG_CONFIG_HOME/mimeapps.list
+            (~/.config/mimeapps.list), the file GLib, KDE and xdg-utils read, so that gio
+            mime, xdg-mime query default and open-in name the same application. Everything
+            else in the file is kept; the file is replaced atomically. A default for a type
+            beats every other application for that type and for its subtypes that have no
+            default or handler of their own.
 
             A wildcard (image/*) or a type without a MIME type of its own (public.image)
             stands for the MIME types under it, each written as its own key: for image/*,
@@ -21,8 +22,8 @@ struct SetDefault: ParsableCommand {
             directly or through a supertype, or is added for); name a MIME type to make APP
             its default regardless. When APP opens none of them, or none has a MIME type,
             nothing is written (exit 2). The key an earlier uti wrote for the wildcard or
-            type (image/*=, public.image=), which only uti reads, is removed. --clear clears
-            every key the wildcard or type stands for.
+            type (image/*=, public.image=), which only uti reads, is removed. --clear
+            clears every key the wildcard or type stands for.
 
             A URL scheme is written as x-scheme-handler/SCHEME, as xdg-settings and
             xdg-mime do. It is named as https:, as a URL, as x-scheme-handler/https, or as
