@@ -11,8 +11,10 @@ logo.png (a PNG), screenshot (the same bytes), notes.md, notes.txt, an
 executable shell script `backup` and a folder `photos` holding trip.png. A
 block whose commands run `uti inbox` gets a Documents folder instead:
 Documents/report.pdf, and Documents/Inbox holding logo.png, notes.md and
-another report.pdf, settled (unchanged for the inbox's 2 s). HOME and the XDG folders are new and empty, so no cache
-or setting of the user's is read. The outputs name the system's data files
+another report.pdf, settled (unchanged for the inbox's 2 s). HOME and the XDG folders are new, so no cache
+or setting of the user's is read; they hold one desktop entry,
+~/.local/share/applications/textedit.desktop, which opens text and Markdown
+(its command is `true`). The scratch home is printed as ~. The outputs name the system's data files
 (/usr/share/mime, /etc/mime.types), so they are those of Debian 12 with its
 shared-mime-info and media-types packages, which .ci/run installs.
 """
@@ -40,6 +42,13 @@ def png_bytes():
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00\x80"))
             + chunk(b"IEND", b""))
 
+
+TEXTEDIT = b"""[Desktop Entry]
+Type=Application
+Name=Text Edit
+Exec=true %F
+MimeType=text/plain;text/markdown;
+"""
 
 PDF = b"%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n"
 
@@ -103,6 +112,7 @@ def run_block(uti, steps, scratch):
         "LANG": "C.UTF-8",
     }
     os.makedirs(home)
+    write(os.path.join(home, ".local/share/applications/textedit.desktop"), TEXTEDIT)
     marker = "@@check-readme-step@@"
     script = "".join(f"printf '%s\\n' '{marker}'\n{command}\n" for command, _ in steps)
     result = subprocess.run(["bash", "-c", script], cwd=folder, env=env, capture_output=True, text=True,
@@ -110,7 +120,7 @@ def run_block(uti, steps, scratch):
     outputs = result.stdout.split(marker + "\n")[1:]
     problems = []
     for index, (command, expected) in enumerate(steps):
-        got = outputs[index].splitlines() if index < len(outputs) else ["(not run)"]
+        got = outputs[index].replace(home, "~").splitlines() if index < len(outputs) else ["(not run)"]
         if got != expected:
             problems.append((command, expected, got))
     if result.stderr:
