@@ -23,7 +23,9 @@ import Testing
             let name = try #require(subcommand["commandName"] as? String)
             if name == "help" { continue }
             #expect(manual.contains(".It Em \(name)\n"), "uti \(name): run tools/generate-manual.sh")
-            for argument in subcommand["arguments"] as? [[String: Any]] ?? [] {
+            // Hidden options (an old spelling kept to say what replaced it) have no entry.
+            for argument in subcommand["arguments"] as? [[String: Any]] ?? []
+            where argument["shouldDisplay"] as? Bool != false {
                 for spelling in argument["names"] as? [[String: Any]] ?? [] where spelling["kind"] as? String == "long"
                 {
                     let option = try #require(spelling["name"] as? String)
