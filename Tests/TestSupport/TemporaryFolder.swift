@@ -136,6 +136,18 @@ public final class TemporaryFolder: @unchecked Sendable {
     }
 
     /// The absolute path of `relative` in the folder.
+    /// An XDG tree of this folder only, for a child process: data in
+    /// `share` and `home-share`, configuration in `config` and `etc-xdg`,
+    /// no desktop named and no app bundle folder, so nothing of the
+    /// machine's (desktop entries, mimeapps.list, bundles) is read.
+    public var privateXDGEnvironment: [String: String] {
+        [
+            "XDG_DATA_DIRS": path + "/share", "XDG_DATA_HOME": path + "/home-share",
+            "XDG_CONFIG_HOME": path + "/config", "XDG_CONFIG_DIRS": path + "/etc-xdg", "XDG_CURRENT_DESKTOP": "",
+            "UTI_APPS": "",
+        ]
+    }
+
     public func path(_ relative: String) -> String { relative.isEmpty ? path : path + "/" + relative }
 
     /// Makes `relative` and the folders above it.

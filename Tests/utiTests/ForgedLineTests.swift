@@ -15,11 +15,7 @@ import Testing
         let folder = TemporaryFolder("uti-forged")
         var root: String { folder.path }
         var environment: [String: String] {
-            [
-                "XDG_DATA_DIRS": root + "/share", "XDG_DATA_HOME": root + "/home-share",
-                "XDG_CONFIG_HOME": root + "/config", "XDG_CONFIG_DIRS": root + "/etc-xdg",
-                "XDG_CURRENT_DESKTOP": "", "UTI_APPS": "", "UTI_DECLARATIONS": root + "/declarations",
-            ]
+            folder.privateXDGEnvironment.merging(["UTI_DECLARATIONS": root + "/declarations"]) { $1 }
         }
 
         init() throws {

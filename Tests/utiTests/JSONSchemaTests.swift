@@ -63,13 +63,7 @@ final class SchemaFixture {
     /// A name longer than a file system allows: typing it fails.
     let longName = String(repeating: "n", count: 300) + ".txt"
 
-    var environment: [String: String] {
-        [
-            "XDG_DATA_DIRS": root + "/share", "XDG_DATA_HOME": root + "/home-share",
-            "XDG_CONFIG_HOME": root + "/config", "XDG_CONFIG_DIRS": root + "/etc-xdg", "XDG_CURRENT_DESKTOP": "",
-            "UTI_APPS": "",
-        ]
-    }
+    var environment: [String: String] { folder.privateXDGEnvironment }
 
     func path(_ relative: String) -> String { folder.path(relative) }
 

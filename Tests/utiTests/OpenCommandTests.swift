@@ -15,13 +15,8 @@ import Testing
         let folder = TemporaryFolder("uti-open")
         var root: String { folder.path }
         var environment: [String: String] {
-            [
-                "XDG_DATA_DIRS": root + "/share", "XDG_DATA_HOME": root + "/home-share",
-                "XDG_CONFIG_HOME": root + "/config", "XDG_CONFIG_DIRS": root + "/etc-xdg",
-                "XDG_CURRENT_DESKTOP": "", "UTI_APPS": "",
-                // Only the programs the test makes: no terminal of the machine's is ever found.
-                "PATH": root + "/bin",
-            ]
+            // Only the programs the test makes: no terminal of the machine's is ever found.
+            folder.privateXDGEnvironment.merging(["PATH": root + "/bin"]) { $1 }
         }
         /// Every handler started, stopped when the tree goes.
         private var started: [pid_t] = []

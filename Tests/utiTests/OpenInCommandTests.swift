@@ -9,13 +9,7 @@ import Testing
     final class Tree {
         let folder = TemporaryFolder("uti-open-in")
         var root: String { folder.path }
-        var environment: [String: String] {
-            [
-                "XDG_DATA_DIRS": root + "/share", "XDG_DATA_HOME": root + "/home-share",
-                "XDG_CONFIG_HOME": root + "/config",
-                "XDG_CONFIG_DIRS": root + "/etc-xdg", "XDG_CURRENT_DESKTOP": "", "UTI_APPS": "",
-            ]
-        }
+        var environment: [String: String] { folder.privateXDGEnvironment }
 
         init() throws {
             try write(

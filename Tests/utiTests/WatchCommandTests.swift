@@ -520,11 +520,16 @@ final class WatchSession: @unchecked Sendable {
         try folder.write("in/a", "x")
         #expect(watch.wait { $0.count == 1 })
         // Stopped once the command has set its trap.
-        let end = Date().addingTimeInterval(hangLimit)
-        while !FileManager.default.fileExists(atPath: ready) && Date() < end { usleep(10_000) }
-        #expect(FileManager.default.fileExists(atPath: ready), "the command never started")
+        #expect(waitForFile(ready), "the command never started")
         #expect(watch.stop() == 0)
         #expect((try? String(contentsOfFile: log, encoding: .utf8)) == "TERM\n")
+    }
+
+    /// Whether the file at `path` appeared within the hang limit.
+    private func waitForFile(_ path: String) -> Bool {
+        let end = Date().addingTimeInterval(hangLimit)
+        while !FileManager.default.fileExists(atPath: path) && Date() < end { usleep(10_000) }
+        return FileManager.default.fileExists(atPath: path)
     }
 
     /// What the command started stops with it: the command leads a process
@@ -538,8 +543,7 @@ final class WatchSession: @unchecked Sendable {
         let watch = try WatchSession(["--settle", "0.1", folder.path("in"), "--exec", "/bin/sh", "-c", script])
         try watch.waitUntilWatching()
         try folder.write("in/a", "x")
-        let end = Date().addingTimeInterval(hangLimit)
-        while !FileManager.default.fileExists(atPath: ready) && Date() < end { usleep(10_000) }
+        #expect(waitForFile(ready), "the command never started")
         let text = try String(contentsOfFile: pidFile, encoding: .utf8)
         let sleeper = try #require(pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)))
         defer { kill(sleeper, SIGKILL) }
@@ -550,6 +554,7 @@ final class WatchSession: @unchecked Sendable {
             guard let stat = try? String(contentsOfFile: "/proc/\(sleeper)/stat", encoding: .utf8) else { return false }
             return !(stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") ?? false)
         }
+        let end = Date().addingTimeInterval(hangLimit)
         while running() && Date() < end { usleep(10_000) }
         #expect(!running(), "the command's sleep outlived the watch")
     }
