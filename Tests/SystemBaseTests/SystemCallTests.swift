@@ -54,8 +54,10 @@ import Testing
         close(ends[1])
         #expect(Array(reader.value()) == bytes)
 
+        // A descriptor that can never be open: a closed one's number may be
+        // reused meanwhile by another test's open, and written into.
         #expect(throws: SystemError(EBADF, call: "write", path: "closed")) {
-            try writeAll(ends[1], [1, 2, 3], path: "closed")
+            try writeAll(-1, [1, 2, 3], path: "closed")
         }
     }
 
