@@ -42,15 +42,20 @@ enum TypeFormatting {
     }
 
     /// The multi-line description `uti QUERY` prints.
-    /// The MIME type `--mime` prints for a query: the type's preferred one;
-    /// for an extension no type gives one, `application/octet-stream`, as
-    /// `uti file --mime` (GIO) names a file of unknown data; else nil.
+    /// The MIME type `--mime` prints for a query: the type's preferred one.
+    /// For an extension whose type has none, what `uti file --no-sniff
+    /// --mime x.EXT` prints (GIO's name for the name, so
+    /// `application/octet-stream` for unknown data), when the file is
+    /// typed as that type or a narrower one, or the extension's type is
+    /// dynamic (no declaration claims it as data); else nil: the type has
+    /// no MIME type.
     static func mimeType(_ resolution: Resolution, registry: TypeRegistry) -> String? {
         if let preferred = resolution.type.preferredMIMEType { return preferred }
-        guard resolution.kind == .filenameExtension, let data = registry.declaredType("public.data"),
-            resolution.type.conforms(to: data)
-        else { return nil }
-        return "application/octet-stream"
+        guard resolution.kind == .filenameExtension else { return nil }
+        let ext = resolution.query.hasPrefix(".") ? String(resolution.query.dropFirst()) : resolution.query
+        let byName = FileTyping(registry: registry).type(forName: "x." + ext)
+        guard resolution.type.isDynamic || byName.type.conforms(to: resolution.type) else { return nil }
+        return FileCommand.mimeType(byName)
     }
 
     static func text(_ resolution: Resolution, language: String? = nil) -> TerminalText {

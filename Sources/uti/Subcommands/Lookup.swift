@@ -11,8 +11,11 @@ struct Lookup: FastCommand {
             extension some type claims (public.imgae, report.pdf) is not found (exit 1)
             with the identifiers it may mean; --as-extension reads it as an extension.
             --mime prints only the preferred MIME type of each query, as uti file --mime
-            prints a file's; an extension no type gives one is application/octet-stream
-            (as GIO names unknown data), and a declared type without one is not found.
+            prints a file's. For an extension whose type has none, it is what uti file
+            --no-sniff --mime prints for x.EXT (application/octet-stream for unknown
+            data) when that names the same type or a narrower one; a type without one is
+            otherwise not found. With -b and --mime, a query not found prints an empty
+            line, so that each query has its line.
             --unfiltered drops the default conformance to public.data (Apple's
             conformingTo: nil): xlv gives dyn.age81u5d0.
             """)
@@ -102,6 +105,8 @@ struct Lookup: FastCommand {
                     results.append(.object([("query", .string(query)), ("error", .string(error.description))]))
                 } else {
                     Console.error("uti: \(Escaping.name(query)): \(error)")
+                    // One line a query, as `uti file -b` and `uti batch` print them.
+                    if brief || mime { blocks.append("") }
                 }
             }
         }
