@@ -172,13 +172,16 @@ package struct ChildProcess: Sendable {
     /// on to the program (to its process group when it leads one, so what
     /// it started stops with it) and, once it has ended, raised again in
     /// the calling thread, so the caller stops as it would have; `signal`
-    /// is that signal.
+    /// is the first such signal. A second one while the program still runs
+    /// (it ignored the first) ends it with SIGKILL, as a second Ctrl-C
+    /// does in watchexec, and is taken here: the caller sees one.
     package func waitForwardingTermination() throws(SystemError) -> (exit: ChildExit, signal: Int32?) {
         var forwarded: Int32?
         var signals = sigset_t()
         sigemptyset(&signals)
         sigaddset(&signals, SIGINT)
         sigaddset(&signals, SIGTERM)
+        let target = getpgid(pid) == pid ? -pid : pid
         while true {
             var info = siginfo_t()
             // Ended? (It is reaped below.)
@@ -189,10 +192,12 @@ package struct ChildProcess: Sendable {
             }
             var tick = timespec(tv_sec: 0, tv_nsec: 50_000_000)
             let signal = sigtimedwait(&signals, nil, &tick)
-            if signal == SIGINT || signal == SIGTERM {
+            guard signal == SIGINT || signal == SIGTERM else { continue }
+            if forwarded == nil {
                 forwarded = signal
-                kill(getpgid(pid) == pid ? -pid : pid, signal)
-                break
+                kill(target, signal)
+            } else {
+                kill(target, SIGKILL)
             }
         }
         let exit = try waitForChild(pid)

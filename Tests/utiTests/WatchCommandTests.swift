@@ -94,6 +94,9 @@ final class WatchSession: @unchecked Sendable {
         #expect(errors.contains("uti: watching"), "\(errors)", sourceLocation: sourceLocation)
     }
 
+    /// Sends `signal` to it.
+    func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
     /// Stops it with SIGTERM; its exit status, once it has exited and all
     /// it printed is read. A watch that does not stop within `hangLimit`
     /// is killed, and the test fails.
@@ -557,6 +560,23 @@ final class WatchSession: @unchecked Sendable {
         let end = Date().addingTimeInterval(hangLimit)
         while running() && Date() < end { usleep(10_000) }
         #expect(!running(), "the command's sleep outlived the watch")
+    }
+
+    /// A command that ignores the stop: a second signal ends it (and what it
+    /// started) with SIGKILL, and the watch stops as for one signal. SIGINT
+    /// and SIGTERM, two signals that cannot merge into one pending signal.
+    @Test func aSecondStopEndsACommandThatIgnoresTheFirst() throws {
+        let ready = folder.path("ready")
+        try folder.makeFolder("in")
+        let script =
+            "trap '' TERM INT; echo ready > \"\(ready)\"; i=0; while [ $i -lt 300 ]; do sleep 1; i=$((i + 1)); done"
+        let watch = try WatchSession(["--settle", "0.1", folder.path("in"), "--exec", "/bin/sh", "-c", script])
+        try watch.waitUntilWatching()
+        try folder.write("in/a", "x")
+        #expect(waitForFile(ready), "the command never started")
+        watch.send(SIGTERM)
+        watch.send(SIGINT)
+        #expect(watch.stop() == 0)
     }
 
     @Test(arguments: [["--exec"], ["--exec", ""], ["--exec", " "], ["--exec", "no-such-program-uti"]])
