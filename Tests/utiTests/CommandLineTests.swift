@@ -238,6 +238,21 @@ func fixture(_ name: String) -> String {
     }
 }
 
+/// `-` is standard input wherever a file is taken, as in `uti file -`.
+@Suite struct StandardInputConformsTests {
+    @Test(arguments: [
+        (["conforms", "-", "public.shell-script"], 0), (["conforms", "--file", "-", "public.shell-script"], 0),
+        (["conforms", "-", "public.image"], 1), (["conforms", "-", "public.script"], 0),
+    ])
+    func dashIsStandardInput(arguments: [String], status: Int) throws {
+        let run = try Run(arguments, stdin: "#!/bin/sh\necho hi\n", environment: ["XDG_DATA_DIRS": "/usr/share"])
+        #expect(run.status == Int32(status) && run.stderr.isEmpty, "\(arguments): \(run.stderr)")
+        let file = try Run(
+            ["file", "-b", "-"], stdin: "#!/bin/sh\necho hi\n", environment: ["XDG_DATA_DIRS": "/usr/share"])
+        #expect(file.lines == ["public.shell-script"])
+    }
+}
+
 @Suite struct FileAndBatchCommandTests {
     @Test(arguments: [
         ["--conforming-to", "public.text"], ["--as-mime"], ["--as-identifier"], ["--as-extension"], ["--unfiltered"],

@@ -218,6 +218,16 @@ struct FileCommand: FastCommand {
         return failed ? Status.no : Status.success
     }
 
+    /// The type of standard input, by its first bytes (returned too), as
+    /// `uti file -` types it.
+    static func typeOfStandardInput(
+        _ typing: FileTyping, label: String = standardInputLabel
+    ) throws(FileTyping.Failure) -> (result: FileTyping.Result, content: [UInt8]) {
+        let limit = max(typing.registry.mimeDatabase?.sniffLength ?? 0, TextCharset.defaultLimit)
+        let content = try FileTyping.readPrefix(of: 0, count: limit, label: label)
+        return (typing.type(ofContent: content), content)
+    }
+
     /// The type of `path` (standard input for "-", whose first bytes are
     /// returned too); a path where nothing is and whose name gives no type
     /// is a failure.
@@ -227,9 +237,7 @@ struct FileCommand: FastCommand {
         var content: [UInt8]?
         let result: FileTyping.Result
         if path == "-" {
-            let limit = max(typing.registry.mimeDatabase?.sniffLength ?? 0, TextCharset.defaultLimit)
-            content = try FileTyping.readPrefix(of: 0, count: limit, label: label)
-            result = typing.type(ofContent: content ?? [])
+            (result, content) = try typeOfStandardInput(typing, label: label)
         } else {
             result = try typing.type(forPath: PathText.bytes(path), options: options)
         }

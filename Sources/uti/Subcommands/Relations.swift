@@ -21,7 +21,9 @@ struct Conforms: FastCommand {
     @OptionGroup var queryOptions: QueryOptions
     @OptionGroup var renamedMIME: RenamedMIMEFlag
     @Flag var flags: [ConformsFlag] = []
-    @Argument(help: "The type to test (any query form), or a file.", completion: .typeNamesOrPaths) var type: String
+    @Argument(
+        help: "The type to test (any query form), or a file (- for standard input).", completion: .typeNamesOrPaths)
+    var type: String
     @Argument(help: "The supertype (a declared type, any query form).", completion: .typeNames)
     var supertype: String
 
@@ -70,7 +72,17 @@ struct Conforms: FastCommand {
         let b = try QueryResolver(registry: resolver.registry).declaredArgument(request.supertype, "SUPERTYPE")
         let a: UniformType
         let path = PathText.bytes(type)
-        if request.flags.contains(.file) || PathText.isRaw(type) || (!resolver.knows(type) && FileStatus.exists(path)) {
+        if type == "-" {
+            // Standard input, typed by content as `uti file -` types it.
+            let typing = FileTyping(registry: resolver.registry)
+            do {
+                a = try FileCommand.typeOfStandardInput(typing).result.type
+            } catch {
+                throw Console.fail("TYPE -: \(error.reason)")
+            }
+        } else if request.flags.contains(.file) || PathText.isRaw(type)
+            || (!resolver.knows(type) && FileStatus.exists(path))
+        {
             let typing = FileTyping(registry: resolver.registry)
             let options = FileTyping.Options(followSymbolicLinks: request.flags.contains(.follow))
             do {
