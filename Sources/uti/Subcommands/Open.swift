@@ -17,8 +17,10 @@ struct Open: ParsableCommand {
             mimeapps.list defaults. An argument that starts with a scheme and a colon
             (https://example.org, mailto:me@example.org) is a URL, opened by the
             application for its scheme (x-scheme-handler/SCHEME); a file: URL is its local
-            file; a relative path is made absolute. Nothing is printed unless something
-            fails.
+            file; a path is made absolute, its . and .. resolved by their text, as GIO
+            does. Write ./-name (or put -- before it) for a file whose name starts with -.
+            Nothing is printed unless something fails, and then only about the arguments:
+            a problem in a desktop entry is told when that entry was considered for one.
 
             uti returns once each application has started, as gio open and xdg-open do;
             --wait waits for each to exit. An application started this way runs in a
@@ -26,7 +28,8 @@ struct Open: ParsableCommand {
             errors go where uti's go when they are a terminal (else to /dev/null). An entry
             with Terminal=true runs in the terminal uti runs in when its standard input
             and output are one, and uti waits for it; otherwise in xdg-terminal-exec,
-            $TERMINAL -e or x-terminal-emulator -e, and with none of them it is refused.
+            $TERMINAL -e or x-terminal-emulator -e (the first that is a program), and with
+            none of them it is refused.
 
             Every argument is checked before anything is started: when a file does not
             exist, or something has no application, nothing is opened.
