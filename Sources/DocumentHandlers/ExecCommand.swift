@@ -372,27 +372,20 @@ public struct ExecCommand: Sendable, Equatable {
     /// What goes before a command that runs in a terminal (`Terminal=true`),
     /// the way desktops find one: `xdg-terminal-exec` on `PATH` (given the
     /// command as it is), else `$TERMINAL -e`, else Debian's
-    /// `x-terminal-emulator -e`. A failure names what was looked for.
+    /// `x-terminal-emulator -e`. A `TERMINAL` that names no program is
+    /// passed over for the next. A failure names what was looked for.
     public static func terminal(environment: [String: String]) -> Result<[String], Problem> {
         let searchPath = EnvironmentVariable.path.value(in: environment)
         if let program = locate("xdg-terminal-exec", searchPath: searchPath) { return .success([program]) }
-        if let name = EnvironmentVariable.terminal.value(in: environment), !name.isEmpty {
-            guard let program = locate(name, searchPath: searchPath) else {
-                return .failure(
-                    Problem(
-                        code: .noTerminal,
-                        message:
-                            "the entry runs in a terminal (Terminal=true), and TERMINAL=\(name) is not a program on PATH"
-                    ))
-            }
-            return .success([program, "-e"])
-        }
+        let name = EnvironmentVariable.terminal.value(in: environment).flatMap { $0.isEmpty ? nil : $0 }
+        if let name, let program = locate(name, searchPath: searchPath) { return .success([program, "-e"]) }
         if let program = locate("x-terminal-emulator", searchPath: searchPath) { return .success([program, "-e"]) }
+        let terminal = name.map { "TERMINAL=\($0) is not a program on PATH" } ?? "TERMINAL is not set"
         return .failure(
             Problem(
                 code: .noTerminal,
                 message: "the entry runs in a terminal (Terminal=true), and none was found: "
-                    + "no xdg-terminal-exec or x-terminal-emulator on PATH, and TERMINAL is not set"))
+                    + "no xdg-terminal-exec or x-terminal-emulator on PATH, and \(terminal)"))
     }
 
     /// The path of `program` as `execvp` would find it in `searchPath`

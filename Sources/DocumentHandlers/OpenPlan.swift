@@ -53,6 +53,23 @@ public struct OpenPlan: Sendable {
         public var commandProblem: String?
         /// The selector's exit status, when it was asked and chose nothing.
         public var cancelledWithStatus: Int32?
+
+        /// The problems `catalog` found in the files of the applications
+        /// considered: the file of the application used (its desktop entry,
+        /// its app bundle), else those of the ones turned away
+        /// (`resolution.excluded`). They bear on this subject, where the
+        /// catalog's other problems do not.
+        public func diagnostics(in catalog: HandlerCatalog) -> [Diagnostic] {
+            var files: Set<String> = []
+            switch handler?.source {
+            case .desktopEntry(let entry)?: files.insert(entry.path)
+            case .bundle(let bundle)?: files.insert(bundle.path)
+            case nil: files.formUnion(resolution.excluded.map(\.claim.file))
+            }
+            return catalog.diagnostics.filter { diagnostic in
+                files.contains(diagnostic.file) || files.contains { diagnostic.file.hasPrefix($0 + "/") }
+            }
+        }
     }
 
     /// One application and every target it opens.
@@ -218,5 +235,35 @@ public struct OpenPlan: Sendable {
             handler.source = .desktopEntry(entry)
         }
         return handler.commands(opening: targets, environment: environment)
+    }
+}
+
+extension OpenTarget {
+    /// `path` (absolute) with its `.` and `..` components and repeated
+    /// slashes removed, by its text alone, as GLib's
+    /// `g_canonicalize_filename` makes the path of a command-line argument:
+    /// no link is followed, so `a/link/..` is `a`; `..` at the root stays
+    /// there, a trailing slash goes, and a path that starts with exactly
+    /// two slashes keeps them (POSIX leaves `//` to the system).
+    static func lexicallyNormalized(_ path: String) -> String {
+        let slash = UInt8(ascii: "/")
+        let bytes = Array(path.utf8)
+        var leading = 0
+        while leading < bytes.count && bytes[leading] == slash { leading += 1 }
+        var components: [ArraySlice<UInt8>] = []
+        for component in bytes[leading...].split(separator: slash) {
+            if component.elementsEqual(".".utf8) { continue }
+            if component.elementsEqual("..".utf8) {
+                if !components.isEmpty { components.removeLast() }
+                continue
+            }
+            components.append(component)
+        }
+        var result: [UInt8] = leading == 2 ? [slash, slash] : [slash]
+        for (index, component) in components.enumerated() {
+            if index > 0 { result.append(slash) }
+            result += component
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 }

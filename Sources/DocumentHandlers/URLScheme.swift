@@ -177,13 +177,14 @@ extension OpenTarget {
     /// URL is its local path, any other text that starts with a scheme and
     /// a colon (`https://…`, `mailto:…`) is a URL, and anything else is a
     /// path, made absolute against `directory`. Write `./a:b` for a file
-    /// whose name looks like a URL.
+    /// whose name looks like a URL. A path's `.` and `..` are resolved by
+    /// its text, as GIO does.
     public static func commandLineArgument(_ text: String, directory: String) throws(FileURLProblem) -> OpenTarget {
         if let scheme = URLScheme(urlString: text) {
-            if scheme.name == "file" { return .file(try localPath(fileURL: text)) }
+            if scheme.name == "file" { return .file(lexicallyNormalized(try localPath(fileURL: text))) }
             return .url(text, scheme: scheme)
         }
-        if text.utf8.first == UInt8(ascii: "/") { return .file(text) }
-        return .file((directory == "/" ? "" : directory) + "/" + text)
+        if text.utf8.first == UInt8(ascii: "/") { return .file(lexicallyNormalized(text)) }
+        return .file(lexicallyNormalized((directory == "/" ? "" : directory) + "/" + text))
     }
 }

@@ -132,12 +132,21 @@ struct RegistryOptions: ParsableArguments {
     }
 
     /// The handler resolver over the registry and every handler source;
-    /// problems in the sources (each skipped) are named on standard error.
-    func resolverOrExit() throws -> HandlerResolver {
-        let (registry, bundles) = try loadOrExit()
+    /// with `reportingCatalog`, the problems in the handler sources (each
+    /// skipped) are named on standard error, each after `program` as every
+    /// message is; without it, the caller tells the ones that bear on what
+    /// it opens (`OpenPlan.diagnostics(in:)`).
+    func resolverOrExit(program: String = "uti", reportingCatalog: Bool = true) throws -> HandlerResolver {
+        let (registry, bundles): (TypeRegistry, AppBundleSet)
+        do { (registry, bundles) = try loadWithBundles() } catch {
+            for problem in error.diagnostics {
+                Console.error("\(program): \(keepingBackslashes: "\(problem)")" as TerminalText)
+            }
+            throw ExitCode(Status.error)
+        }
         let catalog = HandlerCatalog(searchPath: applicationSearchPath, bundles: bundles)
-        for diagnostic in catalog.diagnostics where diagnostic.severity != .note {
-            Console.error("uti: \(keepingBackslashes: "\(diagnostic)")" as TerminalText)
+        for diagnostic in catalog.diagnostics where reportingCatalog && diagnostic.severity != .note {
+            Console.error("\(program): \(keepingBackslashes: "\(diagnostic)")" as TerminalText)
         }
         return HandlerResolver(catalog: catalog, registry: registry)
     }

@@ -80,4 +80,37 @@ import UniformTypes
             try plan.commands(callerIsOnTerminal: false, environment: ["PATH": "/nonexistent"]).get()
         }
     }
+
+    /// A path's `.` and `..` go by its text, as GIO's
+    /// `g_file_new_for_commandline_arg` reads an argument: no link is followed.
+    @Test func commandLinePathsAreNormalizedByTheirText() throws {
+        for (argument, path) in [
+            ("../w/./notes.md", "/abs/w/notes.md"), ("./a//b/", "/abs/w/a/b"), ("/x/../../y", "/y"),
+            ("/a/./b/..", "/a"), ("//srv/a", "//srv/a"), ("///a", "/a"), ("file:///a/b/../c", "/a/c"),
+            ("..", "/abs"),
+        ] {
+            #expect(try OpenTarget.commandLineArgument(argument, directory: "/abs/w") == .file(path), "\(argument)")
+        }
+        #expect(try OpenTarget.commandLineArgument("a", directory: "/") == .file("/a"))
+    }
+
+    /// Of the catalog's problems, an entry is told those of the files of
+    /// the applications considered for it, not the others.
+    @Test func anEntryIsToldOnlyTheProblemsOfItsApplications() throws {
+        let tree = HandlerTree()
+        tree.desktop("share/applications/edit.desktop", name: "Edit", mime: ["text/plain"])
+        tree.desktop("share/applications/bad.desktop", name: "Bad", mime: ["image/png"], exec: "sh -c \"x %f\"")
+        let resolver = try tree.resolver()
+        #expect(resolver.catalog.diagnostics.contains { $0.file.hasSuffix("/bad.desktop") })
+        let png = try #require(resolver.registry.type(identifier: "public.png"))
+        let plan = try OpenPlan(
+            subjects(resolver.registry) + [OpenPlan.Subject(label: "b.png", target: .file("/tmp/b.png"), type: png)],
+            resolver: resolver, role: .any, launching: true)
+        #expect(
+            plan.entries[0].handler?.id == "edit.desktop" && plan.entries[0].diagnostics(in: resolver.catalog) == [])
+        let unopened = try #require(plan.entries.last)
+        #expect(unopened.handler == nil && unopened.resolution.excluded.map(\.id) == ["bad.desktop"])
+        let told = unopened.diagnostics(in: resolver.catalog)
+        #expect(!told.isEmpty && told.allSatisfy { $0.file.hasSuffix("/bad.desktop") }, "\(told)")
+    }
 }

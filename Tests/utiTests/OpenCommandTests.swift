@@ -176,7 +176,9 @@ import Testing
             #expect(syntax.status == 1 && syntax.stdout.isEmpty, "\(arguments)")
         }
         #expect(try xdgOpen(["a", "b"]).stderr.hasPrefix("xdg-open: unexpected argument 'b'\n"))
-        #expect(try xdgOpen(["-x"]).stderr.hasPrefix("xdg-open: unexpected option '-x'\n"))
+        #expect(
+            try xdgOpen(["-x"]).stderr.hasPrefix(
+                "xdg-open: unexpected option '-x'; for a file of that name, write ./-x\n"))
         #expect(try xdgOpen([]).stderr.contains("xdg-open { file | URL }"))
         for (option, text) in [
             ("--help", "xdg-open { --help | --manual | --version }"), ("--manual", "EXIT CODES"),
@@ -262,5 +264,130 @@ import Testing
         let noEmulator = try Run(["open", "--no-system", file], environment: tree.environment)
         #expect(noEmulator.status == 3)
         #expect(noEmulator.stderr.contains("the entry runs in a terminal (Terminal=true), and none was found"))
+    }
+
+    /// `open-in --run` prints nothing but errors: an item it cannot open says why, as `uti open` does.
+    @Test func openInRunSaysWhyAnItemIsNotOpened() throws {
+        let tree = try Tree()
+        try tree.write("docs/b.png", "")
+        let scheme = try Run(["open-in", "--no-system", "--run", "nothing:x"], environment: tree.environment)
+        #expect(scheme.status == 1 && scheme.stdout.isEmpty)
+        #expect(scheme.stderr == "uti: nothing:x: no application opens URLs of scheme nothing\n")
+        let file = tree.path("docs/b.png")
+        let png = try Run(["open-in", "--no-system", "--run", file], environment: tree.environment)
+        #expect(png.status == 1 && png.stderr == "uti: \(file): no application opens public.png (image/png)\n")
+        let open = try Run(["open", "--no-system", file], environment: tree.environment)
+        #expect(open.status == 3 && open.stderr == png.stderr)
+        #expect(!tree.exists("started"))
+    }
+
+    /// A broken entry somewhere on the search path is told only where it
+    /// bears on what was asked; run as xdg-open, every message says xdg-open.
+    @Test func brokenEntriesSpeakOnlyForWhatTheyOpenAndXDGOpenNamesItself() throws {
+        let tree = try Tree()
+        try tree.write(
+            "share/applications/badcode.desktop",
+            "[Desktop Entry]\nType=Application\nName=Bad\nExec=sh -c \"echo %f\"\nMimeType=image/png;\n")
+        try tree.write("docs/b.png", "")
+        try tree.write("http:x.md", "")
+        try tree.write("release", "")
+        let link = tree.path("bin/xdg-open")
+        #expect(symlink(Run.binary.path, link) == 0)
+        let text = tree.path("docs/a.txt")
+        for arguments in [
+            ["open", "--no-system", "--wait", text], ["open-in", "--no-system", "--run", "--wait", text],
+        ] {
+            let quiet = try Run(arguments, environment: tree.environment)
+            #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(arguments): \(quiet.stderr)")
+        }
+        let xdgQuiet = try Run([text], environment: tree.environment, executable: link)
+        #expect(xdgQuiet.status == 0 && xdgQuiet.stderr.isEmpty, "\(xdgQuiet.stderr)")
+        // For the item the broken entry claims, its problem is the reason.
+        let png = tree.path("docs/b.png")
+        let broken = try Run(["open", "--no-system", png], environment: tree.environment)
+        #expect(broken.status == 3)
+        #expect(broken.stderr.hasPrefix("uti: \(png): no application opens public.png (image/png)\n"))
+        #expect(broken.stderr.contains("uti: \(tree.path("share/applications/badcode.desktop")):4: error: Exec:"))
+        // open-in lists every problem of the sources.
+        let listed = try Run(["open-in", "--no-system", text], environment: tree.environment)
+        #expect(listed.status == 0 && listed.stderr.contains("badcode.desktop:4: error: Exec:"), "\(listed.stderr)")
+        for arguments in [[png], ["http:x.md"]] {
+            let run = try Run(arguments, environment: tree.environment, executable: link, directory: tree.root)
+            let lines = run.stderr.split(separator: "\n")
+            #expect(run.status == 3 && !lines.isEmpty, "\(arguments)")
+            #expect(lines.allSatisfy { $0.hasPrefix("xdg-open: ") }, "\(run.stderr)")
+        }
+        let url = try Run(["http:x.md"], environment: tree.environment, executable: link, directory: tree.root)
+        #expect(
+            url.stderr.hasPrefix(
+                "xdg-open: http:x.md is read as a URL (scheme http); for the file, write ./http:x.md\n"))
+    }
+
+    /// An argument that starts with - is named as an unknown option, with how to name such a file.
+    @Test func anUnknownOptionIsNamedWithHowToOpenSuchAFile() throws {
+        let tree = try Tree()
+        try tree.write("docs/-x.txt", "text\n")
+        try tree.write("release", "")
+        for arguments in [["open", "-x.txt"], ["open", "-x.txt", "a.txt"], ["open", "a.txt", "-x.txt"]] {
+            let run = try Run(arguments, environment: tree.environment, directory: tree.path("docs"))
+            #expect(run.status == 1, "\(arguments)")
+            #expect(
+                run.stderr.hasPrefix(
+                    "Error: Unknown option '-x.txt'; for a file of that name, write ./-x.txt (or put -- before it)\n"),
+                "\(arguments): \(run.stderr)")
+        }
+        let link = tree.path("bin/xdg-open")
+        #expect(symlink(Run.binary.path, link) == 0)
+        let xdg = try Run(["-x.txt"], environment: tree.environment, executable: link, directory: tree.path("docs"))
+        #expect(xdg.status == 1)
+        #expect(xdg.stderr.hasPrefix("xdg-open: unexpected option '-x.txt'; for a file of that name, write ./-x.txt\n"))
+        let ended = try Run(
+            ["open", "--no-system", "--wait", "--", "-x.txt"], environment: tree.environment,
+            directory: tree.path("docs"))
+        #expect(ended.status == 0 && ended.stderr.isEmpty, "\(ended.stderr)")
+        #expect(try tree.awaitHandler().arguments == [tree.path("docs/-x.txt")])
+    }
+
+    /// The application is given the path with its `.` and `..` resolved by their text, as GIO gives it.
+    @Test func aPathIsGivenNormalized() throws {
+        let tree = try Tree()
+        try tree.write("release", "")
+        let run = try Run(
+            ["open", "--no-system", "--wait", "../docs/./a.txt"], environment: tree.environment,
+            directory: tree.path("bin"))
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        #expect(try tree.awaitHandler().arguments == [tree.path("docs/a.txt")])
+    }
+
+    /// A `TERMINAL` that names no program is passed over for x-terminal-emulator;
+    /// with no terminal at all, open-in's command is none and it exits 1, as uti open exits 3.
+    @Test func aTerminalThatIsNoProgramFallsBackToTheNext() throws {
+        let tree = try Tree()
+        try tree.write(
+            "share/applications/console.desktop",
+            "[Desktop Entry]\nType=Application\nName=Console\nExec=\(tree.root)/handler %f\nTerminal=true\n"
+                + "MimeType=text/plain;\n")
+        try tree.write("config/mimeapps.list", "[Default Applications]\ntext/plain=console.desktop\n")
+        try tree.program("bin/x-terminal-emulator", "#!/bin/sh\n")
+        var environment = tree.environment
+        environment["TERMINAL"] = "nonexistent"
+        let file = tree.path("docs/a.txt")
+        let found = try Run(["open-in", "--no-system", file], environment: environment)
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(
+            found.stdout.contains("command: \(tree.path("bin/x-terminal-emulator")) -e \(tree.root)/handler \(file)"),
+            "\(found.stdout)")
+        unlink(tree.path("bin/x-terminal-emulator"))
+        let none = try Run(["open-in", "--no-system", file], environment: environment)
+        #expect(none.status == 1, "\(none.stdout)")
+        #expect(
+            none.stdout.contains("command: none (") && none.stdout.contains("TERMINAL=nonexistent is not a program"))
+        let run = try Run(["open-in", "--no-system", "--run", file], environment: environment)
+        #expect(
+            run.status == 1 && run.stderr.hasPrefix("uti: \(file): console.desktop: the entry runs in a terminal"),
+            "\(run.stderr)")
+        let open = try Run(["open", "--no-system", file], environment: environment)
+        #expect(open.status == 3 && open.stderr == run.stderr, "\(open.stderr)")
+        #expect(!tree.exists("started"))
     }
 }

@@ -77,10 +77,11 @@ import Testing
     @Test func aCommandForFilesIsRefusedAURLAndNothingRuns() throws {
         let tree = try Self.tree()
         let run = try Run(["open-in", "--no-system", "--run", "sftp://host/x"], environment: tree.environment)
-        #expect(run.status == 2)
+        #expect(run.status == 1)
         #expect(
             run.stderr
-                == "uti: files.desktop: its command takes local files (%F), so it cannot open the URL sftp://host/x\n")
+                == "uti: sftp://host/x: files.desktop: its command takes local files (%F), so it cannot open the URL sftp://host/x\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: tree.root + "/recorded"))
         // A file named like a URL is read as the URL, with a warning saying how to name the file.
         try tree.write("work/https:x", "")

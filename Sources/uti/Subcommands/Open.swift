@@ -17,8 +17,10 @@ struct Open: ParsableCommand {
             mimeapps.list defaults. An argument that starts with a scheme and a colon
             (https://example.org, mailto:me@example.org) is a URL, opened by the
             application for its scheme (x-scheme-handler/SCHEME); a file: URL is its local
-            file; a relative path is made absolute. Nothing is printed unless something
-            fails.
+            file; a path is made absolute, its . and .. resolved by their text, as GIO
+            does. Write ./-name (or put -- before it) for a file whose name starts with -.
+            Nothing is printed unless something fails, and then only about the arguments:
+            a problem in a desktop entry is told when that entry was considered for one.
 
             uti returns once each application has started, as gio open and xdg-open do;
             --wait waits for each to exit. An application started this way runs in a
@@ -26,7 +28,8 @@ struct Open: ParsableCommand {
             errors go where uti's go when they are a terminal (else to /dev/null). An entry
             with Terminal=true runs in the terminal uti runs in when its standard input
             and output are one, and uti waits for it; otherwise in xdg-terminal-exec,
-            $TERMINAL -e or x-terminal-emulator -e, and with none of them it is refused.
+            $TERMINAL -e or x-terminal-emulator -e (the first that is a program), and with
+            none of them it is refused.
 
             Every argument is checked before anything is started: when a file does not
             exist, or something has no application, nothing is opened.
@@ -44,16 +47,32 @@ struct Open: ParsableCommand {
     @OptionGroup var registryOptions: RegistryOptions
     @Flag(help: "Wait for each application to exit.")
     var wait = false
-    @Argument(help: "Files or URLs to open.", completion: .file())
+    /// The files and URLs, with any option no flag of this command takes
+    /// and a `--`, in order: `validate()` names such an option and says how
+    /// to open a file whose name starts with `-`.
+    @Argument(parsing: .allUnrecognized, help: "Files or URLs to open.", completion: .file())
     var files: [String] = []
 
+    /// The files and URLs to open: `files` without the `--` that ends the options.
+    var targets: [String] {
+        guard let end = files.firstIndex(of: "--") else { return files }
+        return Array(files[..<end] + files[(end + 1)...])
+    }
+
     func validate() throws {
-        if files.isEmpty { throw ValidationError("give at least one file or URL") }
-        if files.contains("") { throw ValidationError("an empty path was given") }
+        let beforeEnd = files.prefix { $0 != "--" }
+        if let option = beforeEnd.first(where: { $0.hasPrefix("-") && $0 != "-" }) { throw Self.unknownOption(option) }
+        if targets.isEmpty { throw ValidationError("give at least one file or URL") }
+        if targets.contains("") { throw ValidationError("an empty path was given") }
+    }
+
+    /// An option no flag takes, with how to name a file that starts with -.
+    static func unknownOption(_ option: String) -> ValidationError {
+        ValidationError("Unknown option '\(option)'; for a file of that name, write ./\(option) (or put -- before it)")
     }
 
     func run() throws {
-        let status = try Self.perform(files, waiting: wait, registryOptions: registryOptions, program: "uti")
+        let status = try Self.perform(targets, waiting: wait, registryOptions: registryOptions, program: "uti")
         if status != 0 { throw ExitCode(status) }
     }
 
@@ -75,12 +94,13 @@ struct Open: ParsableCommand {
         _ arguments: [String], waiting: Bool, registryOptions: RegistryOptions, program: String
     ) throws -> Int32 {
         func say(_ message: TerminalText) { Console.error(("\(program): " as TerminalText) + message) }
-        let resolver = try registryOptions.resolverOrExit()
+        // Only what bears on the arguments: a broken entry elsewhere must not speak in every call.
+        let resolver = try registryOptions.resolverOrExit(program: program, reportingCatalog: false)
         let typing = FileTyping(registry: resolver.registry)
         let directory = OpenIn.currentDirectory()
         var subjects: [OpenPlan.Subject] = []
         for argument in arguments {
-            switch OpenIn.subject(for: argument, directory: directory, typing: typing, sniff: true) {
+            switch OpenIn.subject(for: argument, directory: directory, typing: typing, sniff: true, program: program) {
             case .success(let subject) where subject.missing: say("\(argument): no such file")
             case .success(let subject): subjects.append(subject)
             case .failure(.url(let message)), .failure(.typing(let message)):
@@ -96,16 +116,12 @@ struct Open: ParsableCommand {
             let subject = entry.subject
             if entry.handler == nil {
                 unopened = true
-                if let scheme = subject.scheme {
-                    say("\(subject.label): no application opens URLs of scheme \(scheme.name)")
-                } else {
-                    let mime: TerminalText =
-                        (subject.mimeType ?? subject.type.preferredMIMEType).map { " (\($0))" } ?? ""
-                    say("\(subject.label): no application opens \(subject.type.identifier)" + mime)
-                }
+                say(Opening.noApplication(for: subject))
+                Opening.explain(entry, resolver.catalog, program: program)
             } else if let problem = entry.commandProblem {
                 unopened = true
                 say("\(subject.label): \(keepingBackslashes: problem)")
+                Opening.explain(entry, resolver.catalog, program: program)
             }
         }
         if unopened { return Code.noApplication }
@@ -125,6 +141,23 @@ enum Opening {
     /// Standard input and output are a terminal: an entry with
     /// `Terminal=true` runs in it.
     static var callerIsOnTerminal: Bool { isatty(0) == 1 && isatty(1) == 1 }
+
+    /// Names on standard error (after `program`) the problems found in the
+    /// files of the applications considered for `entry`, which is not opened.
+    static func explain(_ entry: OpenPlan.Entry, _ catalog: HandlerCatalog, program: String) {
+        for diagnostic in entry.diagnostics(in: catalog) where diagnostic.severity != .note {
+            Console.error("\(program): \(keepingBackslashes: "\(diagnostic)")" as TerminalText)
+        }
+    }
+
+    /// Why `subject` is not opened when no application opens it.
+    static func noApplication(for subject: OpenPlan.Subject) -> TerminalText {
+        if let scheme = subject.scheme {
+            return "\(subject.label): no application opens URLs of scheme \(scheme.name)"
+        }
+        let mime: TerminalText = (subject.mimeType ?? subject.type.preferredMIMEType).map { " (\($0))" } ?? ""
+        return "\(subject.label): no application opens \(subject.type.identifier)" + mime
+    }
 
     /// How many commands could not be started, and how many of those
     /// waited for exited non-zero.
@@ -266,7 +299,9 @@ enum XDGOpen {
         }
         var target: String?
         for word in words {
-            if word.hasPrefix("-") { return syntax("unexpected option '\(word)'") }
+            if word.hasPrefix("-") {
+                return syntax("unexpected option '\(word)'; for a file of that name, write ./\(word)")
+            }
             if target != nil { return syntax("unexpected argument '\(word)'") }
             target = word
         }

@@ -50,11 +50,13 @@ struct OpenIn: ParsableCommand {
             --app ID --list prints every type and scheme the application claims, and
             marks "*" those it is the default for.
 
-            Exit status: 0 every file has an application (and with --run or --choose,
-            every command started, and with --wait exited 0); 1 some file has none, a
-            command waited for failed, or nothing was chosen; 2 bad arguments or sources,
-            a command that cannot be made or started, no selector, or an answer that is
-            none of the candidates.
+            Exit status: 0 every file has an application that can open it (and with --run
+            or --choose, every command started, and with --wait exited 0); 1 some file
+            has none, or its application has no command for it ("command: none"; with
+            --run nothing is started then), a command waited for failed, or nothing was
+            chosen; 2 bad arguments or sources, a command that cannot be started, no
+            selector, or an answer that is none of the candidates. --run and --choose
+            say on standard error why an item is not opened.
             """)
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -143,7 +145,9 @@ struct OpenIn: ParsableCommand {
     typealias Subject = OpenPlan.Subject
 
     func run() throws {
-        let resolver = try registryOptions.resolverOrExit()
+        let opening = runCommand || choose
+        // Listing tells every problem of the handler sources; opening, those of the applications it uses.
+        let resolver = try registryOptions.resolverOrExit(reportingCatalog: !opening)
         var chosen: HandlerResolver.Handler?
         if let app {
             switch resolver.handler(app) {
@@ -169,7 +173,6 @@ struct OpenIn: ParsableCommand {
             subjects.append(Subject(label: name, type: type, mimeType: type.preferredMIMEType))
         }
         var selectorFound: HandlerSelector?
-        let opening = runCommand || choose
         let plan = try OpenPlan(
             subjects, resolver: resolver, role: roleFilter!, application: chosen, launching: opening,
             callerIsOnTerminal: opening && Opening.callerIsOnTerminal,
@@ -182,6 +185,8 @@ struct OpenIn: ParsableCommand {
                         throw Console.fail("\(keepingBackslashes: error.message)" as TerminalText)
                     }
                 })
+        // An application without a command for its item ("command: none"): the item cannot be opened.
+        var cannotRun = false
         for entry in plan.entries {
             if let status = entry.cancelledWithStatus {
                 Console.error(
@@ -189,8 +194,19 @@ struct OpenIn: ParsableCommand {
                         + (status == 0 ? "" : " (the selector exited with status \(Int(status)))") + "; not opened"
                         as TerminalText)
             }
-            if entry.handler != nil && entry.subject.missing && (runCommand || choose) {
+            if entry.handler != nil && entry.subject.missing && opening {
                 Console.error("uti: \(entry.subject.label): no such file; not opened" as TerminalText)
+            }
+            if opening && entry.handler == nil && entry.cancelledWithStatus == nil {
+                Console.error(("uti: " as TerminalText) + Opening.noApplication(for: entry.subject))
+                Opening.explain(entry, resolver.catalog, program: "uti")
+            }
+            if let problem = entry.commandProblem, entry.handler != nil, !(opening && entry.subject.missing) {
+                cannotRun = true
+                if opening {
+                    Console.error("uti: \(entry.subject.label): \(keepingBackslashes: problem)" as TerminalText)
+                    Opening.explain(entry, resolver.catalog, program: "uti")
+                }
             }
             if output.json {
                 results.append(Self.json(entry))
@@ -199,6 +215,8 @@ struct OpenIn: ParsableCommand {
             }
         }
         if output.json { print(JSON.array(results).serialized()) }
+        // As uti open: an item its application cannot open is one with none, and nothing is started.
+        if cannotRun { throw ExitCode(Status.no) }
         if opening, try !Self.launch(plan, waiting: wait) { failed = true }
         if failed || plan.hasUnopened { throw ExitCode(Status.no) }
     }
@@ -212,7 +230,7 @@ struct OpenIn: ParsableCommand {
         let typing = FileTyping(registry: registry)
         let directory = Self.currentDirectory()
         for argument in files {
-            switch Self.subject(for: argument, directory: directory, typing: typing, sniff: !noSniff) {
+            switch Self.subject(for: argument, directory: directory, typing: typing, sniff: !noSniff, program: "uti") {
             case .success(let subject):
                 subjects.append(subject)
                 // A script must be able to tell; --no-sniff asks about names alone.
@@ -244,10 +262,10 @@ struct OpenIn: ParsableCommand {
 
     /// A file or URL of the command line, typed: a URL by its scheme, a file
     /// by its name and (`sniff`) content; a file where nothing is is typed
-    /// by its name and `missing`. Says on standard error when a URL is also
-    /// the name of something here.
+    /// by its name and `missing`. Says on standard error (after `program`)
+    /// when a URL is also the name of something here.
     static func subject(
-        for argument: String, directory: String, typing: FileTyping, sniff: Bool
+        for argument: String, directory: String, typing: FileTyping, sniff: Bool, program: String
     ) -> Result<Subject, ArgumentProblem> {
         let target: OpenTarget
         do { target = try OpenTarget.commandLineArgument(argument, directory: directory) } catch {
@@ -258,7 +276,7 @@ struct OpenIn: ParsableCommand {
             var info = stat()
             if lstat(argument, &info) == 0 {
                 Console.error(
-                    "uti: \(argument) is read as a URL (scheme \(scheme.name)); for the file, write ./\(argument)"
+                    "\(program): \(argument) is read as a URL (scheme \(scheme.name)); for the file, write ./\(argument)"
                         as TerminalText)
             }
             return .success(
