@@ -77,10 +77,13 @@ public struct KeyFile: Sendable {
     }
 
     /// Parses `bytes`, read from `path`. Never fails: bad lines become
-    /// diagnostics and are skipped, so one mistake does not hide the rest;
-    /// with `parsing` `.asGKeyFile`, a line GLib cannot parse makes the
-    /// whole file unread, as GLib leaves it.
-    public init(bytes: [UInt8], path: String, parsing: Parsing = .lineByLine) {
+    /// diagnostics and are skipped, so one mistake does not hide the rest.
+    public init(bytes: [UInt8], path: String) { self.init(bytes: bytes, path: path, parsing: .lineByLine) }
+
+    /// Parses `bytes`, read from `path`, as `parsing` says. Never fails:
+    /// bad lines become diagnostics; with `.asGKeyFile`, a line GLib
+    /// cannot parse makes the whole file unread, as GLib leaves it.
+    public init(bytes: [UInt8], path: String, parsing: Parsing) {
         self.path = path
         guard let text = String(validating: bytes, as: UTF8.self) else {
             let offset = Self.firstInvalidUTF8(bytes)
@@ -230,10 +233,13 @@ public struct KeyFile: Sendable {
         }
     }
 
-    /// Reads and parses the file at `path` (see `Parsing`).
-    public static func read(
-        path: String, parsing: Parsing = .lineByLine
-    ) throws(FileContents.ReadError) -> KeyFile {
+    /// Reads and parses the file at `path`, each bad line skipped.
+    public static func read(path: String) throws(FileContents.ReadError) -> KeyFile {
+        try read(path: path, parsing: .lineByLine)
+    }
+
+    /// Reads and parses the file at `path` as `parsing` says.
+    public static func read(path: String, parsing: Parsing) throws(FileContents.ReadError) -> KeyFile {
         KeyFile(bytes: try FileContents.read(path, limit: maximumBytes), path: path, parsing: parsing)
     }
 
