@@ -221,28 +221,17 @@ public struct DefaultsSubject: Sendable {
     }
 
     /// The candidate the application `id` still is for the subject, if
-    /// any: for a wildcard or an abstract type, first a candidate for any
-    /// of the MIME types in `keys`; then, for a wildcard, one through the
-    /// wildcard's own claim on any type it covers.
+    /// any, as `open-in` resolves it: for a wildcard or an abstract type, a
+    /// candidate for any of the MIME types in `keys` (the keys written,
+    /// never the wildcard or the abstract type itself); otherwise one for
+    /// the subject's type.
     public func candidate(_ id: String, in resolver: HandlerResolver) -> HandlerResolver.Candidate? {
-        if isAbstract {
-            // The MIME types it stands for, as written.
-            for key in keys {
-                guard let type = resolver.registry.type(tag: key, tagClass: .mimeType, conformingTo: nil) else {
-                    continue
-                }
-                if let found = resolver.resolve(type).candidates.first(where: { $0.handler.id == id }) {
-                    return found
-                }
+        guard isAbstract else { return resolver.resolve(type).candidates.first { $0.handler.id == id } }
+        for key in keys {
+            guard let type = resolver.registry.type(tag: key, tagClass: .mimeType, conformingTo: nil) else {
+                continue
             }
-        }
-        guard isWildcard, let wildcard = formerKey ?? keys.first else {
-            return resolver.resolve(type).candidates.first { $0.handler.id == id }
-        }
-        for type in resolver.types(coveredBy: wildcard) {
-            if let found = resolver.resolve(type).candidates.first(where: {
-                $0.handler.id == id && $0.claim.typeName.lowercased() == wildcard
-            }) {
+            if let found = resolver.resolve(type).candidates.first(where: { $0.handler.id == id }) {
                 return found
             }
         }
@@ -312,6 +301,10 @@ public struct DefaultsPlan: Sendable {
         /// The application, to be removed, is associated with none of the
         /// MIME types an abstract subject (as written) stands for.
         case notAssociated(String, app: String, subject: String)
+        /// The application, to be a URL scheme's default, takes only local
+        /// files (its `Exec` has `%f` or `%F`, not `%u` or `%U`), so
+        /// `uti open` and `open-in` could not give it a URL of the scheme.
+        case urlNotAccepted(app: String, scheme: String)
 
         /// The refusal for a person to read.
         public var description: String { message(value: { $0 }, problem: { $0 }) }
@@ -341,6 +334,9 @@ public struct DefaultsPlan: Sendable {
             case .notAssociated(let word, let app, let subject):
                 "\(value(word)): \(value(app)) is offered for none of the MIME types of \(value(subject)); "
                     + "nothing to remove"
+            case .urlNotAccepted(let app, let scheme):
+                "\(value(app)) cannot be the default for \(value(scheme)) URLs: its Exec takes local files "
+                    + "only (%f or %F, no %u or %U), so uti open and open-in could not give it a URL"
             }
         }
     }
@@ -459,6 +455,10 @@ public struct DefaultsPlan: Sendable {
             case .failure(let error): return refused(.application(app, problem: error.message))
             }
             if let uncovered { return refused(uncovered) }
+            if request.action == .setDefault, let scheme = subject.scheme, !handler.takesURLs {
+                // `uti open` and `open-in` would refuse every URL of the scheme with this application.
+                return refused(.urlNotAccepted(app: app, scheme: scheme.name))
+            }
             if let role = request.role {
                 if subject.isWildcard { return refused(.wildcardRole(request.subject)) }
                 if subject.scheme != nil { return refused(.schemeRole(request.subject)) }
@@ -502,13 +502,16 @@ public struct DefaultsPlan: Sendable {
     /// wildcard or an abstract type as the MIME types under it), each
     /// key once, as `set-default --all-declared` sets them; and the claims
     /// left out because their MIME type cannot be a key of `mimeapps.list`
-    /// (or, for a wildcard or a type without one, no MIME type under it can).
+    /// (or, for a wildcard or a type without one, no MIME type under it can),
+    /// or, for a URL scheme, because the application's command takes local
+    /// files only (`takesURLs`).
     public static func declaredRequests(
         of app: String, resolver: HandlerResolver
     ) -> (requests: [Request], unwritable: [AssociationClaim]) {
         var requests: [Request] = []
         var unwritable: [AssociationClaim] = []
         var keys: Set<String> = []
+        let takesURLs = (try? resolver.handler(app).get())?.takesURLs ?? true
         for claim in resolver.catalog.claims where claim.handlerID == app && claim.kind == .declared {
             if claim.rank == .none || claim.role == AppBundle.Role.none || claim.role == .qlGenerator { continue }
             guard let type = resolver.types(named: claim).first else { continue }
@@ -516,6 +519,10 @@ public struct DefaultsPlan: Sendable {
             if let scheme = URLScheme.isSchemeType(type)
                 ? URLScheme(handlerMIMEType: claim.typeName) ?? URLScheme(claim.typeName) : nil
             {
+                guard takesURLs else {
+                    unwritable.append(claim)
+                    continue
+                }
                 subject = DefaultsSubject(
                     label: "URL scheme \(scheme.name)", keys: [scheme.handlerMIMEType], type: type, scheme: scheme)
             } else if claim.typeNameKind == .mimeType {
@@ -547,6 +554,13 @@ public struct DefaultsPlan: Sendable {
 }
 
 extension UserDefaultsWriter.Change {
+    /// Whether `edits` rewrote any of this change's keys (in any group):
+    /// false when the file already said what the change says.
+    public func edited(in edits: [UserDefaultsWriter.Edit]) -> Bool {
+        let keys = Set(keys.map { $0.lowercased() })
+        return edits.contains { keys.contains($0.key.lowercased()) }
+    }
+
     /// Whether this removal took its application out of a default group
     /// (not only out of `[Added Associations]`), by the edits it made.
     public func removedDefault(in edits: [UserDefaultsWriter.Edit]) -> Bool {
@@ -556,6 +570,18 @@ extension UserDefaultsWriter.Change {
                 && keys.contains { $0.lowercased() == edit.key.lowercased() }
                 && edit.group != UserDefaultsWriter.addedGroup
         }
+    }
+}
+
+extension HandlerResolver.Handler {
+    /// Whether the application can be given a URL that is not a local
+    /// file's, as `commands(opening:)` makes its command: false for a
+    /// desktop entry whose `Exec` takes local files only (`%f`, `%F`).
+    public var takesURLs: Bool {
+        let scheme = URLScheme("https")!
+        guard case .failure(let problem) = commands(opening: [.url("https:", scheme: scheme)], environment: [:])
+        else { return true }
+        return problem.code != .urlNotAccepted
     }
 }
 

@@ -219,7 +219,7 @@ public struct HandlerCatalog: Sendable {
         if !folder.isConfig { files.append((folder.path + "/defaults.list", false)) }
         for (path, mayAddAndRemove) in files where FileStatus.exists(path) {
             let file: KeyFile
-            do { file = try KeyFile.read(path: path) } catch {
+            do { file = try KeyFile.read(path: path, parsing: .asGKeyFile) } catch {
                 diagnostics.append(Diagnostic(.error, file: path, "\(error.reason); the file is skipped"))
                 continue
             }

@@ -62,9 +62,28 @@ public struct KeyFile: Sendable {
     /// The first group named `name` (a repeated group is merged into it).
     public func group(_ name: String) -> Group? { groups.first { $0.name == name } }
 
+    /// How lines that GLib's `GKeyFile` cannot parse are read.
+    public enum Parsing: Sendable {
+        /// Each bad line is a diagnostic and is skipped, so one mistake
+        /// does not hide the rest.
+        case lineByLine
+        /// As `GKeyFile` loads the file (GIO's reading of `mimeapps.list`):
+        /// a line that is not blank, a `#` comment, a valid `[Group]` or a
+        /// valid `Key=Value` in a group makes the whole file unread (no
+        /// groups, one diagnostic naming the line); a key given again in a
+        /// group replaces the earlier entry. Other bad lines are skipped as
+        /// `lineByLine` skips them.
+        case asGKeyFile
+    }
+
     /// Parses `bytes`, read from `path`. Never fails: bad lines become
     /// diagnostics and are skipped, so one mistake does not hide the rest.
-    public init(bytes: [UInt8], path: String) {
+    public init(bytes: [UInt8], path: String) { self.init(bytes: bytes, path: path, parsing: .lineByLine) }
+
+    /// Parses `bytes`, read from `path`, as `parsing` says. Never fails:
+    /// bad lines become diagnostics; with `.asGKeyFile`, a line GLib
+    /// cannot parse makes the whole file unread, as GLib leaves it.
+    public init(bytes: [UInt8], path: String, parsing: Parsing) {
         self.path = path
         guard let text = String(validating: bytes, as: UTF8.self) else {
             let offset = Self.firstInvalidUTF8(bytes)
@@ -78,8 +97,19 @@ public struct KeyFile: Sendable {
         var lineNumber = 0
         var groupIndex: [String: Int] = [:]
         var current: Int?
+        var inGKeyFileGroup = false
         for rawLine in Self.lines(of: text) {
             lineNumber += 1
+            if parsing == .asGKeyFile,
+                let refusal = Self.gKeyFileRefusal(rawLine, inGroup: &inGKeyFileGroup)
+            {
+                groups = []
+                diagnostics.append(
+                    Diagnostic(
+                        .error, file: path, position: .line(lineNumber),
+                        refusal + "; GLib reads no line of a file with such a line, and the whole file is ignored"))
+                return
+            }
             switch Line(rawLine) {
             case .blank, .comment:
                 continue
@@ -128,6 +158,10 @@ public struct KeyFile: Sendable {
                 if let locale, locale.isEmpty {
                     report(lineNumber, "empty locale in \"\(keyPart)\"")
                     continue
+                }
+                if parsing == .asGKeyFile {
+                    // GLib keeps the last value of a key, in a group given once or repeated.
+                    groups[index].entries.removeAll { $0.key == key && $0.locale == locale }
                 }
                 groups[index].entries.append(Entry(key: key, locale: locale, rawValue: value, line: lineNumber))
             }
@@ -199,9 +233,63 @@ public struct KeyFile: Sendable {
         }
     }
 
-    /// Reads and parses the file at `path`.
+    /// Reads and parses the file at `path`, each bad line skipped.
     public static func read(path: String) throws(FileContents.ReadError) -> KeyFile {
-        KeyFile(bytes: try FileContents.read(path, limit: maximumBytes), path: path)
+        try read(path: path, parsing: .lineByLine)
+    }
+
+    /// Reads and parses the file at `path` as `parsing` says.
+    public static func read(path: String, parsing: Parsing) throws(FileContents.ReadError) -> KeyFile {
+        KeyFile(bytes: try FileContents.read(path, limit: maximumBytes), path: path, parsing: parsing)
+    }
+
+    /// Why GLib's `GKeyFile` (2.74) refuses to load a file holding `raw`,
+    /// or nil when it parses the line; `inGroup` says whether a group was
+    /// opened before, and becomes true at a group header. Measured with
+    /// `gio mime` against `mimeapps.list` files: blanks are spaces, tabs,
+    /// CR, LF and form feeds (not vertical tabs); a `[` line is a group
+    /// only when its first `]` is followed by blanks alone; a group name
+    /// is not empty and holds no `[` or control character; a key is not
+    /// empty, begins and ends with no space, holds no `[` or `]` but an
+    /// optional `[locale]` of letters, digits, `-`, `_`, `.` and `@` at its
+    /// end; a key before the first group is refused; a NUL ends the line.
+    static func gKeyFileRefusal(_ raw: Substring.UnicodeScalarView, inGroup: inout Bool) -> String? {
+        var line = raw
+        if let nul = line.firstIndex(of: "\u{0}") { line = line[..<nul] }
+        if line.last == "\r" { line.removeLast() }
+        let start = line.drop { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\u{0C}" }
+        if start.isEmpty || start.first == "#" { return nil }
+        func isControl(_ c: Unicode.Scalar) -> Bool { c.value < 0x20 || c.value == 0x7F }
+        if start.first == "[", let close = start.firstIndex(of: "]"),
+            start[start.index(after: close)...].allSatisfy({ $0 == " " || $0 == "\t" })
+        {
+            let name = start[start.index(after: start.startIndex)..<close]
+            if name.isEmpty || name.contains("[") || name.contains(where: isControl) {
+                return "invalid group name \"[\(String(name))]\""
+            }
+            inGroup = true
+            return nil
+        }
+        guard let equals = start.firstIndex(of: "="), equals != start.startIndex else {
+            return "expected \"Key=Value\", a [Group] or a # comment"
+        }
+        guard inGroup else { return "entry before the first [Group]" }
+        var key = start[..<equals]
+        while let last = key.last, last == " " || last == "\t" || last == "\r" || last == "\n" || last == "\u{0C}" {
+            key.removeLast()
+        }
+        let invalid = "invalid key \"\(String(key))\""
+        let base = key.prefix { $0 != "[" && $0 != "]" }
+        guard !base.isEmpty, base.first != " ", base.last != " " else { return invalid }
+        var rest = key[base.endIndex...]
+        guard let opening = rest.first else { return nil }
+        guard opening == "[" else { return invalid }
+        rest.removeFirst()
+        let locale = rest.prefix {
+            $0.properties.isAlphabetic || $0.properties.numericType != nil || "-_.@".unicodeScalars.contains($0)
+        }
+        let after = rest[locale.endIndex...]
+        return after.count == 1 && after.first == "]" ? nil : invalid
     }
 
     /// The key names of a group as the spec allows them, plus `/`, `.`

@@ -127,7 +127,7 @@ public enum UserDefaultsWriter {
         var table = AssociationTable(file: nil)
         let existing = try read(list)
         if let (bytes, _) = existing {
-            let file = KeyFile(bytes: bytes, path: list.path)
+            let file = KeyFile(bytes: bytes, path: list.path, parsing: .asGKeyFile)
             if let problem = file.diagnostics.first(where: { $0.severity == .error }) {
                 throw Failure(message: "\(problem); not rewritten, so nothing in it is lost")
             }
@@ -319,6 +319,10 @@ public enum UserDefaultsWriter {
         var raw = KeyFile.lines(of: text)
         if raw.last?.isEmpty == true { raw.removeLast() }
         let lineEnd = raw.first?.last == "\r" ? "\r" : ""
+        // A last line without its line feed gets the file's line ending, CR included, as an added line does.
+        if !text.isEmpty, !text.hasSuffix("\n"), !lineEnd.isEmpty, let last = raw.indices.last, raw[last].last != "\r" {
+            raw[last] = Substring(String(raw[last]) + lineEnd).unicodeScalars
+        }
         let wanted = Set(entries.map { $0.key.lowercased() })
         var last: [String: Int] = [:]
         for (index, entry) in entries.enumerated() { last[entry.key.lowercased()] = index }

@@ -128,8 +128,15 @@ import UniformTypes
         let tree = HandlerTree()
         tree.desktop(
             "share/applications/viewer.desktop", name: "Viewer",
-            mime: ["image/png", "IMAGE/PNG", "image/*", "x-scheme-handler/gopher", "text/bad key"])
+            mime: ["image/png", "IMAGE/PNG", "image/*", "x-scheme-handler/gopher", "text/bad key"],
+            exec: "/bin/true %U")
+        // An application that takes local files only cannot be a scheme's default: the scheme is left out.
+        tree.desktop(
+            "share/applications/files.desktop", name: "Files", mime: ["text/plain", "x-scheme-handler/gopher"])
         let resolver = try tree.resolver()
+        let files = DefaultsPlan.declaredRequests(of: "files.desktop", resolver: resolver)
+        #expect(files.requests.map(\.subject) == ["text/plain"])
+        #expect(files.unwritable.map(\.typeName) == ["x-scheme-handler/gopher"])
         let (requests, unwritable) = DefaultsPlan.declaredRequests(of: "viewer.desktop", resolver: resolver)
         #expect(requests.map(\.subject) == ["image/png", "image/*", "x-scheme-handler/gopher"])
         let keys = requests.compactMap(\.resolved).map(\.keys)

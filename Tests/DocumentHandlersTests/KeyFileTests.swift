@@ -62,6 +62,31 @@ import Testing
             ])
     }
 
+    /// As GLib's GKeyFile loads a file: a line it cannot parse leaves no
+    /// group read, named by its line; a key given again replaces the
+    /// earlier, in a repeated group too; lines GLib loads stay as they are.
+    @Test func gKeyFileParsing() throws {
+        let bad = "[A]\nK=1\n; note\nL=2\n"
+        let refused = KeyFile(bytes: Array(bad.utf8), path: "m.list", parsing: .asGKeyFile)
+        #expect(refused.groups.isEmpty)
+        #expect(
+            refused.diagnostics.map(\.description) == [
+                "m.list:3: error: expected \"Key=Value\", a [Group] or a # comment; GLib reads no line of a file "
+                    + "with such a line, and the whole file is ignored"
+            ])
+        #expect(KeyFile(bytes: Array(bad.utf8), path: "m.list").group("A")?.entries.count == 2)
+        let repeated = "[A]\nK=1\n[B]\n[A]\nK=2\nK[de]=3\n\u{0C}\nim~age=4\n"
+        let file = KeyFile(bytes: Array(repeated.utf8), path: "m.list", parsing: .asGKeyFile)
+        #expect(file.group("A")?.entries.map(\.rawValue) == ["2", "3"])
+        #expect(file.diagnostics.allSatisfy { $0.severity != .error || $0.message.hasSuffix("the line is skipped") })
+        for line in ["\u{FEFF}[A]", "[A", "[A]x", "=v", "a]=v", "k[a b]=v", "\u{0B}", "[A\u{7F}]"] {
+            let text = line.hasPrefix("\u{FEFF}") ? line + "\n" : "[A]\n" + line + "\n"
+            #expect(
+                KeyFile(bytes: Array(text.utf8), path: "m.list", parsing: .asGKeyFile).groups.isEmpty,
+                "\(line.debugDescription)")
+        }
+    }
+
     @Test func valueEscapesAndLists() throws {
         #expect(try KeyFileValue.string(#"a\sb\tc\\d\ne"#) == "a b\tc\\d\ne")
         #expect(try KeyFileValue.strings(#"text/plain;a\;b;;image/png;"#) == ["text/plain", "a;b", "image/png"])

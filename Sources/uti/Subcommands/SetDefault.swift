@@ -29,7 +29,8 @@ struct SetDefault: ParsableCommand {
             xdg-mime do. It is named as https:, as a URL, as x-scheme-handler/https, or as
             a bare word that no type claims as an extension but some application claims
             as a scheme (https). A word that is both is refused: write .rdp for the
-            extension or rdp: for the scheme.
+            extension or rdp: for the scheme. An application whose Exec takes local
+            files only (%f or %F, no %u or %U) cannot be a scheme's default (exit 2).
 
             --role viewer, editor or shell records a default for that role alone (as
             LSSetDefaultRoleHandlerForContentType does) in [X-UTI Default Viewer] and the
@@ -55,12 +56,14 @@ struct SetDefault: ParsableCommand {
             --all-declared APP makes APP the default for every type and scheme it declares
             (a desktop entry's MimeType, a bundle's document and URL types; a rank or role
             of None or QLGenerator is left out), in one write. A declared MIME type is
-            written with its aliases, as set-default TYPE writes it.
+            written with its aliases, as set-default TYPE writes it. A declared URL scheme
+            is left out (and said so) when APP's Exec takes local files only.
 
-            Exit status: 0 written; 1 written, but a removed application is still offered
-            (a default in a system list); 2 bad arguments, an unknown application, a type
-            with no MIME type to write, a bad line in SETTINGS, or a file that cannot be
-            read or written.
+            Exit status: 0 written, or nothing to write; 1 written, but a removed
+            application is still offered for a MIME type written (a default in a system
+            list); 2 bad arguments, an unknown application, a type with no MIME type to
+            write, a scheme's default that takes no URL, a bad line in SETTINGS, or a
+            file that cannot be read (a line GLib cannot parse) or written.
             """)
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -258,8 +261,13 @@ struct SetDefault: ParsableCommand {
             TerminalText.print("\(subject.label): \(app) is the default\(role) (\(keys)) in \(file)\(former)")
         case .setDefault:
             TerminalText.print("\(subject.label): the default\(role) is cleared (\(keys)) in \(file)\(former)")
+        case .addAssociation where !change.edited(in: edits):
+            TerminalText.print("\(subject.label): \(app) was already added (\(keys)) in \(file); nothing was written")
         case .addAssociation:
             TerminalText.print("\(subject.label): \(app) is added (\(keys)) in \(file)")
+        case .removeAssociation where !change.edited(in: edits):
+            TerminalText.print(
+                "\(subject.label): \(app) was already removed (\(keys)) in \(file); nothing was written")
         case .removeAssociation:
             TerminalText.print(
                 "\(subject.label): \(app) is removed (\(keys)) in \(file)"
@@ -275,6 +283,12 @@ struct SetDefault: ParsableCommand {
         }
         let (requests, unwritable) = DefaultsPlan.declaredRequests(of: app, resolver: resolver)
         for claim in unwritable {
+            if URLScheme(handlerMIMEType: claim.typeName) != nil {
+                Console.error(
+                    "uti: \(claim.place): \(claim.typeName): \(app)'s Exec takes local files only (no %u or %U), so it cannot be a URL scheme's default; skipped"
+                        as TerminalText)
+                continue
+            }
             Console.error(
                 "uti: \(claim.place): \(claim.typeName) cannot be a key of mimeapps.list; skipped" as TerminalText)
         }
