@@ -66,7 +66,8 @@ allowed="$root/api/allowed-breakages.txt"
 [ -f "$allowed" ] && cp "$allowed" "$work/allowed.txt"
 status=0
 for module in $modules; do
-    swift-api-digester -diagnose-sdk -input-paths "$baseline/$module.json" -input-paths "$work/$module.json" \
+    # The digester writes a copy of the allowlist to TMPDIR and leaves it: kept in $work.
+    TMPDIR="$work" swift-api-digester -diagnose-sdk -input-paths "$baseline/$module.json" -input-paths "$work/$module.json" \
         -breakage-allowlist-path "$work/allowed.txt" -o "$work/$module.txt" 2>"$work/$module.err" \
         || { cat "$work/$module.err" >&2; echo "check-api.sh: cannot compare $module" >&2; exit 2; }
     # The report lists section headings; a breaking change is any other line.
