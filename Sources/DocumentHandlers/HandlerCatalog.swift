@@ -259,7 +259,8 @@ public struct HandlerCatalog: Sendable {
                             ))
                         continue
                     }
-                    for id in ids.map({ String($0.trimmingSpaces) }) where !id.isEmpty {
+                    // Items as GLib reads them, spaces kept: ` c.desktop` names no application there.
+                    for id in ids where !id.isEmpty {
                         // A key without "/" is a type identifier (written by `uti set-default`).
                         let claim = AssociationClaim(
                             kind: kind, handlerID: id, typeName: entry.key,

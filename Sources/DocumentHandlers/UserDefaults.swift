@@ -354,7 +354,23 @@ public enum UserDefaultsWriter {
             lines.append("[\(group)]" + lineEnd)
             insertAt = lines.count
         }
-        func escaped(_ id: String) -> String { id.replacing("\\", with: "\\\\").replacing(";", with: "\\;") }
+        // Escaped as GLib's g_key_file_set_string_list escapes each item,
+        // so that every reader gets the item back as it was read.
+        func escaped(_ id: String) -> String {
+            var out = ""
+            for (index, c) in id.unicodeScalars.enumerated() {
+                switch c {
+                case " " where index == 0: out += "\\s"
+                case "\n": out += "\\n"
+                case "\t": out += "\\t"
+                case "\r": out += "\\r"
+                case "\\": out += "\\\\"
+                case ";": out += "\\;"
+                default: out.unicodeScalars.append(c)
+                }
+            }
+            return out
+        }
         lines.insert(
             contentsOf: added.map { "\($0.0)=" + $0.1.map { escaped($0) + ";" }.joined() + lineEnd }, at: insertAt!)
         return lines.joined(separator: "\n") + "\n"
@@ -468,7 +484,8 @@ struct AssociationTable {
                     message: "\(file!.path):\(entry.line): \(entry.key): \(error.message); "
                         + "not rewritten, so nothing in it is lost")
             }
-            for id in ids.map({ String($0.trimmingSpaces) }) where !id.isEmpty && seen.insert(id).inserted {
+            // Items as GLib reads them, spaces kept: ` c.desktop` names no application there.
+            for id in ids where !id.isEmpty && seen.insert(id).inserted {
                 found.append(id)
             }
         }

@@ -136,6 +136,41 @@ import Testing
         }
     }
 
+    /// A list item is taken as GLib takes it, spaces kept (only those after
+    /// `=` go): `viewer.desktop `, ` viewer.desktop` and `\sviewer.desktop`
+    /// name no application, so image/webp keeps the one application
+    /// declaring it, other.desktop, in uti as in GIO.
+    @Test(arguments: [
+        "image/webp=viewer.desktop \n", "image/webp=viewer.desktop\t\n", "image/webp=nosuch.desktop; viewer.desktop;\n",
+        "image/webp=\\sviewer.desktop;\n",
+    ])
+    func listItemsKeepTheirSpaces(_ line: String) throws {
+        let tree = try Self.makeTree(list: Array(("[Default Applications]\n" + line).utf8))
+        #expect(try tree.utiDefault("image/webp") == "other.desktop", "\(line)")
+        if Self.gio != nil { #expect(try tree.gioDefault("image/webp") == "other.desktop", "gio: \(line)") }
+        // The same item written plainly is the default.
+        let plain = try Self.makeTree(list: Array("[Default Applications]\nimage/webp=viewer.desktop;\n".utf8))
+        #expect(try plain.utiDefault("image/webp") == "viewer.desktop")
+    }
+
+    /// A rewrite keeps every other item as GLib reads it: an escaped
+    /// leading space stays escaped, so an edit that names one application
+    /// adds or drops no other for GIO.
+    @Test func aRewriteKeepsOtherItemsAsGLibReadsThem() throws {
+        let tree = try Self.makeTree(
+            list: Array("[Removed Associations]\nimage/webp=\\sother.desktop;viewer.desktop;\n".utf8))
+        #expect(try Self.utiApplications("image/webp", in: tree) == ["other.desktop"])
+        let run = try Run(["set-default", "--remove", "other.desktop", "image/webp"], environment: tree.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let text = try String(contentsOfFile: tree.list, encoding: .utf8)
+        #expect(text.contains("\\sother.desktop;") && text.contains("viewer.desktop;"), "\(text)")
+        let offered = try Self.utiApplications("image/webp", in: tree)
+        #expect(!offered.contains("other.desktop") && !offered.contains("viewer.desktop"), "\(offered)")
+        if Self.gio != nil {
+            #expect(try SetDefaultAssociationAgreementTests.gioApplications("image/webp", in: tree) == offered)
+        }
+    }
+
     /// A key given twice in `[Default Applications]` (here in a repeated
     /// group): GLib and uti take the last value; xdg-mime takes the first.
     @Test func aRepeatedKeyTakesItsLastValue() throws {
