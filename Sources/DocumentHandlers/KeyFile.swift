@@ -85,6 +85,10 @@ public struct KeyFile: Sendable {
     /// cannot parse makes the whole file unread, as GLib leaves it.
     public init(bytes: [UInt8], path: String, parsing: Parsing) {
         self.path = path
+        var bytes = bytes
+        if parsing == .asGKeyFile, String(validating: bytes, as: UTF8.self) == nil {
+            bytes = Self.withoutUndecodableLines(bytes, path: path, diagnostics: &diagnostics)
+        }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             let offset = Self.firstInvalidUTF8(bytes)
             let line = bytes[..<offset].reduce(1) { $0 + ($1 == 10 ? 1 : 0) }
@@ -166,6 +170,36 @@ public struct KeyFile: Sendable {
                 groups[index].entries.append(Entry(key: key, locale: locale, rawValue: value, line: lineNumber))
             }
         }
+    }
+
+    /// `bytes` with each line that is not UTF-8 put as GLib reads it: a
+    /// comment stays a comment, a group header stays a group, but one
+    /// named as no group uti reads (its keys are read by no one), and a
+    /// key's line gives no value (a warning names it). GLib loads such a
+    /// file and fails only on reading that key's value.
+    static func withoutUndecodableLines(
+        _ bytes: [UInt8], path: String, diagnostics: inout [Diagnostic]
+    ) -> [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        for (index, line) in bytes.split(separator: 10, omittingEmptySubsequences: false).enumerated() {
+            if index > 0 { result.append(10) }
+            guard String(validating: line, as: UTF8.self) == nil else {
+                result.append(contentsOf: line)
+                continue
+            }
+            let start = line.drop { $0 == 32 || $0 == 9 }
+            switch start.first {
+            case UInt8(ascii: "#"): result.append(UInt8(ascii: "#"))
+            case UInt8(ascii: "["): result.append(contentsOf: Array("[\u{FFFD}]".utf8))
+            default:
+                diagnostics.append(
+                    Diagnostic(
+                        .warning, file: path, position: .line(index + 1),
+                        "not UTF-8; GLib reads no value from this line, and it is skipped"))
+            }
+        }
+        return result
     }
 
     /// The lines of `text`, split at line feeds and not at Characters: CR LF
@@ -307,7 +341,7 @@ public struct KeyFile: Sendable {
     }
 
     /// The offset of the first byte that does not start a valid UTF-8 sequence.
-    private static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int {
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int {
         var offset = 0
         while offset < bytes.count {
             var end = offset + 1

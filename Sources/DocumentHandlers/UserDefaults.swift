@@ -129,9 +129,15 @@ public enum UserDefaultsWriter {
         if let (bytes, _) = existing {
             let file = KeyFile(bytes: bytes, path: list.path, parsing: .asGKeyFile)
             if let problem = file.diagnostics.first(where: { $0.severity == .error }) {
-                throw Failure(message: "\(problem); not rewritten, so nothing in it is lost")
+                throw Failure(message: "not rewritten, so nothing in it is lost: \(problem)")
             }
-            text = String(decoding: bytes, as: UTF8.self)
+            // Rewritten only as text it can give back byte for byte.
+            guard let decoded = String(validating: bytes, as: UTF8.self) else {
+                let offset = KeyFile.firstInvalidUTF8(bytes)
+                let line = bytes[..<offset].reduce(1) { $0 + ($1 == 10 ? 1 : 0) }
+                throw Failure(message: "\(list.path):\(line): not UTF-8; not rewritten, so nothing in it is lost")
+            }
+            text = decoded
             table = AssociationTable(file: file)
         }
         for change in changes { try checkWritable(change) }

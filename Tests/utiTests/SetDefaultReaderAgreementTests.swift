@@ -171,6 +171,20 @@ import Testing
         }
     }
 
+    /// Bytes that are not UTF-8 spoil only their line, as in GLib: the rest
+    /// of the list is read; `set-default` leaves such a file as it is.
+    @Test func aLineThatIsNotUTF8SpoilsOnlyItself() throws {
+        let list: [UInt8] =
+            Array("# caf".utf8) + [0xE9] + Array("\n[Default Applications]\nimage/webp=viewer.desktop;\nimage/x".utf8)
+            + [0xE9] + Array("=other.desktop;\n".utf8)
+        let tree = try Self.makeTree(list: list)
+        #expect(try tree.utiDefault("image/webp") == "viewer.desktop")
+        if Self.gio != nil { #expect(try tree.gioDefault("image/webp") == "viewer.desktop") }
+        let run = try Run(["set-default", "image/webp", "other.desktop"], environment: tree.environment)
+        #expect(run.status == 2 && run.stderr.contains(":1: not UTF-8; not rewritten"), "\(run.stderr)")
+        #expect(try Self.bytes(tree.list) == list)
+    }
+
     /// A key given twice in `[Default Applications]` (here in a repeated
     /// group): GLib and uti take the last value; xdg-mime takes the first.
     @Test func aRepeatedKeyTakesItsLastValue() throws {
