@@ -401,7 +401,7 @@ public struct DefaultsPlan: Sendable {
         for (request, subject) in zip(requests, subjects) where request.action == .setDefault {
             guard case .success(let subject) = subject, !subject.isAbstract else { continue }
             let group = UserDefaultsWriter.groupName(for: request.role)
-            for key in subject.keys { named.insert(Self.slot(group, key)) }
+            for key in subject.keys { named.insert(AssociationTable.slot(group, key)) }
         }
         for (request, subject) in zip(requests, subjects) {
             switch subject {
@@ -412,9 +412,6 @@ public struct DefaultsPlan: Sendable {
             }
         }
     }
-
-    /// A key's place in a group, as keys compare.
-    private static func slot(_ group: String, _ key: String) -> String { group + "\u{0}" + key.lowercased() }
 
     /// The step of `request` for its `subject`: its application and role
     /// checked, and its keys not set before in their group.
@@ -476,7 +473,7 @@ public struct DefaultsPlan: Sendable {
         if subject.isAbstract && subject.keys.isEmpty {
             // A wildcard or an abstract type is written as the MIME types it stands for.
             subject = subject.expanded(for: request.app, in: resolver)
-            subject.keys.removeAll { named.contains(slot(group, $0)) }
+            subject.keys.removeAll { named.contains(AssociationTable.slot(group, $0)) }
             if subject.keys.isEmpty, let app = request.app {
                 let covered = subject.expanded(for: nil, in: resolver)
                 return refused(
@@ -486,7 +483,7 @@ public struct DefaultsPlan: Sendable {
             }
         }
         for key in subject.keys {
-            let slot = slot(group, key)
+            let slot = AssociationTable.slot(group, key)
             if let earlier = written[slot] { return refused(.repeated(request.subject, key: key, earlier: earlier)) }
             written[slot] = request.place
         }

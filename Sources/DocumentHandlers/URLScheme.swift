@@ -188,3 +188,33 @@ extension OpenTarget {
         return .file(lexicallyNormalized((directory == "/" ? "" : directory) + "/" + text))
     }
 }
+
+extension OpenTarget {
+    /// `path` (absolute) with its `.` and `..` components and repeated
+    /// slashes removed, by its text alone, as GLib's
+    /// `g_canonicalize_filename` makes the path of a command-line argument:
+    /// no link is followed, so `a/link/..` is `a`; `..` at the root stays
+    /// there, a trailing slash goes, and a path that starts with exactly
+    /// two slashes keeps them (POSIX leaves `//` to the system).
+    static func lexicallyNormalized(_ path: String) -> String {
+        let slash = UInt8(ascii: "/")
+        let bytes = Array(path.utf8)
+        var leading = 0
+        while leading < bytes.count && bytes[leading] == slash { leading += 1 }
+        var components: [ArraySlice<UInt8>] = []
+        for component in bytes[leading...].split(separator: slash) {
+            if component.elementsEqual(".".utf8) { continue }
+            if component.elementsEqual("..".utf8) {
+                if !components.isEmpty { components.removeLast() }
+                continue
+            }
+            components.append(component)
+        }
+        var result: [UInt8] = leading == 2 ? [slash, slash] : [slash]
+        for (index, component) in components.enumerated() {
+            if index > 0 { result.append(slash) }
+            result += component
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+}

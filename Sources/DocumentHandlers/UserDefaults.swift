@@ -475,7 +475,8 @@ struct AssociationTable {
         }
     }
 
-    private static func slot(_ group: String, _ key: String) -> String { group + "\u{0}" + key.lowercased() }
+    /// One key of one group, as readers match it: MIME types compared case-insensitively.
+    static func slot(_ group: String, _ key: String) -> String { group + "\u{0}" + key.lowercased() }
 
     /// The applications `key` names in `group` now.
     private mutating func current(_ group: String, _ key: String) throws(UserDefaultsWriter.Failure) -> [String] {

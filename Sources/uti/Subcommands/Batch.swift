@@ -19,8 +19,8 @@ struct Batch: ParsableCommand {
             cannot be answered (or longer than 1 MiB) prints an empty line (or an object
             with "error"), is reported on standard error, and makes the exit status 1. With
             --file, the options that say how to read a query (--as-extension, --as-mime,
-            --as-identifier, --tag-class, --conforming-to, --unfiltered) are refused: exit
-            2.
+            --as-identifier, --tag-class, --conforming-to, --unfiltered) are refused
+            (exit 2).
 
             With -0 the input is records ended by NUL bytes (as find -print0 writes
             and xargs -0 reads them), taken as they are (a carriage return is part of

@@ -432,37 +432,6 @@ struct OpenIn: ParsableCommand {
     }
 }
 
-/// Starts a program (`ChildProcess`, no shell) and waits for it, saying on
-/// standard error why it could not be started.
-enum ProcessLauncher {
-    /// Runs `argv` with this process's environment, `adding` set in it, and
-    /// every signal unblocked and at its default (a watch blocks SIGINT and
-    /// SIGTERM, and a child must not inherit that); returns its status as a
-    /// shell gives it.
-    static func run(_ argv: [String], adding environment: [String: String] = [:]) throws -> Int32 {
-        try run(argv, adding: environment, forwardingTermination: false).exit.shellStatus
-    }
-
-    /// Runs `argv` as `run(_:adding:)` does; with `forwardingTermination`,
-    /// as `ChildProcess.waitForwardingTermination()` waits.
-    static func run(
-        _ argv: [String], adding environment: [String: String], forwardingTermination: Bool
-    ) throws -> (exit: ChildExit, signal: Int32?) {
-        let child: ChildProcess
-        // Each argument as its bytes: a path need not be UTF-8 (see PathText).
-        // A watch's command leads a process group of its own: a stop reaches what it started too.
-        do {
-            child = try ChildProcess.spawn(
-                argv.map(PathText.bytes), adding: environment, ownProcessGroup: forwardingTermination)
-        } catch {
-            throw Console.fail("\(argv[0]): cannot start: \(error.reason)")
-        }
-        do {
-            return forwardingTermination ? try child.waitForwardingTermination() : (try child.wait(), nil)
-        } catch { throw Console.fail("\(argv[0]): \(error.reason)") }
-    }
-}
-
 extension OpenIn {
     /// `--app ID --list`: the types and schemes the application claims.
     func listClaims(

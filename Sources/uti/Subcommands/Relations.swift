@@ -10,9 +10,9 @@ struct Conforms: FastCommand {
         discussion: """
             TYPE is any query form, or a file: with --file, or when TYPE is an existing
             path that names no type as written (/tmp/pic.dat, photo.jpg in the current
-            folder), the file is typed as `uti file` types it, by name and content.
-            SUPERTYPE must be a declared type (public.image, an extension or MIME type a
-            declared type claims).
+            folder), the file is typed as `uti file` types it, by name and content; "-"
+            is standard input, typed by its content. SUPERTYPE must be a declared type
+            (public.image, an extension or MIME type a declared type claims).
               if uti conforms "${file##*.}" public.image; then ...; fi
               if uti conforms --file "$path" public.image; then ...; fi
             """)

@@ -59,11 +59,11 @@ struct SetDefault: ParsableCommand {
             written with its aliases, as set-default TYPE writes it. A declared URL scheme
             is left out (and said so) when APP's Exec takes local files only.
 
-            Exit status: 0 written, or nothing to write; 1 a removed application is
-            still offered for one of its MIME types (a default in a system list),
-            written now or before; 2 bad arguments, an unknown application, a type with no MIME type to
-            write, a scheme's default that takes no URL, a bad line in SETTINGS, or a
-            file that cannot be read (a line GLib cannot parse) or written.
+            Exit status: 0 written, or nothing to write; 1 a removed application is still
+            offered for one of its MIME types (a default in a system list), written now or
+            before; 2 bad arguments, an unknown application, a type with no MIME type to
+            write, a scheme's default that takes no URL, a bad line in SETTINGS, or a file
+            that cannot be read (a line GLib cannot parse) or written.
             """)
 
     @OptionGroup var registryOptions: RegistryOptions

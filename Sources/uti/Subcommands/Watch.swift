@@ -230,8 +230,17 @@ final class WatchPrinter {
             "UTI_TYPE": event.type?.type.identifier ?? "", "UTI_MIME": event.type.map(FileCommand.mimeType) ?? "",
         ]
         if let old = event.oldPath { environment["UTI_OLD_PATH"] = PathText.text(old) }
+        // Each argument as its bytes: a path need not be UTF-8 (see PathText). The
+        // command leads a process group of its own, so a stop reaches what it started too.
+        let child: ChildProcess
         do {
-            let (exit, signal) = try ProcessLauncher.run(argv, adding: environment, forwardingTermination: true)
+            child = try ChildProcess.spawn(argv.map(PathText.bytes), adding: environment, ownProcessGroup: true)
+        } catch {
+            Console.error("uti: \(argv[0]): cannot start: \(keepingBackslashes: error.reason)" as TerminalText)
+            return
+        }
+        do throws(SystemError) {
+            let (exit, signal) = try child.waitForwardingTermination()
             if signal != nil { stopping = true }
             if let signal = exit.signal {
                 Console.error(
@@ -241,7 +250,7 @@ final class WatchPrinter {
                 Console.error("uti: \(command: argv) exited with status \(Int(code))" as TerminalText)
             }
         } catch {
-            // Said by ProcessLauncher.
+            Console.error("uti: \(argv[0]): \(keepingBackslashes: error.reason)" as TerminalText)
         }
     }
 }
