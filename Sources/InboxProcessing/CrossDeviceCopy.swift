@@ -584,7 +584,7 @@ final class CrossDeviceCopy: Placement {
 
     /// The pass's staging folder, or why there is none.
     private func stagingFolder() throws(Failure) -> StagingFolder {
-        do { return try shared.stagingFolder() } catch { throw .failed(error) }
+        do { return try shared.stagingFolder(in: destination) } catch { throw .failed(error) }
     }
 
     // MARK: Folders

@@ -43,6 +43,12 @@ public final class InboxProcessor {
         /// it stays unchanged. A folder is matched by its name as a folder;
         /// what is inside an entry moves with it, unmatched.
         public var ignore: [IgnorePattern] = IgnorePattern.defaults
+        /// Where items go by their type (`InboxRouting`): each item is
+        /// typed by its name and content, and moved into the folder of
+        /// Documents of the first rule its type conforms to (made when
+        /// missing), under the same guarantees as into Documents itself.
+        /// Nil (the default): every item goes to Documents, untyped.
+        public var routing: InboxRouting?
         /// The defaults: the Inbox `Documents/Inbox`, the default settle
         /// policy, items moved for real, the emptied Inbox removed, and
         /// editors', downloads' and version control's own files left in place.
@@ -119,6 +125,10 @@ public final class InboxProcessor {
             /// The item reached Documents, but its original, or a part of
             /// it, is still in the Inbox too; the message says where.
             case originalKept
+            /// The folder of Documents an item is routed to cannot be used:
+            /// a component of it is a symbolic link (never followed) or not
+            /// a folder, it is the Inbox or inside it, or it cannot be made.
+            case destinationUnusable
             /// A failure of no more definite kind, such as one made from
             /// words alone (`init(_:)`, a string literal).
             case other
@@ -183,6 +193,15 @@ public final class InboxProcessor {
         /// The pattern of `Options.ignore` the entry's name matches, when it
         /// was left in place for it.
         public var ignoredBy: IgnorePattern?
+        /// With `Options.routing`: the folder of Documents the entry was
+        /// routed to (nil: Documents itself).
+        public var folder: RouteFolder?
+        /// With `Options.routing`: the identifier of the type the entry
+        /// was routed by, when it was typed.
+        public var type: String?
+        /// With `Options.routing`: why the entry was not routed by its name
+        /// (its content contradicts it), when it was not.
+        public var notRoutedByName: String?
     }
 
     /// What `run(_:)` reports as it goes: `started` once the Inbox is read,
@@ -312,12 +331,20 @@ public final class InboxProcessor {
     /// The settings every run uses.
     public let options: Options
     private let isKnownExtension: (ArraySlice<UInt8>) -> Bool
-    private var picker = NamePicker()
+    /// The name pickers of the pass, one for each destination folder (by
+    /// its components below Documents; none for Documents itself).
+    private var pickers: [[FileName]: NamePicker] = [:]
     /// What the moves across file systems of the pass under way share.
     private var crossDevice: CrossDeviceState?
-    private var reserved: Set<FileName> = []
-    /// Where each item of this pass went, for links that point at one.
-    private var movedThisPass: [FileName: FileName] = [:]
+    /// The names a dry run gave, in each destination folder.
+    private var reserved: [[FileName]: Set<FileName>] = [:]
+    /// Where each item of this pass went, for links that point at one: the
+    /// destination folder's components below Documents, and its name there.
+    private var movedThisPass: [FileName: (folder: [FileName], name: FileName)] = [:]
+    /// The destination folders of the pass opened so far, by their components below Documents.
+    private var destinations: [[FileName]: FolderDescriptor] = [:]
+    /// Documents and the Inbox of the pass under way.
+    private var passFolders: (documents: FolderDescriptor, inbox: FileID?)?
 
     /// Makes a processor for the Inbox of `documents`; nothing is opened
     /// until `run(_:)`.
@@ -364,52 +391,66 @@ public final class InboxProcessor {
         // Leases taken to find writers are all released by the end of the pass.
         uti_lease_scope_begin()
         defer { uti_lease_scope_end() }
-        reserved = []
+        reserved = [:]
         movedThisPass = [:]
+        destinations = [:]
         // Counters are remembered within a pass only: between the passes of
         // a watch, names in Documents may have gone.
-        picker = NamePicker()
+        pickers = [:]
         let documents: FolderDescriptor
         do { documents = try FolderDescriptor.openGuarded(documentsPath) } catch {
             throw .opening(documentsPath, error)
         }
+        passFolders = (documents, nil)
         var summary = Summary()
-        let shared = CrossDeviceState(recordPath: options.recordFolder, documents: documents)
+        let shared = CrossDeviceState(recordPath: options.recordFolder)
         crossDevice = shared
         defer {
             shared.finish()
             crossDevice = nil
+            destinations = [:]
+            passFolders = nil
         }
         guard let (inbox, parent, inboxName) = try openInbox(documents, &summary, observe) else {
             return summary
         }
+        passFolders = (documents, FileID(of: inbox))
         // What runs killed midway left, known only from the records of this
-        // user's runs: removals to finish, staging folders to clear. What
-        // the records name is not a document of this pass; anything else is.
+        // user's runs: removals to finish, staging folders to clear, in
+        // Documents and the route folders that exist. What the records name
+        // is not a document of this pass; anything else is.
         let recorded = shared.existingRecords()
-        let plan = SetAside.plan(recorded, inbox: inbox, documents: documents)
+        var recoveryFolders = [documents]
+        if !recorded.isEmpty, let routing = options.routing {
+            for folder in routing.routes.map(\.folder) + (routing.quarantine.map { [$0] } ?? []) {
+                if case .success(let opened?) = openDestination(folder, create: false) {
+                    recoveryFolders.append(opened)
+                }
+            }
+        }
+        let plan = SetAside.plan(recorded, inbox: inbox, destinations: recoveryFolders)
         var recordedHere: Set<FileName> = []
         for step in plan {
             switch step {
-            case .removal(_, let hidden, _): recordedHere.insert(hidden)
-            case .emptyFolder(let entry, let name): if case .moving = entry.what { recordedHere.insert(name) }
+            case .removal(_, let hidden, _, _): recordedHere.insert(hidden)
+            case .emptyFolder(let entry, let name, _): if case .moving = entry.what { recordedHere.insert(name) }
             case .staging, .stale: break
             }
         }
         if !options.dryRun {
             if let records = try? shared.records() {
                 summary.recoveryProblems = SetAside.recover(
-                    plan, records: records, inbox: inbox, documents: documents, isKnownExtension: isKnownExtension)
+                    plan, records: records, inbox: inbox, isKnownExtension: isKnownExtension)
             }
         } else {
             summary.recoveryPlan = plan.compactMap { step in
                 switch step {
-                case .staging(_, let name):
+                case .staging(_, let name, _):
                     return "would remove \(name.escaped), the unfinished copies of an interrupted run"
-                case .removal(_, let hidden, let original):
+                case .removal(_, let hidden, let original, _):
                     return
                         "would finish moving \(original.escaped), set aside as \(hidden.escaped) by an interrupted run"
-                case .emptyFolder(_, let name):
+                case .emptyFolder(_, let name, _):
                     return "would remove \(name.escaped), an empty folder of an interrupted run"
                 case .stale: return nil
                 }
@@ -433,7 +474,8 @@ public final class InboxProcessor {
                 leftOut(name, in: inbox, displayPath: displayPath)
                 ?? process(name, typeHint: type, in: inbox, displayPath: displayPath, to: documents)
             switch report.outcome {
-            case .moved(let target, _), .wouldMove(let target): movedThisPass[name] = target
+            case .moved(let target, _), .wouldMove(let target):
+                movedThisPass[name] = (report.folder?.components ?? [], target)
             default: break
             }
             count(report.outcome, in: &summary)
@@ -636,7 +678,30 @@ public final class InboxProcessor {
             report.outcome = .waiting(wait)
             return report
         }
-        let linkMove = report.kind == .symbolicLink ? relink(name, in: folder, to: documents) : .asItIs
+        // Where it goes: Documents, or the folder of Documents its type is
+        // routed to (nil in a dry run when that folder is still to be made).
+        var destination: FolderDescriptor? = documents
+        var key: [FileName] = []
+        if let routing = options.routing {
+            let typing = routing.typeEntry(folder.fd, name)
+            let decision = routing.decide(typing)
+            report.type = typing?.identifier
+            report.notRoutedByName = decision.notRoutedByName
+            if let routeFolder = decision.folder {
+                report.folder = routeFolder
+                key = routeFolder.components
+                switch openDestination(routeFolder, create: !options.dryRun) {
+                case .success(let opened): destination = opened
+                case .failure(let failure):
+                    report.outcome = .failed(failure)
+                    return report
+                }
+            }
+        }
+        // The item named like the Inbox it was (an Inbox that is not a
+        // folder) takes a counter only where it is already.
+        let alwaysNumber = alwaysNumber && key.isEmpty
+        let linkMove = report.kind == .symbolicLink ? relink(name, in: folder, toFolder: key) : .asItIs
         switch linkMove {
         case .refused(let failure):
             report.outcome = .failed(failure)
@@ -647,50 +712,144 @@ public final class InboxProcessor {
         case .asItIs, .relink: break
         }
         if options.dryRun {
-            if let target = pickDryRunName(name, in: documents, alwaysNumber: alwaysNumber) {
+            if let target = pickDryRunName(name, in: destination, key: key, alwaysNumber: alwaysNumber) {
                 report.outcome = .wouldMove(to: target)
             } else {
-                report.outcome = .failed(noFreeName)
+                report.outcome = .failed(noFreeName(key))
             }
             return report
         }
-        if case .relink(var relinking) = linkMove {
-            switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &relinking) {
+        guard let destination else {
+            report.outcome = .failed(ItemFailure(.destinationUnusable, "\(destinationPath(key)) was not made"))
+            return report
+        }
+        if case .relink(let original, let target) = linkMove {
+            var relinking = RelinkPlacement(
+                source: folder, name: name, original: original, target: target, destination: destination)
+            switch placeUnderFreeName(
+                name, in: destination, key: key, alwaysNumber: alwaysNumber, placement: &relinking)
+            {
             case .placed(let target): report.outcome = .moved(to: target, copied: false)
             case .gone: report.outcome = .gone
             case .failed(let reason): report.outcome = .failed(reason)
-            case .crossDevice: report.outcome = .failed(ItemFailure(.other, "cannot be linked in \(documentsPath)"))
+            case .crossDevice:
+                report.outcome = .failed(ItemFailure(.other, "cannot be linked in \(destinationPath(key))"))
             }
             return report
         }
         var placement = RenamePlacement(
-            source: folder, name: name, isFolder: report.kind == .folder, destination: documents)
-        switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &placement) {
+            source: folder, name: name, isFolder: report.kind == .folder, destination: destination)
+        switch placeUnderFreeName(name, in: destination, key: key, alwaysNumber: alwaysNumber, placement: &placement) {
         case .placed(let target): report.outcome = .moved(to: target, copied: false)
         case .gone: report.outcome = .gone
         case .failed(let reason): report.outcome = .failed(reason)
-        case .crossDevice: report.outcome = copyAcross(name, in: folder, to: documents, alwaysNumber: alwaysNumber)
+        case .crossDevice:
+            report.outcome = copyAcross(name, in: folder, to: destination, key: key, alwaysNumber: alwaysNumber)
         }
         return report
     }
 
+    // MARK: Destinations
+
+    /// Where the destination folder of components `key` is, for messages.
+    private func destinationPath(_ key: [FileName]) -> String {
+        key.reduce(documentsPath) { Self.join($0, $1.escaped) }
+    }
+
+    /// The open folder `route` of Documents, made when missing and
+    /// `create` (each component with `mkdirat`, mode 0777 less the umask;
+    /// as root, given the owner and group of the folder it is made in). Each
+    /// component is opened with `O_NOFOLLOW | O_DIRECTORY`: one that is a
+    /// symbolic link or not a folder, or that is the Inbox, fails the item.
+    /// Nil when the folder is missing and not to be made.
+    private func openDestination(_ route: RouteFolder, create: Bool) -> Result<FolderDescriptor?, ItemFailure> {
+        if let open = destinations[route.components] { return .success(open) }
+        guard let (documents, inboxID) = passFolders else {
+            return .failure(ItemFailure(.destinationUnusable, "\(destinationPath(route.components)) cannot be opened"))
+        }
+        func unusable(_ what: String, _ error: SystemError? = nil) -> ItemFailure {
+            ItemFailure(.destinationUnusable, "cannot be moved into \(route): \(what)", systemError: error)
+        }
+        var current = documents
+        var shown = documentsPath
+        for (index, component) in route.components.enumerated() {
+            shown = Self.join(shown, component.escaped)
+            if let open = destinations[Array(route.components[...index])] {
+                current = open
+                continue
+            }
+            let parent = current
+            func open() -> Int32 {
+                component.bytes.withCString { openat(parent.fd, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+            }
+            var fd = open()
+            if fd < 0 && errno == ENOENT {
+                guard create else { return .success(nil) }
+                var made = component.bytes.withCString { mkdirat(parent.fd, $0, 0o777) } == 0
+                if !made && errno != EEXIST {
+                    let error = SystemError.current("mkdirat", path: shown)
+                    return .failure(unusable("\(shown) cannot be made: \(SystemError(error.code))", error))
+                }
+                fd = open()
+                if fd < 0 { made = false }
+                if made {
+                    // As root, the new folder is the owner's of the folder it is in, never root's.
+                    var info = stat()
+                    do throws(SystemError) {
+                        guard fstat(parent.fd, &info) == 0 else {
+                            throw SystemError.current("fstat", path: parent.path)
+                        }
+                        try Ownership.keep(info, onFile: fd)
+                    } catch {
+                        close(fd)
+                        _ = component.bytes.withCString { unlinkat(parent.fd, $0, AT_REMOVEDIR) }
+                        return .failure(
+                            unusable("\(shown) cannot be given its owner: \(SystemError(error.code))", error))
+                    }
+                    parent.sync()
+                }
+            }
+            guard fd >= 0 else {
+                let error = SystemError.current("openat", path: shown)
+                switch parent.status(of: component) {
+                case .success(let info) where info.isSymbolicLink:
+                    return .failure(unusable("\(shown) is a symbolic link, which is never followed", error))
+                case .success(let info) where !info.isDirectory:
+                    return .failure(unusable("\(shown) is not a folder", error))
+                default:
+                    return .failure(unusable("\(shown) cannot be opened: \(SystemError(error.code))", error))
+                }
+            }
+            let next = FolderDescriptor(adopting: fd, path: shown)
+            if let inboxID, FileID(of: next) == inboxID {
+                return .failure(unusable("\(shown) is the Inbox"))
+            }
+            destinations[Array(route.components[...index])] = next
+            current = next
+        }
+        return .success(current)
+    }
+
     /// For a relative link whose target would mean something else from
-    /// Documents: the placement that makes it anew, pointing where it
-    /// pointed. Nil when the link can be moved as it is (an absolute target,
-    /// or one that reads the same from Documents).
-    private func relink(
-        _ name: FileName, in folder: FolderDescriptor,
-        to documents: FolderDescriptor
-    ) -> LinkMove {
+    /// its destination folder (Documents, or the folder of Documents of
+    /// components `toFolder`): the target that points where it pointed.
+    /// `asItIs` when the link can be moved as it is (an absolute target,
+    /// or one that reads the same from there).
+    private func relink(_ name: FileName, in folder: FolderDescriptor, toFolder: [FileName]) -> LinkMove {
         guard case .success(let info) = folder.status(of: name), info.isSymbolicLink,
             let target = try? LinkTarget.read(folder.fd, name.bytes)
         else { return .asItIs }
         guard target.first != UInt8(ascii: "/") else { return .asItIs }
-        guard let from = LinkTarget.path(of: folder), let to = LinkTarget.path(of: documents) else {
+        guard let from = LinkTarget.path(of: folder), let documents = passFolders?.documents,
+            let documentsPath = LinkTarget.path(of: documents)
+        else {
             return .refused(
                 ItemFailure(
                     .linkWouldBreak, "a relative link, and where its folder is cannot be told; left in the Inbox"))
         }
+        // A route folder is made of real folders (never a link): its path is Documents' and its names.
+        let documentsComponents = LinkTarget.components(documentsPath)
+        let to = documentsComponents + toFolder.map(\.bytes)
         guard var absolute = LinkTarget.absolute(target, from: from) else {
             return .refused(
                 ItemFailure(
@@ -704,36 +863,42 @@ public final class InboxProcessor {
         if absolute.count > inbox.count, absolute.starts(with: inbox) {
             let item = FileName(absolute[inbox.count])
             if let moved = movedThisPass[item] {
-                absolute = LinkTarget.components(to) + [moved.bytes] + absolute[(inbox.count + 1)...]
+                absolute =
+                    documentsComponents + moved.folder.map(\.bytes) + [moved.name.bytes]
+                    + absolute[(inbox.count + 1)...]
             } else if item != name, folder.contains(item) {
                 return .waits(item)
             }
         }
-        let rebased = LinkTarget.relative(absolute, from: to, trailingSlash: target.last == UInt8(ascii: "/"))
+        let rebased = LinkTarget.relative(
+            absolute, from: [UInt8(ascii: "/")] + Array(to.joined(separator: [UInt8(ascii: "/")])),
+            trailingSlash: target.last == UInt8(ascii: "/"))
         if rebased == target { return .asItIs }
-        return .relink(
-            RelinkPlacement(source: folder, name: name, original: info, target: rebased, destination: documents))
+        return .relink(original: info, target: rebased)
     }
 
     private enum LinkMove {
         case asItIs
-        case relink(RelinkPlacement)
+        /// Made anew with `target`; `original` is the link's status when it was read.
+        case relink(original: stat, target: [UInt8])
         case refused(ItemFailure)
         /// It points at this item of the Inbox, which is not moved yet.
         case waits(FileName)
     }
 
     private func copyAcross(
-        _ name: FileName, in folder: FolderDescriptor, to documents: FolderDescriptor,
+        _ name: FileName, in folder: FolderDescriptor, to destination: FolderDescriptor, key: [FileName],
         alwaysNumber: Bool
     ) -> Outcome {
         // Where the counter would go is settled before the copy, so that
         // nothing slow (such as waiting for the registry to know extensions)
         // comes between the copy and the removal of its source.
         _ = NumberedName(name, isKnownExtension: isKnownExtension)
-        guard let crossDevice else { return .failed(ItemFailure(.other, "cannot be copied into \(documentsPath)")) }
+        guard let crossDevice else {
+            return .failed(ItemFailure(.other, "cannot be copied into \(destinationPath(key))"))
+        }
         let copy = CrossDeviceCopy(
-            source: folder, name: name, destination: documents, settle: options.settle, shared: crossDevice,
+            source: folder, name: name, destination: destination, settle: options.settle, shared: crossDevice,
             isKnownExtension: isKnownExtension)
         do { try copy.prepare() } catch {
             switch error {
@@ -743,7 +908,7 @@ public final class InboxProcessor {
             }
         }
         var placement: CrossDeviceCopy = copy
-        switch placeUnderFreeName(name, in: documents, alwaysNumber: alwaysNumber, placement: &placement) {
+        switch placeUnderFreeName(name, in: destination, key: key, alwaysNumber: alwaysNumber, placement: &placement) {
         case .placed(let target):
             switch copy.complete(as: target) {
             case .moved: return .moved(to: target, copied: true)
@@ -752,7 +917,7 @@ public final class InboxProcessor {
             }
         case .gone: return .gone
         case .failed(let reason): return .failed(reason)
-        case .crossDevice: return .failed(ItemFailure(.other, "cannot be copied into \(documentsPath)"))
+        case .crossDevice: return .failed(ItemFailure(.other, "cannot be copied into \(destinationPath(key))"))
         }
     }
 
@@ -761,13 +926,16 @@ public final class InboxProcessor {
     }
 
     /// Tries the name itself, then numbered names from the picker's first
-    /// counter upward, until `placement` succeeds or fails for good.
+    /// counter upward, until `placement` succeeds or fails for good, in the
+    /// destination folder `destination` (of components `key` below Documents).
     private func placeUnderFreeName<P: Placement>(
-        _ name: FileName, in documents: FolderDescriptor,
+        _ name: FileName, in destination: FolderDescriptor, key: [FileName],
         alwaysNumber: Bool, placement: inout P
     ) -> Placed {
+        var picker = pickers[key] ?? NamePicker()
+        defer { pickers[key] = picker }
         let placed = picker.search(
-            for: name, alwaysNumbered: alwaysNumber, isKnownExtension: isKnownExtension, isTaken: documents.contains
+            for: name, alwaysNumbered: alwaysNumber, isKnownExtension: isKnownExtension, isTaken: destination.contains
         ) { (candidate) -> NamePicker.Attempt<Placed> in
             switch placement.place(as: candidate) {
             case .placed: return .placed(.placed(candidate))
@@ -777,27 +945,33 @@ public final class InboxProcessor {
             case .failed(let reason): return .stopped(.failed(reason))
             }
         }
-        return placed ?? .failed(noFreeName)
+        return placed ?? .failed(noFreeName(key))
     }
 
-    /// The name a move would get, counting names this dry run already gave;
-    /// nil when none is free.
-    private func pickDryRunName(_ name: FileName, in documents: FolderDescriptor, alwaysNumber: Bool) -> FileName? {
+    /// The name a move would get, counting names this dry run already gave
+    /// in the same folder; nil when none is free. A destination folder
+    /// still to be made (nil) holds no name yet.
+    private func pickDryRunName(
+        _ name: FileName, in destination: FolderDescriptor?, key: [FileName], alwaysNumber: Bool
+    ) -> FileName? {
+        let given = reserved[key] ?? []
         let isTaken = { (candidate: FileName) in
-            self.reserved.contains(candidate) || documents.contains(candidate)
+            given.contains(candidate) || (destination?.contains(candidate) ?? false)
         }
+        var picker = pickers[key] ?? NamePicker()
+        defer { pickers[key] = picker }
         let target = picker.search(
             for: name, alwaysNumbered: alwaysNumber, isKnownExtension: isKnownExtension, isTaken: isTaken
         ) { candidate in
             isTaken(candidate) ? .taken : .placed(candidate)
         }
-        if let target { reserved.insert(target) }
+        if let target { reserved[key, default: []].insert(target) }
         return target
     }
 
     /// Why an item was not moved when every name a search tried was taken.
-    private var noFreeName: ItemFailure {
-        ItemFailure(.noFreeName, "no free name in \(documentsPath) after \(NamePicker.searchLimit) tries")
+    private func noFreeName(_ key: [FileName]) -> ItemFailure {
+        ItemFailure(.noFreeName, "no free name in \(destinationPath(key)) after \(NamePicker.searchLimit) tries")
     }
 
     /// The folder holding `path` and the last component: `a/b` is `a`, `b`;

@@ -141,13 +141,15 @@ final class RecordFolder {
 /// inode once it does, and removed once the thing is gone.
 final class RunRecord {
     enum Kind: String {
-        /// Fields: Documents' device and inode, the Inbox's device and
-        /// inode, the hidden folder's name in the Inbox, the item's name
+        /// Fields: the device and inode of the folder the item is copied
+        /// into (Documents, or a folder of it the item is routed to), the
+        /// Inbox's device and inode, the hidden folder's name in the Inbox, the item's name
         /// there; then the hidden folder's inode; then, any number of
         /// times, the name and inode of the published copy (the last counts).
         case moving
-        /// Fields: Documents' device and inode, the staging folder's name
-        /// there; then its inode.
+        /// Fields: the device and inode of the folder copies are published
+        /// in (Documents, or a folder of it items are routed to), the
+        /// staging folder's name there; then its inode.
         case staging
     }
 
@@ -275,6 +277,7 @@ struct RecordedEntry {
     var name: FileName
     /// The run that wrote it.
     var run: RunIdentity
+    /// The folder the copy goes to: Documents, or a folder of it items are routed to.
     var documents: FileID
     var what: What
 

@@ -199,40 +199,49 @@ final class SetAside {
 
     /// What a run that ended midway left, and what recovery does with it.
     enum Recovery {
-        /// A staging folder of Documents holding unpublished copies: removed.
-        case staging(RecordedEntry, FileName)
-        /// An item set aside: what its copy holds is removed, the rest given back.
-        case removal(RecordedEntry, hidden: FileName, original: FileName)
-        /// A hidden folder made just before its run ended, still empty: removed.
-        case emptyFolder(RecordedEntry, FileName)
+        /// A staging folder of a destination folder (`in`), holding
+        /// unpublished copies: removed.
+        case staging(RecordedEntry, FileName, in: FolderDescriptor)
+        /// An item set aside: what its copy in `destination` holds is
+        /// removed, the rest given back.
+        case removal(RecordedEntry, hidden: FileName, original: FileName, destination: FolderDescriptor)
+        /// A hidden folder made just before its run ended, still empty,
+        /// in `in` (the Inbox or a destination folder): removed.
+        case emptyFolder(RecordedEntry, FileName, in: FolderDescriptor)
         /// A record whose folder is gone (or is no longer the one recorded):
         /// the record alone is removed.
         case stale(RecordedEntry)
     }
 
-    /// What the records of runs that have ended ask of this Documents
-    /// folder and Inbox. A record of other folders is left for a run over
-    /// those. Each folder a record names counts only while it is the very
-    /// folder recorded: same device and inode (once recorded), the running
-    /// user's, mode 0700.
+    /// What the records of runs that have ended ask of this Inbox and of
+    /// the folders its items move to, `destinations` (Documents and the
+    /// folders of Documents items are routed to). A record names the folder
+    /// a copy went to by device and inode: a record of other folders is left
+    /// for a run over those. Each folder a record names counts only while
+    /// it is the very folder recorded: same device and inode (once
+    /// recorded), the running user's, mode 0700.
     static func plan(
-        _ recorded: [RecordedEntry], inbox: FolderDescriptor, documents: FolderDescriptor
+        _ recorded: [RecordedEntry], inbox: FolderDescriptor, destinations: [FolderDescriptor]
     ) -> [Recovery] {
-        guard let documentsID = FileID(of: documents), let inboxID = FileID(of: inbox) else { return [] }
+        guard let inboxID = FileID(of: inbox) else { return [] }
+        var byID: [FileID: FolderDescriptor] = [:]
+        for folder in destinations { if let id = FileID(of: folder), byID[id] == nil { byID[id] = folder } }
         var plan: [Recovery] = []
-        for entry in recorded where entry.documents == documentsID && !entry.run.mayBeRunning {
+        for entry in recorded where !entry.run.mayBeRunning {
+            guard let destination = byID[entry.documents] else { continue }
             switch entry.what {
             case .staging(let name, let inode):
-                switch ownFolder(name, in: documents, device: documentsID.device, inode: inode) {
-                case .some(true): plan.append(.staging(entry, name))
-                case .some(false): plan.append(.emptyFolder(entry, name))
+                switch ownFolder(name, in: destination, device: entry.documents.device, inode: inode) {
+                case .some(true): plan.append(.staging(entry, name, in: destination))
+                case .some(false): plan.append(.emptyFolder(entry, name, in: destination))
                 case nil: plan.append(.stale(entry))
                 }
             case .moving(let inboxOfEntry, let hidden, let original, let inode, _):
                 guard inboxOfEntry == inboxID else { continue }
                 switch ownFolder(hidden, in: inbox, device: inboxID.device, inode: inode) {
-                case .some(true): plan.append(.removal(entry, hidden: hidden, original: original))
-                case .some(false): plan.append(.emptyFolder(entry, hidden))
+                case .some(true):
+                    plan.append(.removal(entry, hidden: hidden, original: original, destination: destination))
+                case .some(false): plan.append(.emptyFolder(entry, hidden, in: inbox))
                 case nil: plan.append(.stale(entry))
                 }
             }
@@ -272,7 +281,7 @@ final class SetAside {
 
     /// Carries out `plan`. Returns a line for each entry it could not finish.
     static func recover(
-        _ plan: [Recovery], records: RecordFolder, inbox: FolderDescriptor, documents: FolderDescriptor,
+        _ plan: [Recovery], records: RecordFolder, inbox: FolderDescriptor,
         isKnownExtension: (ArraySlice<UInt8>) -> Bool
     ) -> [String] {
         var problems: [String] = []
@@ -280,21 +289,19 @@ final class SetAside {
             switch step {
             case .stale(let entry):
                 records.remove(entry.name)
-            case .emptyFolder(let entry, let name):
-                let parent: FolderDescriptor
-                if case .staging = entry.what { parent = documents } else { parent = inbox }
+            case .emptyFolder(let entry, let name, let parent):
                 if name.bytes.withCString({ unlinkat(parent.fd, $0, AT_REMOVEDIR) }) == 0 || errno == ENOENT {
                     records.remove(entry.name)
                 }
-            case .staging(let entry, let name):
-                if CrossDeviceCopy.removeTree(in: documents.fd, name) {
+            case .staging(let entry, let name, let parent):
+                if CrossDeviceCopy.removeTree(in: parent.fd, name) {
                     records.remove(entry.name)
                 } else {
                     problems.append(
                         "\(name.escaped): unpublished copies of an interrupted run could not be removed whole; "
                             + "what is left is kept")
                 }
-            case .removal(let entry, let hidden, let original):
+            case .removal(let entry, let hidden, let original, let documents):
                 guard case .moving(_, _, _, _, let copy) = entry.what,
                     let folder = try? inbox.openFolder(hidden, displayPath: hidden.escaped)
                 else { continue }

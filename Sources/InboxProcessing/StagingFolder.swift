@@ -24,7 +24,8 @@ final class StagingFolder {
         self.record = record
     }
 
-    /// Makes a new staging folder in `documents`, recorded in `records`.
+    /// Makes a new staging folder in `documents` (the folder copies are
+    /// published in), recorded in `records`.
     static func make(in documents: FolderDescriptor, records: RecordFolder) throws(SystemError) -> StagingFolder {
         guard let documentsID = FileID(of: documents) else { throw .current("fstat", path: documents.path) }
         let (name, folder, record) = try RunRecord.makeRecordedFolder(
@@ -53,17 +54,16 @@ final class StagingFolder {
 }
 
 /// What the moves across file systems of one pass share: the record
-/// folder, opened at the first need, and the staging folder, made at the
-/// first need and removed at the end of the pass.
+/// folder, opened at the first need, and a staging folder in each folder
+/// items are copied into (Documents, or a folder of it items are routed
+/// to), made at the first need and removed at the end of the pass.
 final class CrossDeviceState {
     private let recordPath: String?
-    private let documents: FolderDescriptor
     private var recordFolder: Result<RecordFolder, InboxProcessor.ItemFailure>?
-    private var staging: StagingFolder?
+    private var staging: [FileID: StagingFolder] = [:]
 
-    init(recordPath: String?, documents: FolderDescriptor) {
+    init(recordPath: String?) {
         self.recordPath = recordPath
-        self.documents = documents
     }
 
     /// The record folder, or why it cannot be used (the same answer for the whole pass).
@@ -98,23 +98,27 @@ final class CrossDeviceState {
         return folder.records()
     }
 
-    /// The staging folder of this pass.
-    func stagingFolder() throws(InboxProcessor.ItemFailure) -> StagingFolder {
-        if let staging { return staging }
+    /// The staging folder of this pass in `destination`.
+    func stagingFolder(in destination: FolderDescriptor) throws(InboxProcessor.ItemFailure) -> StagingFolder {
+        guard let id = FileID(of: destination) else {
+            throw InboxProcessor.ItemFailure(
+                SystemError.current("fstat", path: destination.path), context: "cannot make a folder to copy into")
+        }
+        if let made = staging[id] { return made }
         let records = try records()
         do {
-            let made = try StagingFolder.make(in: documents, records: records)
-            staging = made
+            let made = try StagingFolder.make(in: destination, records: records)
+            staging[id] = made
             return made
         } catch {
             throw InboxProcessor.ItemFailure(error, context: "cannot make a folder to copy into")
         }
     }
 
-    /// Removes the staging folder, once empty.
+    /// Removes the staging folders, once empty.
     func finish() {
-        staging?.finish()
-        staging = nil
+        for folder in staging.values { folder.finish() }
+        staging = [:]
     }
 }
 

@@ -34,7 +34,8 @@ final class InboxPrinter: @unchecked Sendable {
             if !streaming && count >= 200 { progress = ProgressLine(total: count) }
         case .item(let report):
             progress?.advance()
-            let type = typing.flatMap { Self.type(of: report, typing: $0, documents: documents) }
+            // A routed item was typed before it moved: by that type.
+            let type = report.type ?? typing.flatMap { Self.type(of: report, typing: $0, documents: documents) }
             if json {
                 let object = Self.json(report, type: type)
                 if streaming { print(object.serialized(indent: nil)) } else { items.append(object) }
@@ -100,6 +101,12 @@ final class InboxPrinter: @unchecked Sendable {
 
     private static func type(
         of report: InboxProcessor.ItemReport, typing: FileTyping, documents: String
+    ) -> String? {
+        typeOf(report, typing: typing, documents: documents)?.identifier
+    }
+
+    private static func typeOf(
+        _ report: InboxProcessor.ItemReport, typing: FileTyping, documents: String
     ) -> UniformType? {
         let name: FileName
         var folder = documents
@@ -115,18 +122,26 @@ final class InboxPrinter: @unchecked Sendable {
         }
         guard let text = name.text else { return typing.type(forName: name.escaped).type }
         if !folder.hasSuffix("/") { folder += "/" }
+        if let routed = report.folder?.bytes, let path = String(validating: routed, as: UTF8.self) {
+            folder += path + "/"
+        }
         return (try? typing.type(forPath: folder + text))?.type ?? typing.type(forName: text).type
     }
 
     /// The line of an item; its names come escaped (`FileName.escaped`).
-    static func line(_ report: InboxProcessor.ItemReport, type: UniformType?, dryRun: Bool) -> TerminalText {
+    static func line(_ report: InboxProcessor.ItemReport, type: String?, dryRun: Bool) -> TerminalText {
         let path: TerminalText = "\(keepingBackslashes: report.displayPath)"
+        // The folder an item was routed to comes before its name (`Pictures/a.png`).
+        let folder = report.folder.map { "\($0)/" } ?? ""
+        // An item not routed by its name says why.
+        let notRouted: TerminalText =
+            report.notRoutedByName.map { "  (not routed by its name: \(keepingBackslashes: $0))" } ?? ""
         switch report.outcome {
         case .moved(let to, let copied):
-            return "\(path) -> \(keepingBackslashes: to.escaped)  \(type?.identifier ?? "")"
-                + (copied ? "  (copied across file systems)" : "")
+            return "\(path) -> \(keepingBackslashes: folder + to.escaped)  \(type ?? "")"
+                + (copied ? "  (copied across file systems)" : "") + notRouted
         case .wouldMove(let to):
-            return "\(path) -> \(keepingBackslashes: to.escaped)  \(type?.identifier ?? "")"
+            return "\(path) -> \(keepingBackslashes: folder + to.escaped)  \(type ?? "")" + notRouted
         case .waiting(.changedRecently(let age)):
             return "\(path): left for later: changed \(Self.seconds(age)) ago"
         case .waiting(.openForWriting):
@@ -171,7 +186,7 @@ final class InboxPrinter: @unchecked Sendable {
         return "\(tenths / 10).\(tenths % 10) s"
     }
 
-    static func json(_ report: InboxProcessor.ItemReport, type: UniformType?) -> JSON {
+    static func json(_ report: InboxProcessor.ItemReport, type: String?) -> JSON {
         var members: [(String, JSON)] = [("source", .string(report.displayPath))]
         members += name("name", report.name)
         members.append(("kind", .string(report.kind.rawValue)))
@@ -179,10 +194,12 @@ final class InboxPrinter: @unchecked Sendable {
         case .moved(let to, let copied):
             members.append(("status", .string("moved")))
             members += name("destination", to)
+            members += folder(report.folder)
             members.append(("copied", .bool(copied)))
         case .wouldMove(let to):
             members.append(("status", .string("would-move")))
             members += name("destination", to)
+            members += folder(report.folder)
         case .waiting(let reason):
             members.append(("status", .string("waiting")))
             switch reason {
@@ -207,8 +224,16 @@ final class InboxPrinter: @unchecked Sendable {
                 members.append(("call", .optional(error.call)))
             }
         }
-        members.append(("type", .optional(type?.identifier)))
+        members.append(("type", .optional(type)))
+        if let reason = report.notRoutedByName { members.append(("notRoutedByName", .string(reason))) }
         return .object(members)
+    }
+
+    /// The folder of DOCUMENTS an item went to (null: DOCUMENTS itself),
+    /// with `folderHex` when it is not UTF-8.
+    private static func folder(_ folder: RouteFolder?) -> [(String, JSON)] {
+        guard let folder else { return [("folder", .null)] }
+        return JSON.path("folder", bytes: folder.bytes)
     }
 
     /// The name as text; a name that is not UTF-8 is written escaped, with its bytes in hex beside it.

@@ -28,6 +28,15 @@ struct InboxCommand: ParsableCommand {
             moves, however long it stays unchanged (--no-default-ignore moves those):
             \(IgnoreOptions.defaults).
 
+            Routes send items to folders of DOCUMENTS by type: --route TYPE=FOLDER
+            (repeatable), then the rules of --routes FILE or, without it, of
+            $XDG_CONFIG_HOME/uti/routes (~/.config/uti/routes) when it exists
+            (--no-routes skips it): one "TYPE FOLDER" a line, # comments. The first rule
+            whose TYPE (an extension, MIME type or identifier) the item's type conforms to
+            wins; others stay in DOCUMENTS. FOLDER is a path inside DOCUMENTS, made when
+            missing, never through a symbolic link. An item whose content contradicts its
+            name is not routed: it stays in DOCUMENTS, or goes to --quarantine FOLDER.
+
             Exit status: 0 everything was moved (or there was no Inbox), 1 something was
             left or could not be moved, 2 the run could not be done (bad arguments, a
             DOCUMENTS or Inbox that cannot be used).
@@ -59,6 +68,27 @@ struct InboxCommand: ParsableCommand {
     @Flag(name: .customLong("keep-inbox"), help: "Leave the emptied Inbox in place.")
     var keepInbox = false
     @OptionGroup var ignoreOptions: IgnoreOptions
+    @Option(
+        name: .customLong("route"), parsing: .unconditionalSingleValue,
+        help: ArgumentHelp(
+            "Move items whose type conforms to TYPE into FOLDER of DOCUMENTS (repeatable; the first match wins).",
+            valueName: "type=folder"))
+    var routeArguments: [String] = []
+    @Option(
+        name: .customLong("routes"),
+        help: ArgumentHelp(
+            "Read routes from FILE, one \"TYPE FOLDER\" a line (default: $XDG_CONFIG_HOME/uti/routes when it exists).",
+            valueName: "file"),
+        completion: .file())
+    var routesFile: String?
+    @Flag(name: .customLong("no-routes"), help: "Do not read the default routes file.")
+    var noRoutes = false
+    @Option(
+        name: .customLong("quarantine"),
+        help: ArgumentHelp(
+            "Move items whose content contradicts their name into FOLDER of DOCUMENTS (default: DOCUMENTS itself).",
+            valueName: "folder"))
+    var quarantine: String?
     @Flag(
         help:
             "Keep watching the Inbox and move items as they arrive and settle (the Inbox is kept); stop with SIGINT or SIGTERM."
@@ -87,6 +117,60 @@ struct InboxCommand: ParsableCommand {
             throw ValidationError("--settle \(settle): give seconds from 0 to 86400")
         }
         if watch && dryRun { throw ValidationError("--watch and --dry-run cannot be used together") }
+        let routing = try givenRouting()
+        if !inboxPath.contains("/") {
+            do { try routing.checkOutsideInbox(named: inboxPath) } catch { throw ValidationError("\(error)") }
+        }
+    }
+
+    /// The rules of the --route options and the --quarantine folder, their
+    /// types not resolved yet.
+    private func givenRouting() throws -> InboxRouting {
+        var routes: [InboxRoute] = []
+        var folder: RouteFolder?
+        do {
+            for argument in routeArguments { routes.append(try InboxRoute.option(argument)) }
+            if let quarantine {
+                do { folder = try RouteFolder(quarantine) } catch {
+                    throw RouteError(error.code, "--quarantine \(quarantine): \(error.message)")
+                }
+            }
+        } catch { throw ValidationError("\(error)") }
+        return InboxRouting(routes: routes, quarantine: folder) { _, _ in nil }
+    }
+
+    /// The routing of the run: the --route rules, then those of the routes
+    /// file, each type resolved as `uti conforms` resolves its SUPERTYPE;
+    /// nil when there is no rule and no --quarantine. Exits 2 naming the
+    /// first rule that cannot be used, before anything moves.
+    private func routing(_ registry: BackgroundRegistry) throws -> InboxRouting? {
+        var routing = try givenRouting()
+        let file: (path: String, given: Bool)? =
+            routesFile.map { ($0, true) } ?? (noRoutes ? nil : InboxRoute.defaultFilePath().map { ($0, false) })
+        if let file {
+            do {
+                if let rules = try InboxRoute.readFile(file.path, mustExist: file.given) { routing.routes += rules }
+            } catch { throw Console.fail("\(error)") }
+        }
+        if routing.routes.isEmpty && routing.quarantine == nil { return nil }
+        let loaded = try registry.waitOrExit()
+        let resolver = QueryResolver(registry: loaded)
+        do {
+            routing.routes = try InboxRoute.resolved(routing.routes) { (query) throws(RouteError) -> String in
+                let type: UniformType
+                do { type = try resolver.resolve(query).type } catch {
+                    throw RouteError(.unknownType, "TYPE \"\(query)\": \(error)")
+                }
+                if let error = resolver.undeclared(query, type) {
+                    throw RouteError(.unknownType, "TYPE \"\(query)\": \(error)")
+                }
+                return type.identifier
+            }
+            if !inboxPath.contains("/") { try routing.checkOutsideInbox(named: inboxPath) }
+        } catch { throw Console.fail("\(error)") }
+        let typing = FileTyping(registry: loaded)
+        routing.typeEntry = { folder, name in InboxRoutesFile.typeEntry(name, inFolder: folder, typing: typing) }
+        return routing
     }
 
     func run() throws {
@@ -110,6 +194,7 @@ struct InboxCommand: ParsableCommand {
         // A watched Inbox is in use: removing it when empty would pull it away
         // from an app that has just created it to deliver a file.
         processing.removeEmptyInbox = !keepInbox && !watch
+        processing.routing = try routing(registry)
         let processor = InboxProcessor(
             documents: documents, options: processing,
             isKnownExtension: Self.knownExtensions(registry))
@@ -167,5 +252,18 @@ extension BackgroundValue where Value == TypeRegistry, Failure == TypeRegistry.L
     /// Waits for the registry; exit status 2 with every unusable source named.
     func waitOrExit() throws -> TypeRegistry {
         do { return try wait() } catch { throw error.reported() }
+    }
+}
+
+/// The typing of items for routing.
+enum InboxRoutesFile {
+    /// The type of the entry `name` of the open folder `folder`, by its
+    /// name and content, never following a symbolic link; nil when it
+    /// cannot be typed.
+    static func typeEntry(_ name: FileName, inFolder folder: Int32, typing: FileTyping) -> EntryTyping? {
+        let path = Array("/proc/self/fd/\(folder)/".utf8) + name.bytes
+        guard let result = try? typing.type(forPath: path) else { return nil }
+        return EntryTyping(
+            identifier: result.type.identifier, conformsTo: result.type.orderedSupertypes.map(\.identifier))
     }
 }
