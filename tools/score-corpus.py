@@ -6,10 +6,10 @@ Usage: tools/score-corpus.py [--uti PATH] [--stdin] [--json] CORPUS
 
 Two modes: "named", each file under its own name; "content", no name to go
 by: `uti file --content` (or uti reading the file on standard input when
-the binary has no --content, or --stdin asks), GIO on a copy named `sample` in a temporary
-folder, and file(1), which ignores names, as in the named mode. GIO is asked
-through .build/tools/gio-content-type when tools/gio/build.sh has built it,
-else through `gio info`. Prints one row per file (✓ right, ✗ wrong), the
+the binary has no --content, or --stdin asks), GIO on a copy named `sample`
+in a temporary folder, and file(1), which ignores names, as in the named
+mode. GIO is asked through .build/tools/gio-content-type when
+tools/gio/build.sh has built it, else through `gio info`. Prints one row per file (✓ right, ✗ wrong), the
 files left out and why, then each tool's score per mode; --json prints the
 same as one JSON object. Exit 0 when scored, 2 when CORPUS is not a folder
 or uti, gio or file cannot be run.
