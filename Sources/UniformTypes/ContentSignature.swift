@@ -9,8 +9,25 @@ enum ContentSignature {
     static func matches(_ identifier: String, _ data: UnsafeRawBufferPointer) -> Bool? {
         switch identifier.lowercased() {
         case "com.apple.macbinary-archive": macBinary(data)
+        case "com.facebook.zstandard-archive": zstandard(data)
         default: nil
         }
+    }
+
+    /// A Zstandard frame (`28 B5 2F FD`), after any number of skippable
+    /// frames (`5? 2A 4D 18` and a little-endian length) that `data` holds
+    /// whole; the system's magic knows only a frame at the start.
+    static func zstandard(_ data: UnsafeRawBufferPointer) -> Bool {
+        var at = 0
+        while at + 8 <= data.count {
+            if data[at] == 0x28 && data[at + 1] == 0xB5 && data[at + 2] == 0x2F && data[at + 3] == 0xFD { return true }
+            guard data[at] & 0xF0 == 0x50, data[at + 1] == 0x2A, data[at + 2] == 0x4D, data[at + 3] == 0x18 else {
+                return false
+            }
+            let length = (0..<4).reduce(0) { $0 | Int(data[at + 4 + $1]) << (8 * $1) }
+            at += 8 + length
+        }
+        return false
     }
 
     /// A MacBinary header (versions I, II and III): 128 bytes whose first

@@ -51,6 +51,9 @@ public struct FileTyping: Sendable {
         public var sniffPriority: Int?
         /// For a folder checked with `treeMagic`: the `x-content/*` types it matches.
         public var contentTypes: [String] = []
+        /// What the content says of this answer, when `Options.checkContent`
+        /// asked and the path is a regular file with content.
+        public var contentCheck: ContentCheck?
         /// False when nothing is at the path, so only its name was typed.
         public var exists = true
         /// Nothing decided, and no extension gave even a dynamic type: the
@@ -67,6 +70,15 @@ public struct FileTyping: Sendable {
         public var followSymbolicLinks = false
         /// Match a folder's contents against the tree rules (`x-content/*`).
         public var treeMagic = false
+        /// Also type a regular file by its content alone and say whether
+        /// that contradicts the answer (`Result.contentCheck`). The answer
+        /// stays GIO's.
+        public var checkContent = false
+        /// Type a regular file by its content alone, its name left out, as
+        /// `file` does, naming the format inside a container
+        /// (`ContainerFormat`); folders, links and other kinds stay their
+        /// kinds.
+        public var contentAlone = false
         /// The given settings; by default content is sniffed, links are not
         /// followed and tree rules are not matched.
         public init(sniff: Bool = true, followSymbolicLinks: Bool = false, treeMagic: Bool = false) {
@@ -305,8 +317,26 @@ public struct FileTyping: Sendable {
     /// UTF-8: Linux keeps names as bytes), as `type(forPath:options:)`
     /// types a path given as text.
     public func type(forPath path: [UInt8], options: Options = Options()) throws(Failure) -> Result {
+        try type(in: AT_FDCWD, path: path, options: options)
+    }
+
+    /// The type of the entry `name` of the open folder `folder` (a relative
+    /// path works too), as `type(forPath:options:)` types a path: its status
+    /// and content are reached through `folder` (`fstatat`, `openat`), so a
+    /// folder renamed meanwhile, or a link in the path to it, changes
+    /// nothing, and a symbolic link is followed only when `options` say so.
+    public func type(
+        ofEntry name: [UInt8], inFolder folder: Int32, options: Options = Options()
+    ) throws(Failure)
+        -> Result
+    {
+        try type(in: folder, path: name, options: options)
+    }
+
+    private func type(in folder: Int32, path: [UInt8], options: Options) throws(Failure) -> Result {
         var info = stat()
-        let found = FileStatus.withCPath(path) { options.followSymbolicLinks ? stat($0, &info) : lstat($0, &info) }
+        let flags = options.followSymbolicLinks ? 0 : AT_SYMLINK_NOFOLLOW
+        let found = FileStatus.withCPath(path) { fstatat(folder, $0, &info, flags) }
         let name = Self.fileName(of: path)
         guard found == 0 else {
             if errno == ENOENT || errno == ENOTDIR {
@@ -317,7 +347,7 @@ public struct FileTyping: Sendable {
             throw .current(options.followSymbolicLinks ? "stat" : "lstat", path: path)
         }
         switch info.kind {
-        case .directory: return directory(path, name: name, options: options)
+        case .directory: return directory(in: folder, path, name: name, options: options)
         case .symbolicLink: return kind("public.symlink", mime: "inode/symlink", name: name)
         case .fifo: return kind("public.named-pipe", mime: "inode/fifo", name: name)
         case .socket: return kind("public.socket", mime: "inode/socket", name: name)
@@ -325,14 +355,43 @@ public struct FileTyping: Sendable {
         case .blockDevice: return kind("public.block-special", mime: "inode/blockdevice", name: name)
         default: break
         }
+        // Opened at most once, when the content is needed.
+        var opened: OpenedFile?
+        func content() throws(Failure) -> OpenedFile {
+            if let opened { return opened }
+            let file = try OpenedFile(in: folder, path, follow: options.followSymbolicLinks, prefix: sniffLength)
+            opened = file
+            return file
+        }
+        if options.contentAlone {
+            guard options.sniff else { return guess(name: name, data: nil) }
+            return info.st_size == 0 ? type(ofContent: []) : try content().typeAlone(by: self)
+        }
+        var result = try typeByNameAndContent(name, size: Int(info.st_size), options: options, content: content)
+        if options.checkContent, options.sniff, result.exists, info.st_size > 0 {
+            let file = try content()
+            result.contentCheck = file.prefix.withUnsafeBytes {
+                check(result, against: file.typeAlone(by: self), prefix: $0)
+            }
+        }
+        return result
+    }
+
+    /// How many first bytes content typing reads.
+    var sniffLength: Int { registry.mimeDatabase?.sniffLength ?? BuiltInSignatures.length }
+
+    /// GIO's answer for a regular file of `size` bytes named `name`, whose
+    /// content `content` opens when the name leaves doubt.
+    private func typeByNameAndContent(
+        _ name: String, size: Int, options: Options, content: () throws(Failure) -> OpenedFile
+    ) throws(Failure) -> Result {
         let byName = guess(name: name, data: nil)
         guard let db = registry.mimeDatabase else {
             // No shared-mime-info: the built-in signatures read the content.
-            guard options.sniff, info.st_size > 0 else { return byName }
-            let data = try Self.readPrefix(path, count: BuiltInSignatures.length, follow: options.followSymbolicLinks)
-            return data.withUnsafeBytes { guess(name: name, data: $0) }
+            guard options.sniff, size > 0 else { return byName }
+            return try content().prefix.withUnsafeBytes { guess(name: name, data: $0) }
         }
-        if info.st_size == 0 {
+        if size == 0 {
             // Typed by name when the name decides (as Apple types files, and
             // as shared-mime-info's detection tests expect: `core`, `disk.img`);
             // otherwise there is nothing to go on but the emptiness.
@@ -347,7 +406,7 @@ public struct FileTyping: Sendable {
         }
         let declaredByExtension = byName.certain && byName.matchedExtension != nil && byName.nameCandidates.isEmpty
         guard options.sniff, !byName.certain || declaredByExtension else { return byName }
-        let data = try Self.readPrefix(path, count: db.sniffLength, follow: options.followSymbolicLinks)
+        let data = try content().prefix
         if declaredByExtension {
             return data.withUnsafeBytes { confirm(byName, content: $0, database: db) }
         }
@@ -374,14 +433,13 @@ public struct FileTyping: Sendable {
     }
 
     /// The type of the regular file at `path` from its content alone, its
-    /// name left out: the check for an upload, whose name its sender chose.
-    /// A PNG named `fake.pdf` is `public.png` here, while
-    /// `type(forPath:)` takes the name when it decides (as GIO does, with a
-    /// shared-mime-info database). Compare the two to see whether a file is
-    /// what its name says. Throws when the file cannot be read.
+    /// name left out, as `file` types it: the check for an upload, whose
+    /// name its sender chose. A PNG named `fake.pdf` is `public.png` here,
+    /// while `type(forPath:)` takes the name when it decides (as GIO does,
+    /// with a shared-mime-info database). A link is followed. Throws when
+    /// the file cannot be read or is no regular file.
     public func type(ofContentAt path: String) throws(Failure) -> Result {
-        let count = registry.mimeDatabase?.sniffLength ?? BuiltInSignatures.length
-        return type(ofContent: try Self.readPrefix(Array(path.utf8), count: count, follow: true))
+        try OpenedFile(in: AT_FDCWD, Array(path.utf8), follow: true, prefix: sniffLength).typeAlone(by: self)
     }
 
     /// The type of unnamed content (standard input, `uti file -`): its
@@ -394,6 +452,19 @@ public struct FileTyping: Sendable {
                 certain: true)
         }
         return data.withUnsafeBytes { guess(name: "", data: $0) }
+    }
+
+    /// The type of unnamed content, as `type(ofContent:)` gives it; with
+    /// `options.contentAlone`, as `file` types it, naming the format inside
+    /// a container from the bytes given.
+    public func type(ofContent data: [UInt8], options: Options) -> Result {
+        options.contentAlone ? typeAlone(prefix: data, file: nil) : type(ofContent: data)
+    }
+
+    /// The type of content alone: its first bytes `prefix`, and `file`
+    /// (when the content is a file) for what lies further.
+    func typeAlone(prefix: [UInt8], file: (fd: Int32, size: Int)?) -> Result {
+        type(ofContent: prefix)
     }
 
     /// The character set `file -i` would name for the first `limit` bytes
@@ -452,13 +523,13 @@ public struct FileTyping: Sendable {
     }
 
     /// The type a built-in signature's MIME type stands for.
-    private func signatureType(_ mime: String) -> UniformType {
+    func signatureType(_ mime: String) -> UniformType {
         BuiltInSignatures.identifier(for: mime).flatMap(registry.declaredType) ?? type(ofMIME: mime)
     }
 
     /// Whether `type` is a format built on the container `mime` names
     /// (`BuiltInSignatures.formatsInside`), or a kind of one.
-    private func isFormat(_ type: UniformType, inside mime: String) -> Bool {
+    func isFormat(_ type: UniformType, inside mime: String) -> Bool {
         (BuiltInSignatures.formatsInside[mime] ?? []).contains { identifier in
             registry.declaredType(identifier).map { type.conforms(to: $0) } ?? false
         }
@@ -497,7 +568,7 @@ public struct FileTyping: Sendable {
             sniffedType: sniffed, sniffPriority: priority)
     }
 
-    private func directory(_ path: [UInt8], name: String, options: Options) -> Result {
+    private func directory(in folder: Int32, _ path: [UInt8], name: String, options: Options) -> Result {
         var result: Result
         if let package = registry.declaredType("com.apple.package"),
             let (type, ext) = declaredType(forName: name, conformingTo: package)
@@ -509,7 +580,10 @@ public struct FileTyping: Sendable {
             result = kind("public.folder", mime: "inode/directory", name: name)
         }
         if options.treeMagic, let db = registry.mimeDatabase {
-            result.contentTypes = db.treeTypes(ofDirectory: String(decoding: path, as: UTF8.self))
+            // A folder given by its descriptor is reached through /proc.
+            let relative = folder != AT_FDCWD && path.first != UInt8(ascii: "/")
+            let text = String(decoding: path, as: UTF8.self)
+            result.contentTypes = db.treeTypes(ofDirectory: relative ? "/proc/self/fd/\(folder)/\(text)" : text)
         }
         return result
     }

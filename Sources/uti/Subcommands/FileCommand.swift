@@ -57,7 +57,7 @@ struct FileCommand: FastCommand {
 
     /// `uti file`'s own flags.
     enum FileFlag: FastFlag {
-        case brief, mime, mimeCharset, noSniff, follow, tree, print0
+        case brief, mime, mimeCharset, content, noSniff, follow, tree, print0
 
         var declaration: FlagDeclaration {
             switch self {
@@ -69,6 +69,10 @@ struct FileCommand: FastCommand {
                     help:
                         "Print \"PATH: MIME-TYPE; charset=CHARSET\", as file -i does (the charset from the first 64 KiB)."
                 )
+            case .content:
+                FlagDeclaration(
+                    .long("content"),
+                    help: "Type by content alone, as file does, naming the format inside a container.")
             case .noSniff: FlagDeclaration(.long("no-sniff"), help: "Use the name alone; never read a file.")
             case .follow: FlagDeclaration(.long("follow"), .short("L"), help: "Type what symbolic links point to.")
             case .tree:
@@ -107,6 +111,9 @@ struct FileCommand: FastCommand {
             if paths.filter({ $0 == "-" }).count > 1 {
                 throw ValidationError("\"-\" (standard input) can be given once")
             }
+            if flags.contains(.content) && flags.contains(.noSniff) {
+                throw ValidationError("--content reads only the content, and --no-sniff reads nothing; choose one")
+            }
             if paths.contains("-") && flags.contains(.noSniff) {
                 throw ValidationError(
                     "\"-\" (standard input) has no name to type, and --no-sniff reads nothing; "
@@ -126,9 +133,13 @@ struct FileCommand: FastCommand {
         var nulSeparated: Bool { flags.contains(.print0) }
 
         var options: FileTyping.Options {
-            FileTyping.Options(
+            var options = FileTyping.Options(
                 sniff: !flags.contains(.noSniff), followSymbolicLinks: flags.contains(.follow),
                 treeMagic: flags.contains(.tree))
+            options.contentAlone = flags.contains(.content)
+            // The forms with room to say so tell when the content contradicts the answer.
+            options.checkContent = !options.contentAlone && (form == .summary || form == .json)
+            return options
         }
     }
 
@@ -221,11 +232,13 @@ struct FileCommand: FastCommand {
     /// The type of standard input, by its first bytes (returned too), as
     /// `uti file -` types it.
     static func typeOfStandardInput(
-        _ typing: FileTyping, label: String = standardInputLabel
+        _ typing: FileTyping, label: String = standardInputLabel, contentAlone: Bool = false
     ) throws(FileTyping.Failure) -> (result: FileTyping.Result, content: [UInt8]) {
         let limit = max(typing.registry.mimeDatabase?.sniffLength ?? 0, TextCharset.defaultLimit)
         let content = try FileTyping.readPrefix(of: 0, count: limit, label: label)
-        return (typing.type(ofContent: content), content)
+        var options = FileTyping.Options()
+        options.contentAlone = contentAlone
+        return (typing.type(ofContent: content, options: options), content)
     }
 
     /// The type of `path` (standard input for "-", whose first bytes are
@@ -237,7 +250,7 @@ struct FileCommand: FastCommand {
         var content: [UInt8]?
         let result: FileTyping.Result
         if path == "-" {
-            (result, content) = try typeOfStandardInput(typing, label: label)
+            (result, content) = try typeOfStandardInput(typing, label: label, contentAlone: options.contentAlone)
         } else {
             result = try typing.type(forPath: PathText.bytes(path), options: options)
         }
@@ -297,8 +310,20 @@ struct FileCommand: FastCommand {
                 ("sniffedType", .optional(result.sniffedType)),
                 ("sniffPriority", result.sniffPriority.map { .int($0) } ?? .null),
                 ("contentTypes", JSON.strings(result.contentTypes)),
+                ("content", result.contentCheck.map(contentJSON) ?? .null),
                 ("type", TypeFormatting.json(result.type, language: language)),
             ])
+    }
+
+    /// What the content alone says, beside the answer: its type, its MIME
+    /// type, and whether it bears the answer out.
+    static func contentJSON(_ check: FileTyping.ContentCheck) -> JSON {
+        .object([
+            ("identifier", .string(check.content.type.identifier)),
+            ("mimeType", .string(mimeType(check.content))),
+            ("agreement", .string(check.agreement.rawValue)),
+            ("reason", .optional(check.reason)),
+        ])
     }
 
     /// `public.jpeg (image/jpeg, JPEG image) by name`, with `, uncertain`
@@ -312,6 +337,9 @@ struct FileCommand: FastCommand {
         text += " by \(result.basis.rawValue)"
         if !result.certain { text += ", uncertain" }
         if !result.exists { text += "; no such file" }
+        if let check = result.contentCheck, check.agreement == .contradicts, let reason = check.reason {
+            text += "; \(reason)"
+        }
         if !result.contentTypes.isEmpty {
             text += "; contents: \(TerminalText.list(result.contentTypes))"
         }

@@ -20,8 +20,11 @@ struct Filter: ParsableCommand {
             (missing or unreadable: named on standard error; a name need not be UTF-8;
             a record over 1 MiB is not read), when, without -0, a conforming path holds
             a line feed (it would read as two paths: named on standard error, not
-            printed), or TYPE names no declared type.
-              find ~/Pictures -type f -print0 | uti filter -0 public.image | xargs -0 ls -l
+            printed), or TYPE names no declared type. --content types each file by its
+            content alone, as file does; --strict also reads the content and leaves
+            out a file whose content contradicts its type and is itself no kind of
+            TYPE (a text file named x.jpg is no public.image).
+              find ~/Pictures -print0 | uti filter -0 --strict public.image | xargs -0 ls
             """)
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -33,6 +36,17 @@ struct Filter: ParsableCommand {
     var noSniff = false
     @Flag(name: [.customShort("L"), .customLong("follow")], help: "Type what symbolic links point to.")
     var follow = false
+    @Flag(name: .customLong("content"), help: "Type files by their content alone, as file does.")
+    var content = false
+    @Flag(name: .customLong("strict"), help: "Leave out a file whose content contradicts its type.")
+    var strict = false
+
+    func validate() throws {
+        if noSniff && (content || strict) {
+            throw ValidationError(
+                "--no-sniff reads nothing, and --\(content ? "content" : "strict") reads the content; choose one")
+        }
+    }
     @Argument(help: "The type to keep (a declared type: public.image, jpg, image/png).", completion: .typeNames)
     var type: String
     @Argument(help: "Paths; when none are given, they are read from standard input.", completion: .file())
@@ -42,7 +56,9 @@ struct Filter: ParsableCommand {
         let registry = try registryOptions.load()
         let target = try QueryResolver(registry: registry).declaredArgument(type, "TYPE")
         let typing = FileTyping(registry: registry)
-        let options = FileTyping.Options(sniff: !noSniff, followSymbolicLinks: follow)
+        var options = FileTyping.Options(sniff: !noSniff, followSymbolicLinks: follow)
+        options.contentAlone = content
+        options.checkContent = strict && !content
         let separator: UInt8 = nulSeparated ? 0 : 10
         // A path goes to a terminal escaped, as `file` writes it: its control
         // characters never reach one. A pipe gets its bytes as they are.
@@ -55,7 +71,8 @@ struct Filter: ParsableCommand {
         // Paths are bytes, typed and printed as they came (see PathText).
         func consider(_ path: [UInt8]) {
             do {
-                let conforms = try typing.type(ofExistingPath: path, options: options).type.conforms(to: target)
+                let conforms = typing.strictlyConforms(
+                    try typing.type(ofExistingPath: path, options: options), to: target)
                 guard conforms != invert else { return }
                 // A line feed would end the record early, and the rest would read as another path.
                 if separator == 10 && path.contains(10) {

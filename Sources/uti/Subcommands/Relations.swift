@@ -13,8 +13,12 @@ struct Conforms: FastCommand {
             folder), the file is typed as `uti file` types it, by name and content; "-"
             is standard input, typed by its content. SUPERTYPE must be a declared type
             (public.image, an extension or MIME type a declared type claims).
+            --content types the file by its content alone, as file does. --strict
+            also reads the content, and answers no when it contradicts the file's
+            type and is itself no kind of SUPERTYPE: a text file named x.jpg is no
+            public.image, a JPEG named x.png is one but no public.png.
               if uti conforms "${file##*.}" public.image; then ...; fi
-              if uti conforms --file "$path" public.image; then ...; fi
+              if uti conforms --file --strict "$path" public.image; then ...; fi
             """)
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -29,13 +33,18 @@ struct Conforms: FastCommand {
 
     /// `uti conforms`' own flags.
     enum ConformsFlag: FastFlag {
-        case verbose, file, follow
+        case verbose, file, content, strict, follow
 
         var declaration: FlagDeclaration {
             switch self {
             case .verbose: FlagDeclaration(.long("verbose"), .short("v"), help: "Say the answer.")
             case .file:
                 FlagDeclaration(.long("file"), help: "TYPE is a file to type by name and content (it must exist).")
+            case .content:
+                FlagDeclaration(.long("content"), help: "TYPE is a file to type by its content alone (as --file).")
+            case .strict:
+                FlagDeclaration(
+                    .long("strict"), help: "TYPE is a file (as --file); no when its content contradicts its type.")
             case .follow:
                 FlagDeclaration(.short("L"), .long("follow"), help: "With a file, type what a symbolic link points to.")
             }
@@ -72,32 +81,48 @@ struct Conforms: FastCommand {
         let b = try QueryResolver(registry: resolver.registry).declaredArgument(request.supertype, "SUPERTYPE")
         let a: UniformType
         let path = PathText.bytes(type)
+        let flags = request.flags
+        let contentAlone = flags.contains(.content), strict = flags.contains(.strict)
+        var contradiction: String?
+        var yes: Bool
         if type == "-" {
             // Standard input, typed by content as `uti file -` types it.
             let typing = FileTyping(registry: resolver.registry)
             do {
-                a = try FileCommand.typeOfStandardInput(typing).result.type
+                a = try FileCommand.typeOfStandardInput(typing, contentAlone: contentAlone).result.type
             } catch {
                 throw Console.fail("TYPE -: \(error.reason)")
             }
-        } else if request.flags.contains(.file) || PathText.isRaw(type)
+            yes = a.conforms(to: b)
+        } else if flags.contains(.file) || contentAlone || strict || PathText.isRaw(type)
             || (!resolver.knows(type) && FileStatus.exists(path))
         {
             let typing = FileTyping(registry: resolver.registry)
-            let options = FileTyping.Options(followSymbolicLinks: request.flags.contains(.follow))
+            var options = FileTyping.Options(followSymbolicLinks: flags.contains(.follow))
+            options.contentAlone = contentAlone
+            options.checkContent = strict && !contentAlone
+            let result: FileTyping.Result
             do {
-                a = try typing.type(ofExistingPath: path, options: options).type
+                result = try typing.type(ofExistingPath: path, options: options)
             } catch {
                 throw Console.fail("TYPE \(Escaping.name(type)): \(error.reason)")
             }
+            a = result.type
+            yes = typing.strictlyConforms(result, to: b)
+            if a.conforms(to: b) && !yes { contradiction = result.contentCheck?.reason }
         } else {
             var resolver = resolver
             resolver.fileCommand = (["uti", "conforms", "--file"], [request.supertype])
             a = try resolver.argument(type, "TYPE")
+            yes = a.conforms(to: b)
         }
-        let yes = a.conforms(to: b)
-        if request.flags.contains(.verbose) {
-            let answer: TerminalText = "\(a.identifier) \(yes ? "conforms" : "does not conform") to \(b.identifier)"
+        if flags.contains(.verbose) {
+            let answer: TerminalText =
+                if let contradiction {
+                    "\(a.identifier) conforms to \(b.identifier) by name, but \(contradiction)"
+                } else {
+                    "\(a.identifier) \(yes ? "conforms" : "does not conform") to \(b.identifier)"
+                }
             StandardOutput.line(answer.string)
         }
         return yes ? Status.success : Status.no

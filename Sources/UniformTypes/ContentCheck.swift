@@ -1,0 +1,172 @@
+import SharedMIMEInfo
+import SystemBase
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension FileTyping {
+    /// What a file's content says of the type its name and GIO's rules gave
+    /// it (`Options.checkContent`).
+    public struct ContentCheck: Sendable {
+        /// Whether the content bears the answer out.
+        public enum Agreement: String, Sendable {
+            /// The content is the answer's format, a kind of it or what it is
+            /// a kind of (a ZIP archive for `x.docx`), or text for a text type;
+            /// or the answer already came from the content.
+            case agrees
+            /// The content is another format (a PNG named `x.pdf`), text where
+            /// the answer's format is not, or lacks a signature the answer's
+            /// format always has (random bytes named `x.heic`).
+            case contradicts
+            /// The content cannot tell: binary data without a signature, for a
+            /// format without one; or nothing decided the answer.
+            case undecided
+        }
+
+        /// Whether the content bears the answer out.
+        public var agreement: Agreement
+        /// The content's own type, as `Options.contentAlone` gives it.
+        public var content: Result {
+            get { box.result }
+            set { box = ResultBox(newValue) }
+        }
+        /// For `contradicts`: why, as text to follow the answer (`the content
+        /// is public.png (image/png)`).
+        public var reason: String?
+        private var box: ResultBox
+
+        /// A check with the content's type `content`.
+        public init(agreement: Agreement, content: Result, reason: String?) {
+            self.agreement = agreement
+            self.box = ResultBox(content)
+            self.reason = reason
+        }
+    }
+
+    /// A result held by reference, so that a result can hold its content's.
+    private final class ResultBox: Sendable {
+        let result: Result
+        init(_ result: Result) { self.result = result }
+    }
+
+    /// Whether `result` conforms to `supertype`, and its content (when
+    /// checked) does not say otherwise: an answer whose content contradicts
+    /// it conforms strictly only when the content's own type conforms too
+    /// (a JPEG named `x.png` is strictly an image, but not strictly a PNG).
+    public func strictlyConforms(_ result: Result, to supertype: UniformType) -> Bool {
+        guard result.type.conforms(to: supertype) else { return false }
+        guard let check = result.contentCheck, check.agreement == .contradicts else { return true }
+        return check.content.type.conforms(to: supertype)
+    }
+
+    /// Whether `answer` stands against `content`, the content alone's type;
+    /// `prefix` is the file's first bytes.
+    func check(_ answer: Result, against content: Result, prefix: UnsafeRawBufferPointer) -> ContentCheck {
+        func verdict(_ agreement: ContentCheck.Agreement) -> ContentCheck {
+            let mime = content.mimeType ?? content.type.preferredMIMEType ?? "application/octet-stream"
+            return ContentCheck(
+                agreement: agreement, content: content,
+                reason: agreement == .contradicts ? "the content is \(content.type.identifier) (\(mime))" : nil)
+        }
+        switch answer.basis {
+        case .content, .nameAndContent: return verdict(.agrees)
+        case .fileSystem, .unknown: return verdict(.undecided)
+        case .name: break
+        }
+        let named = answer.type
+        let isText = { (type: UniformType) in
+            self.registry.declaredType("public.text").map(type.conforms(to:)) ?? false
+        }
+        switch ContentEvidence(of: content) {
+        case .format:
+            let found = content.type
+            let agrees =
+                named.conforms(to: found) || found.conforms(to: named) || (isText(named) && isText(found))
+                || related(answer.mimeType, content.mimeType)
+                || (content.mimeType.map { isFormat(named, inside: $0) } ?? false)
+            return verdict(agrees ? .agrees : .contradicts)
+        case .text, .nothing:
+            if ContentSignature.matches(named.identifier, prefix) == true { return verdict(.agrees) }
+            if isText(named) { return verdict(ContentEvidence(of: content) == .text ? .agrees : .contradicts) }
+            return verdict(hasSignature(named, prefix: prefix) ? .contradicts : .undecided)
+        }
+    }
+
+    /// Whether two MIME types name one format, or one a kind of the other,
+    /// in the MIME database (`video/x-matroska` is a kind of
+    /// `application/x-matroska`; `public.heic` and `public.heif` share
+    /// `image/heif`).
+    private func related(_ first: String?, _ second: String?) -> Bool {
+        guard let first, let second, let db = registry.mimeDatabase else { return false }
+        let a = db.canonical(first), b = db.canonical(second)
+        return a == b || db.isSubclass(a, of: b) || db.isSubclass(b, of: a)
+    }
+
+    /// What content alone showed: a format (magic, a built-in signature or
+    /// a container's inside), text by the text test, or nothing.
+    private enum ContentEvidence {
+        case format, text, nothing
+
+        init(of content: Result) {
+            switch (content.sniffedType, content.sniffPriority) {
+            case ("text/plain", 0): self = .text
+            case (.some, _): self = .format
+            case (nil, _):
+                self = content.basis == .content && content.mimeType == "text/plain" ? .text : .nothing
+            }
+        }
+    }
+
+    /// Whether `type`'s format has a signature that content matching none
+    /// lacks: one of `ContentSignature`, a magic rule of the MIME database
+    /// for one of its MIME types, or (without a database) a built-in one.
+    private func hasSignature(_ type: UniformType, prefix: UnsafeRawBufferPointer) -> Bool {
+        if let matched = ContentSignature.matches(type.identifier, prefix) { return !matched }
+        if let db = registry.mimeDatabase { return type.tags(.mimeType).contains(where: db.hasMagic(for:)) }
+        return BuiltInSignatures.binaryMIMETypes.contains {
+            type.conforms(to: signatureType($0)) || isFormat(type, inside: $0)
+        }
+    }
+}
+
+/// A regular file opened for its content: the first bytes, read once, and
+/// the descriptor for what lies further (a container's directory).
+final class OpenedFile {
+    let fd: Int32
+    let size: Int
+    /// The first bytes, as many as content typing reads.
+    let prefix: [UInt8]
+
+    /// Opens `path` relative to `folder` without blocking on a FIFO or
+    /// following a final link (unless `follow`), refuses what is no regular
+    /// file, and reads up to `prefix` bytes.
+    init(in folder: Int32, _ path: [UInt8], follow: Bool, prefix count: Int) throws(FileTyping.Failure) {
+        let fd = FileStatus.withCPath(path) {
+            openat(folder, $0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW))
+        }
+        guard fd >= 0 else { throw .current("open", path: path, "cannot read") }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.isRegularFile else {
+            close(fd)
+            throw FileTyping.Failure(.notRegularFile, path: path, reason: "is no longer a regular file")
+        }
+        do {
+            prefix = try FileTyping.readPrefix(of: fd, count: count, label: String(decoding: path, as: UTF8.self))
+        } catch {
+            close(fd)
+            throw error
+        }
+        self.fd = fd
+        self.size = Int(info.st_size)
+    }
+
+    deinit { close(fd) }
+
+    /// The file's type by its content alone.
+    func typeAlone(by typing: FileTyping) -> FileTyping.Result {
+        typing.typeAlone(prefix: prefix, file: (fd, size))
+    }
+}
