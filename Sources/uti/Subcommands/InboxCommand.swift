@@ -258,12 +258,21 @@ extension BackgroundValue where Value == TypeRegistry, Failure == TypeRegistry.L
 /// The typing of items for routing.
 enum InboxRoutesFile {
     /// The type of the entry `name` of the open folder `folder`, by its
-    /// name and content, never following a symbolic link; nil when it
-    /// cannot be typed.
+    /// name and content (`FileTyping.Options.checkContent`), never
+    /// following a symbolic link; nil when it cannot be typed. A file whose
+    /// content contradicts its name carries the reason.
     static func typeEntry(_ name: FileName, inFolder folder: Int32, typing: FileTyping) -> EntryTyping? {
-        let path = Array("/proc/self/fd/\(folder)/".utf8) + name.bytes
-        guard let result = try? typing.type(forPath: path) else { return nil }
+        var options = FileTyping.Options()
+        options.checkContent = true
+        guard let result = try? typing.type(ofEntry: name.bytes, inFolder: folder, options: options) else {
+            return nil
+        }
+        var contradiction: String?
+        if let check = result.contentCheck, check.agreement == .contradicts {
+            contradiction = check.reason ?? "the content is \(check.content.type.identifier)"
+        }
         return EntryTyping(
-            identifier: result.type.identifier, conformsTo: result.type.orderedSupertypes.map(\.identifier))
+            identifier: result.type.identifier, conformsTo: result.type.orderedSupertypes.map(\.identifier),
+            contradiction: contradiction)
     }
 }
