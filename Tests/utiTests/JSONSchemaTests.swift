@@ -356,6 +356,8 @@ enum SchemaSamples {
         let documents = tree.path("Documents")
         var outputs = [
             try tree.check(["inbox", documents, "--json", "--dry-run", "--settle", "0"], as: "inbox"),
+            try tree.check(
+                ["inbox", documents, "--json", "--dry-run", "--settle", "0", "--route", "public.folder=F"], as: "inbox"),
             try tree.check(["inbox", documents, "--json", "--settle", "86400"], as: "inbox"),
             try tree.check(["inbox", documents, "--json", "--settle", "0"], as: "inbox"),
         ]

@@ -39,7 +39,7 @@ struct InboxCommand: ParsableCommand {
 
             Exit status: 0 everything was moved (or there was no Inbox), 1 something was
             left or could not be moved, 2 the run could not be done (bad arguments, a
-            DOCUMENTS or Inbox that cannot be used).
+            DOCUMENTS or Inbox that cannot be used, a route that cannot: nothing moves).
             """)
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -87,7 +87,8 @@ struct InboxCommand: ParsableCommand {
         name: .customLong("quarantine"),
         help: ArgumentHelp(
             "Move items whose content contradicts their name into FOLDER of DOCUMENTS (default: DOCUMENTS itself).",
-            valueName: "folder"))
+            valueName: "folder"),
+        completion: .directory)
     var quarantine: String?
     @Flag(
         help:
