@@ -114,7 +114,7 @@ enum ZipDirectory {
                     compressedSize: list.little(p + 20, 4)))
             p = next
         }
-        return entries.isEmpty && count > 0 ? nil : entries
+        return entries.isEmpty ? nil : entries
     }
 
     /// The entries whose local headers follow one another from the start,

@@ -143,6 +143,12 @@ private func mimetype(_ type: String) -> [Entry] {
             ),
             ("name length 65535", longName, docx),
             ("entry size past the file", hugeSize, docx),
+            (
+                "an empty end record inside an entry's data, no directory",
+                Build.zip(
+                    office("word") + [Entry(name: "x.bin", data: Build.end(count: 0, size: 0, offset: 0))],
+                    directory: false), docx
+            ),
             ("only a signature", [0x50, 0x4B, 0x03, 0x04], nil),
             ("local header cut short", Array(body.prefix(40)), nil),
             (
