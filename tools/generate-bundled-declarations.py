@@ -7,6 +7,11 @@ UTTypeDescription and source). Generation fails when a bundled type is left
 without a description, or when an entry names a type that has its own or that
 no bundled file declares.
 
+Every declaration of every file is kept, in order (Data/CoreTypes.plist
+first): an exported declaration in Data/Additions.plist with the identifier
+of a macOS 12 type is how a later macOS's change to that type is written,
+and the registry lets it replace the earlier one where that one stands.
+
 usage: tools/generate-bundled-declarations.py [--check]
 
 The output is one Swift string literal, one line per declaration, so that

@@ -8,50 +8,6 @@ import SystemBase
 #endif
 
 extension FileTyping {
-    /// What a file's content says of the type its name and GIO's rules gave
-    /// it (`Options.checkContent`).
-    public struct ContentCheck: Sendable {
-        /// Whether the content bears the answer out.
-        public enum Agreement: String, Sendable {
-            /// The content is the answer's format, a kind of it or what it is
-            /// a kind of (a ZIP archive for `x.docx`), or text for a text type;
-            /// or the answer already came from the content.
-            case agrees
-            /// The content is another format (a PNG named `x.pdf`), text where
-            /// the answer's format is not, or lacks a signature the answer's
-            /// format always has (random bytes named `x.heic`).
-            case contradicts
-            /// The content cannot tell: binary data without a signature, for a
-            /// format without one; or nothing decided the answer.
-            case undecided
-        }
-
-        /// Whether the content bears the answer out.
-        public var agreement: Agreement
-        /// The content's own type, as `Options.contentAlone` gives it.
-        public var content: Result {
-            get { box.result }
-            set { box = ResultBox(newValue) }
-        }
-        /// For `contradicts`: why, as text to follow the answer (`the content
-        /// is public.png (image/png)`).
-        public var reason: String?
-        private var box: ResultBox
-
-        /// A check with the content's type `content`.
-        public init(agreement: Agreement, content: Result, reason: String?) {
-            self.agreement = agreement
-            self.box = ResultBox(content)
-            self.reason = reason
-        }
-    }
-
-    /// A result held by reference, so that a result can hold its content's.
-    private final class ResultBox: Sendable {
-        let result: Result
-        init(_ result: Result) { self.result = result }
-    }
-
     /// Whether `result` conforms to `supertype`, and its content (when
     /// checked) does not say otherwise: an answer whose content contradicts
     /// it conforms strictly only when the content's own type conforms too

@@ -109,7 +109,7 @@ import Testing
         options.checkContent = true
         let result = try typing.type(forPath: path, options: options)
         #expect(result.type.identifier == row.answer)
-        #expect(result.contentCheck?.agreement.rawValue == row.agreement)
+        #expect(result.contentCheck?.agreement.name == row.agreement)
         #expect(result.contentCheck?.content.type.identifier == row.content)
         #expect(
             typing.strictlyConforms(result, to: try #require(registry.declaredType("public.image")))

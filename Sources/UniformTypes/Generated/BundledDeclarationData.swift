@@ -3,7 +3,7 @@
 enum BundledDeclarationData {
     static let files: [String] = ["Data/CoreTypes.plist", "Data/Additions.plist"]
 
-    static let count = 900
+    static let count = 905
 
     static let records = """
 E\t0\t7\tpublic.item\t\t\titem\t\t
@@ -883,28 +883,33 @@ I\t1\t15\tnet.daringfireball.markdown\tpublic.plain-text\tpublic.filename-extens
 I\t1\t43\tio.toml\tpublic.plain-text\tpublic.filename-extension\u{1E}toml\u{1D}public.mime-type\u{1E}application/toml\tTOML document\thttps://toml.io/\t
 I\t1\t66\torg.webassembly.wasm\tpublic.data\u{1F}public.executable\tpublic.filename-extension\u{1E}wasm\u{1D}public.mime-type\u{1E}application/wasm\tWebAssembly module\thttps://webassembly.github.io/spec/\t
 I\t1\t90\torg.webassembly.wat\tpublic.source-code\tpublic.filename-extension\u{1E}wat\tWebAssembly text module\thttps://webassembly.github.io/spec/\t
-I\t1\t109\tpublic.avif\tpublic.image\tpublic.filename-extension\u{1E}avif\u{1F}avifs\u{1D}public.mime-type\u{1E}image/avif\tAVIF image\thttps://aomediacodec.github.io/av1-avif/\t
-I\t1\t133\tpublic.jpeg-xl\tpublic.image\tpublic.filename-extension\u{1E}jxl\u{1D}public.mime-type\u{1E}image/jxl\tJPEG XL image\thttps://jpeg.org/jpegxl/\t
-I\t1\t156\torg.rust-lang.rust-source\tpublic.source-code\tpublic.filename-extension\u{1E}rs\u{1D}public.mime-type\u{1E}text/rust\u{1F}text/x-rust\tRust source\thttps://www.rust-lang.org/\t
-I\t1\t180\torg.golang.go-source\tpublic.source-code\tpublic.filename-extension\u{1E}go\u{1D}public.mime-type\u{1E}text/x-go\tGo source\thttps://go.dev/ref/spec\t
-I\t1\t203\torg.kotlinlang.kotlin-source\tpublic.source-code\tpublic.filename-extension\u{1E}kt\u{1F}kts\u{1D}public.mime-type\u{1E}text/x-kotlin\tKotlin source\thttps://kotlinlang.org/\t
-I\t1\t227\tcom.microsoft.typescript\tpublic.source-code\tpublic.filename-extension\u{1E}ts\u{1F}mts\u{1F}cts\u{1F}tsx\u{1D}public.mime-type\u{1E}application/typescript\u{1F}text/typescript\tTypeScript source\thttps://www.typescriptlang.org/\t
-I\t1\t254\torg.lua.lua-source\tpublic.script\tpublic.filename-extension\u{1E}lua\u{1D}public.mime-type\u{1E}text/x-lua\tLua source\thttps://www.lua.org/\t
-I\t1\t277\torg.tug.tex\tpublic.plain-text\tpublic.filename-extension\u{1E}tex\u{1F}ltx\u{1F}latex\u{1D}public.mime-type\u{1E}text/x-tex\u{1F}application/x-tex\tTeX document\thttps://tug.org/\t
-I\t1\t303\torg.jupyter.ipynb\tpublic.json\tpublic.filename-extension\u{1E}ipynb\u{1D}public.mime-type\u{1E}application/x-ipynb+json\tJupyter notebook\thttps://nbformat.readthedocs.io/\t
-I\t1\t326\tpublic.geojson\tpublic.json\tpublic.filename-extension\u{1E}geojson\u{1D}public.mime-type\u{1E}application/geo+json\tGeoJSON document\thttps://www.rfc-editor.org/rfc/rfc7946\t
-I\t1\t349\tcom.google.earth.kml\tpublic.xml\tpublic.filename-extension\u{1E}kml\u{1D}public.mime-type\u{1E}application/vnd.google-earth.kml+xml\tKML document\thttps://www.ogc.org/standard/kml/\t
-I\t1\t372\tcom.topografix.gpx\tpublic.xml\tpublic.filename-extension\u{1E}gpx\u{1D}public.mime-type\u{1E}application/gpx+xml\tGPS exchange document\thttps://www.topografix.com/gpx.asp\t
-I\t1\t395\tcom.facebook.zstandard-archive\tpublic.data\u{1F}public.archive\tpublic.filename-extension\u{1E}zst\u{1F}zstd\u{1D}public.mime-type\u{1E}application/zstd\tZstandard archive\thttps://www.rfc-editor.org/rfc/rfc8878\t
-I\t1\t420\tcom.rarlab.rar-archive\tpublic.data\u{1F}public.archive\tpublic.filename-extension\u{1E}rar\u{1D}public.mime-type\u{1E}application/vnd.rar\u{1F}application/x-rar-compressed\tRAR archive\thttps://www.rarlab.com/\t
-I\t1\t445\torg.sqlite.sqlite3\tpublic.data\u{1F}public.database\tpublic.filename-extension\u{1E}sqlite\u{1F}sqlite3\u{1D}public.mime-type\u{1E}application/vnd.sqlite3\u{1F}application/x-sqlite3\tSQLite database\thttps://www.sqlite.org/fileformat.html\t
-I\t1\t471\torg.matroska.mkv\tpublic.movie\tpublic.filename-extension\u{1E}mkv\u{1F}mk3d\u{1D}public.mime-type\u{1E}video/x-matroska\u{1F}video/matroska\tMatroska video\thttps://www.matroska.org/\t
-I\t1\t496\torg.matroska.mka\tpublic.audio\tpublic.filename-extension\u{1E}mka\u{1D}public.mime-type\u{1E}audio/x-matroska\u{1F}audio/matroska\tMatroska audio\thttps://www.matroska.org/\t
-I\t1\t520\torg.xiph.ogg-audio\tpublic.audio\tpublic.filename-extension\u{1E}ogg\u{1F}oga\u{1D}public.mime-type\u{1E}audio/ogg\u{1F}audio/vorbis\tOgg audio\thttps://xiph.org/ogg/\t
-I\t1\t545\torg.xiph.opus\tpublic.audio\tpublic.filename-extension\u{1E}opus\u{1D}public.mime-type\u{1E}audio/opus\tOpus audio\thttps://opus-codec.org/\t
-I\t1\t568\torg.w3.woff\tpublic.font\tpublic.filename-extension\u{1E}woff\u{1D}public.mime-type\u{1E}font/woff\u{1F}application/font-woff\tWOFF font\thttps://www.w3.org/TR/WOFF/\t
-I\t1\t592\torg.w3.woff2\tpublic.font\tpublic.filename-extension\u{1E}woff2\u{1D}public.mime-type\u{1E}font/woff2\tWOFF2 font\thttps://www.w3.org/TR/WOFF2/\t
-I\t1\t615\tcom.adobe.raw-image\tpublic.image\tpublic.filename-extension\u{1E}dng\u{1D}public.mime-type\u{1E}image/x-adobe-dng\tAdobe DNG raw image\thttps://helpx.adobe.com/camera-raw/digital-negative.html\t
-I\t1\t638\tcom.apple.linkpresentation.metadata\tpublic.data\t\tlink preview metadata\t\t
+I\t1\t117\tpublic.avif\tpublic.heif-standard\tpublic.filename-extension\u{1E}avif\u{1F}avifs\u{1D}public.mime-type\u{1E}image/avif\tAVIF image\thttps://aomediacodec.github.io/av1-avif/\t
+I\t1\t141\tpublic.jpeg-xl\tpublic.image\tpublic.filename-extension\u{1E}jxl\u{1D}public.mime-type\u{1E}image/jxl\tJPEG XL image\thttps://jpeg.org/jpegxl/\t
+I\t1\t164\torg.rust-lang.rust-source\tpublic.source-code\tpublic.filename-extension\u{1E}rs\u{1D}public.mime-type\u{1E}text/rust\u{1F}text/x-rust\tRust source\thttps://www.rust-lang.org/\t
+I\t1\t188\torg.golang.go-source\tpublic.source-code\tpublic.filename-extension\u{1E}go\u{1D}public.mime-type\u{1E}text/x-go\tGo source\thttps://go.dev/ref/spec\t
+I\t1\t211\torg.kotlinlang.kotlin-source\tpublic.source-code\tpublic.filename-extension\u{1E}kt\u{1F}kts\u{1D}public.mime-type\u{1E}text/x-kotlin\tKotlin source\thttps://kotlinlang.org/\t
+I\t1\t235\tcom.microsoft.typescript\tpublic.source-code\tpublic.filename-extension\u{1E}ts\u{1F}mts\u{1F}cts\u{1F}tsx\u{1D}public.mime-type\u{1E}application/typescript\u{1F}text/typescript\tTypeScript source\thttps://www.typescriptlang.org/\t
+I\t1\t262\torg.lua.lua-source\tpublic.script\tpublic.filename-extension\u{1E}lua\u{1D}public.mime-type\u{1E}text/x-lua\tLua source\thttps://www.lua.org/\t
+I\t1\t285\torg.tug.tex\tpublic.plain-text\tpublic.filename-extension\u{1E}tex\u{1F}ltx\u{1F}latex\u{1D}public.mime-type\u{1E}text/x-tex\u{1F}application/x-tex\tTeX document\thttps://tug.org/\t
+I\t1\t311\torg.jupyter.ipynb\tpublic.json\tpublic.filename-extension\u{1E}ipynb\u{1D}public.mime-type\u{1E}application/x-ipynb+json\tJupyter notebook\thttps://nbformat.readthedocs.io/\t
+I\t1\t334\tpublic.geojson\tpublic.json\tpublic.filename-extension\u{1E}geojson\u{1D}public.mime-type\u{1E}application/geo+json\tGeoJSON document\thttps://www.rfc-editor.org/rfc/rfc7946\t
+I\t1\t357\tcom.google.earth.kml\tpublic.xml\tpublic.filename-extension\u{1E}kml\u{1D}public.mime-type\u{1E}application/vnd.google-earth.kml+xml\tKML document\thttps://www.ogc.org/standard/kml/\t
+I\t1\t380\tcom.topografix.gpx\tpublic.xml\tpublic.filename-extension\u{1E}gpx\u{1D}public.mime-type\u{1E}application/gpx+xml\tGPS exchange document\thttps://www.topografix.com/gpx.asp\t
+I\t1\t403\tcom.facebook.zstandard-archive\tpublic.data\u{1F}public.archive\tpublic.filename-extension\u{1E}zst\u{1F}zstd\u{1D}public.mime-type\u{1E}application/zstd\tZstandard archive\thttps://www.rfc-editor.org/rfc/rfc8878\t
+I\t1\t428\tcom.rarlab.rar-archive\tpublic.data\u{1F}public.archive\tpublic.filename-extension\u{1E}rar\u{1D}public.mime-type\u{1E}application/vnd.rar\u{1F}application/x-rar-compressed\tRAR archive\thttps://www.rarlab.com/\t
+I\t1\t453\torg.sqlite.sqlite3\tpublic.data\u{1F}public.database\tpublic.filename-extension\u{1E}sqlite\u{1F}sqlite3\u{1D}public.mime-type\u{1E}application/vnd.sqlite3\u{1F}application/x-sqlite3\tSQLite database\thttps://www.sqlite.org/fileformat.html\t
+I\t1\t479\torg.matroska.mkv\tpublic.movie\tpublic.filename-extension\u{1E}mkv\u{1F}mk3d\u{1D}public.mime-type\u{1E}video/x-matroska\u{1F}video/matroska\tMatroska video\thttps://www.matroska.org/\t
+I\t1\t504\torg.matroska.mka\tpublic.audio\tpublic.filename-extension\u{1E}mka\u{1D}public.mime-type\u{1E}audio/x-matroska\u{1F}audio/matroska\tMatroska audio\thttps://www.matroska.org/\t
+I\t1\t528\torg.xiph.ogg-audio\tpublic.audio\tpublic.filename-extension\u{1E}ogg\u{1F}oga\u{1D}public.mime-type\u{1E}audio/ogg\u{1F}audio/vorbis\tOgg audio\thttps://xiph.org/ogg/\t
+I\t1\t553\torg.xiph.opus\tpublic.audio\tpublic.filename-extension\u{1E}opus\u{1D}public.mime-type\u{1E}audio/opus\tOpus audio\thttps://opus-codec.org/\t
+I\t1\t576\torg.w3.woff\tpublic.font\tpublic.filename-extension\u{1E}woff\u{1D}public.mime-type\u{1E}font/woff\u{1F}application/font-woff\tWOFF font\thttps://www.w3.org/TR/WOFF/\t
+I\t1\t600\torg.w3.woff2\tpublic.font\tpublic.filename-extension\u{1E}woff2\u{1D}public.mime-type\u{1E}font/woff2\tWOFF2 font\thttps://www.w3.org/TR/WOFF2/\t
+I\t1\t623\tcom.adobe.raw-image\tpublic.image\tpublic.filename-extension\u{1E}dng\u{1D}public.mime-type\u{1E}image/x-adobe-dng\tAdobe DNG raw image\thttps://helpx.adobe.com/camera-raw/digital-negative.html\t
+I\t1\t646\tcom.apple.linkpresentation.metadata\tpublic.data\t\tlink preview metadata\t\t
+E\t1\t675\tcom.apple.trace\tpublic.data\u{1F}public.log\tpublic.filename-extension\u{1E}atrc\tInstruments trace\t\t
+E\t1\t700\tcom.apple.ktrace\tcom.apple.trace\u{1F}public.log\tpublic.filename-extension\u{1E}ktrace\tDarwin kernel trace file\t\t
+E\t1\t729\tcom.apple.finance.order\tpublic.data\tpublic.filename-extension\u{1E}order\u{1D}public.mime-type\u{1E}application/vnd.apple.finance.order\tWallet order\t\t
+E\t1\t758\tcom.pixar.universal-scene-description\tpublic.3d-content\u{1F}public.data\tpublic.filename-extension\u{1E}usd\u{1F}usdc\tUniversal Scene Description\thttp://openusd.org\t
+E\t1\t790\tcom.pixar.universal-scene-description-utf8\tcom.pixar.universal-scene-description\u{1F}public.utf8-plain-text\tpublic.filename-extension\u{1E}usda\u{1D}public.mime-type\u{1E}model/vnd.usda\tUniversal Scene Description (UTF-8 text)\thttp://openusd.org\t
 """
 }

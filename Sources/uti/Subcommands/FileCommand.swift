@@ -321,7 +321,7 @@ struct FileCommand: FastCommand {
         .object([
             ("identifier", .string(check.content.type.identifier)),
             ("mimeType", .string(mimeType(check.content))),
-            ("agreement", .string(check.agreement.rawValue)),
+            ("agreement", .string(check.agreement.name)),
             ("reason", .optional(check.reason)),
         ])
     }
