@@ -1,5 +1,9 @@
 import SystemBase
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A folder of Documents that items are routed to: a relative path of one
 /// or more names, none of them `.` or `..`, with no leading `/`
 /// (`Pictures`, `Media/Videos`). It is made when missing, one component at
@@ -263,9 +267,15 @@ extension InboxRoute {
     }
 
     /// The rules of the routes file at `path` (`parseFile(_:path:)`); nil
-    /// when it is missing and need not exist (`mustExist` false, as for
-    /// the default file). Throws when it cannot be read or a line is bad.
+    /// when it need not exist (`mustExist` false, as for the default file)
+    /// and is not there for this user: missing, or behind a folder the user
+    /// may not search (another user's configuration folder). Throws when it
+    /// cannot be read or a line is bad.
     public static func readFile(_ path: String, mustExist: Bool) throws(RouteError) -> [InboxRoute]? {
+        if !mustExist {
+            var info = stat()
+            if stat(path, &info) != 0 && [ENOENT, ENOTDIR, EACCES].contains(errno) { return nil }
+        }
         let bytes: [UInt8]
         do { bytes = try FileContents.read(path, limit: 1 << 20) } catch {
             if error.code == .notFound && !mustExist { return nil }
