@@ -196,6 +196,25 @@ struct InboxRouteTests {
         #expect(fixture.names("Inbox") == ["c.png"])
     }
 
+    /// As root over another user's Documents, a route folder made is that
+    /// user's (the owner and group of the folder it is made in), never root's.
+    @Test(.enabled(if: geteuid() == 0, "needs root"))
+    func aFolderMadeByRootIsTheOwnersOfDocuments() throws {
+        let fixture = try Fixture()
+        let tree = fixture.tree
+        fixture.writeBytes(tree.inbox, "a.png", Self.png)
+        let (user, group): (uid_t, gid_t) = (4261, 4262)
+        for path in [tree.documents, tree.inbox, tree.inbox + "/a.png"] { #expect(chown(path, user, group) == 0) }
+        let run = try fixture.run(["--route", "public.image=Media/Pictures"])
+        #expect(run.status == 0, "\(run.stderr)")
+        for path in [
+            tree.documents + "/Media", tree.documents + "/Media/Pictures", tree.documents + "/Media/Pictures/a.png",
+        ] {
+            var info = stat()
+            #expect(lstat(path, &info) == 0 && info.st_uid == user && info.st_gid == group, "\(path)")
+        }
+    }
+
     /// Across file systems, a routed item is copied into its folder, with
     /// no staging folder left behind.
     @Test(.enabled(if: InboxCommandTests.otherFileSystem, "needs /dev/shm on another file system"))
