@@ -7,8 +7,9 @@
                                    README shows
 
 Each block runs in a new folder holding what README's examples describe:
-logo.png (a PNG), screenshot (the same bytes), notes.md, notes.txt, an
-executable shell script `backup` and a folder `photos` holding trip.png. A
+logo.png (a PNG), screenshot (the same bytes), invoice.pdf (the same bytes
+again), report (a Word document without an extension), notes.md, notes.txt,
+an executable shell script `backup` and a folder `photos` holding trip.png. A
 block whose commands run `uti inbox` gets a Documents folder instead:
 Documents/report.pdf, and Documents/Inbox holding logo.png, notes.md and
 another report.pdf, settled (unchanged for the inbox's 2 s). HOME and the XDG folders are new, so no cache
@@ -26,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -64,6 +66,11 @@ def make_examples(folder):
     png = png_bytes()
     write(os.path.join(folder, "logo.png"), png)
     write(os.path.join(folder, "screenshot"), png)
+    write(os.path.join(folder, "invoice.pdf"), png)
+    with zipfile.ZipFile(os.path.join(folder, "report"), "w") as document:
+        document.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types/>')
+        document.writestr("_rels/.rels", '<?xml version="1.0"?><Relationships/>')
+        document.writestr("word/document.xml", '<?xml version="1.0"?><document/>')
     write(os.path.join(folder, "notes.md"), b"# Notes\n\nA list of things.\n")
     write(os.path.join(folder, "notes.txt"), b"Notes, plain.\n")
     write(os.path.join(folder, "backup"), b"#!/bin/sh\ntar czf /tmp/backup.tar.gz \"$HOME/Documents\"\n", 0o755)

@@ -46,7 +46,13 @@ extension FileTyping {
             return verdict(agrees ? .agrees : .contradicts)
         case .text, .nothing:
             if ContentSignature.matches(named.identifier, prefix) == true { return verdict(.agrees) }
-            if isText(named) { return verdict(ContentEvidence(of: content) == .text ? .agrees : .contradicts) }
+            if isText(named) {
+                // Text in UTF-16 or UTF-32 holds NUL bytes, yet is text.
+                let text =
+                    ContentEvidence(of: content) == .text
+                    || TextCharset.name(of: Array(prefix), truncated: true) != "binary"
+                return verdict(text ? .agrees : .contradicts)
+            }
             return verdict(hasSignature(named, prefix: prefix) ? .contradicts : .undecided)
         }
     }

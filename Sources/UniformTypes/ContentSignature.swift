@@ -14,6 +14,13 @@ enum ContentSignature {
         }
     }
 
+    /// The format of content no magic rule matched, where a signature here
+    /// is a format's own (a Zstandard archive that starts with skippable
+    /// frames); MacBinary's header is too weak to name content alone.
+    static func format(of data: UnsafeRawBufferPointer) -> (mime: String, identifier: String?)? {
+        zstandard(data) ? ("application/zstd", "com.facebook.zstandard-archive") : nil
+    }
+
     /// A Zstandard frame (`28 B5 2F FD`), after any number of skippable
     /// frames (`5? 2A 4D 18` and a little-endian length) that `data` holds
     /// whole; the system's magic knows only a frame at the start.

@@ -515,7 +515,28 @@ public struct FileTyping: Sendable {
     /// The type of content alone: its first bytes `prefix`, and `file`
     /// (when the content is a file) for what lies further.
     func typeAlone(prefix: [UInt8], file: (fd: Int32, size: Int)?) -> Result {
-        type(ofContent: prefix)
+        var result = type(ofContent: prefix)
+        guard !prefix.isEmpty else { return result }
+        var reader =
+            file.map { ContentReader(fileDescriptor: $0.fd, size: $0.size) } ?? ContentReader(bytes: prefix)
+        let inside = ContainerFormat.identify(&reader).map { (mime: $0.mimeType, identifier: $0.identifier) }
+        let signed = result.sniffedType == nil ? prefix.withUnsafeBytes(ContentSignature.format(of:)) : nil
+        guard let (mime, identifier) = inside ?? signed ?? Self.volumeFormat(&reader) else { return result }
+        let found = identifier.flatMap(registry.declaredType) ?? type(ofMIME: mime)
+        // The magic's answer stands where it is that format or a kind of it.
+        guard result.type != found, !result.type.conforms(to: found) else { return result }
+        result.type = found
+        result.mimeType = mime
+        result.basis = .content
+        result.certain = true
+        return result
+    }
+
+    /// An ISO 9660 file system (a CD or DVD image), by the volume descriptor
+    /// that starts 32 KiB in: past the first bytes the magic rules read.
+    static func volumeFormat(_ reader: inout ContentReader) -> (mime: String, identifier: String?)? {
+        guard reader.read(at: 32_769, count: 5) == Array("CD001".utf8) else { return nil }
+        return ("application/x-cd-image", "public.iso-image")
     }
 
     /// The character set `file -i` would name for the first `limit` bytes

@@ -59,7 +59,8 @@ import Testing
             name: "notes.txt", bytes: noise, answer: "public.plain-text", content: "public.data",
             agreement: "contradicts", strictlyImage: false),
         Row(
-            name: "skippable.zst", bytes: zstd, answer: "com.facebook.zstandard-archive", content: "public.data",
+            name: "skippable.zst", bytes: zstd, answer: "com.facebook.zstandard-archive",
+            content: "com.facebook.zstandard-archive",
             agreement: "agrees", strictlyImage: false),
         Row(
             name: "screenshot", bytes: png, answer: "public.png", content: "public.png", agreement: "agrees",
@@ -145,5 +146,76 @@ import Testing
         let conforms = try Run(
             ["conforms", "--content", "-", "public.text"], stdin: "plain\n", environment: Self.systemData)
         #expect(conforms.status == 0)
+    }
+
+    /// A ZIP archive of empty stored entries named `names`.
+    static func zip(_ names: [String]) -> [UInt8] {
+        func le(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+        var body: [UInt8] = [], directory: [UInt8] = []
+        for name in names {
+            let offset = body.count, bytes = Array(name.utf8)
+            body +=
+                [0x50, 0x4B, 3, 4] + le(20, 2) + le(0, 2) + le(0, 2) + le(0, 4) + le(0, 4) + le(0, 4) + le(0, 4)
+                + le(bytes.count, 2) + le(0, 2) + bytes
+            directory +=
+                [0x50, 0x4B, 1, 2] + le(20, 2) + le(20, 2) + le(0, 2) + le(0, 2) + le(0, 4) + le(0, 4)
+                + le(0, 4) + le(0, 4) + le(bytes.count, 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 4)
+                + le(offset, 4) + bytes
+        }
+        return body + directory + [0x50, 0x4B, 5, 6] + le(0, 2) + le(0, 2) + le(names.count, 2)
+            + le(names.count, 2) + le(directory.count, 4) + le(body.count, 4) + le(0, 2)
+    }
+
+    static let docx = zip(["[Content_Types].xml", "_rels/.rels", "word/document.xml"])
+    /// An ISO 9660 image: 32 KiB of system area, then a primary volume descriptor.
+    static let iso: [UInt8] =
+        Array(repeating: 0, count: 32_768) + [1] + Array("CD001".utf8) + [1]
+        + Array(repeating: 0, count: 2041)
+
+    /// A file without a telling name, and the type of its content.
+    struct Unnamed: Sendable, CustomTestStringConvertible {
+        var name: String
+        var bytes: [UInt8]
+        var identifier: String
+        var testDescription: String { name }
+    }
+
+    /// Content alone names the format inside a container, through every door.
+    @Test(arguments: [
+        Unnamed(name: "report", bytes: docx, identifier: "org.openxmlformats.wordprocessingml.document"),
+        Unnamed(name: "disc", bytes: iso, identifier: "org.freedesktop.mime.application.x-cd-image"),
+        Unnamed(name: "plain", bytes: zip(["a.txt", "b.txt"]), identifier: "public.zip-archive"),
+    ])
+    func contentAloneNamesTheFormatInside(unnamed: Unnamed) throws {
+        let (name, bytes, identifier) = (unnamed.name, unnamed.bytes, unnamed.identifier)
+        let folder = TemporaryFolder("uti-content-alone")
+        let path = folder.path + "/" + name
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        let run = try Run(["file", "--content", "-b", path], environment: Self.systemData)
+        #expect(run.status == 0 && run.stdout == identifier + "\n")
+        let verdict = try Run(["conforms", "--content", path, identifier], environment: Self.systemData)
+        #expect(verdict.status == 0)
+        let registry = try TypeRegistry.load(
+            RegistrySources(environment: Run.environment(Self.systemData)), cache: nil
+        ).registry
+        #expect(try FileTyping(registry: registry).type(ofContentAt: path).type.identifier == identifier)
+        // Without --content the answer stays GIO's.
+        let gio = try Run(["file", "-b", path], environment: Self.systemData)
+        #expect(gio.status == 0 && gio.stdout != "" && (name == "plain" || gio.stdout != identifier + "\n"))
+    }
+
+    @Test func aNamedArchiveHoldingADocumentAgreesAndStandardInputIsNamedToo() throws {
+        let folder = TemporaryFolder("uti-content-alone")
+        let path = folder.path + "/bundle.zip"
+        FileManager.default.createFile(atPath: path, contents: Data(Self.docx))
+        let json = try Run(["file", "--json", path], environment: Self.systemData)
+        let object = try #require((try json.json() as? [[String: Any]])?.first)
+        let content = try #require(object["content"] as? [String: Any])
+        #expect(content["identifier"] as? String == "org.openxmlformats.wordprocessingml.document")
+        #expect(content["agreement"] as? String == "agrees")
+        let stdin = try ProgramRun(
+            Run.binary, ["file", "--content", "--mime", "-"],
+            stdin: String(decoding: Self.docx, as: UTF8.self), environment: Run.environment(Self.systemData))
+        #expect(stdin.stdout == "application/vnd.openxmlformats-officedocument.wordprocessingml.document\n")
     }
 }
