@@ -187,15 +187,23 @@ import UniformTypes
             }
         }
         let log = Log()
+        let failure = Log()
         let watcher = watcher(recursive: true)
         Thread.detachNewThread {
-            try? watcher.run(until: stop) { report in
-                log.append(report)
-                // Blocks the watch at its start until the files are made.
-                if case .ready = report {
-                    ready.signal()
-                    busy.wait()
+            do {
+                try watcher.run(until: stop) { report in
+                    log.append(report)
+                    // Blocks the watch at its start until the files are made.
+                    if case .ready = report {
+                        ready.signal()
+                        busy.wait()
+                    }
                 }
+            } catch {
+                // A watch that cannot begin says why, at once.
+                failure.append(.rescanned(root: "", reason: "\(error)"))
+                Issue.record("the watch failed: \(error)")
+                ready.signal()
             }
             done.signal()
         }
@@ -205,6 +213,10 @@ import UniformTypes
                     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
         // The files are made once the watch has begun (its folders watched), while it is held.
         #expect(ready.wait(timeout: .now() + hangLimit) == .success, "the watch never began")
+        guard failure.all.isEmpty else {
+            busy.signal()
+            return
+        }
         for n in 0..<(limit + 100) { close(open(folder.path("in/f\(n)"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)) }
         busy.signal()
         let marker = folder.path("in/marker")
