@@ -38,6 +38,8 @@ final class CrossDeviceCopy: Placement {
     private let source: FolderDescriptor
     private let name: FileName
     private let destination: FolderDescriptor
+    /// The destination as records name it.
+    private let recordedDestination: CopyDestination
     private let settle: SettlePolicy
     private let shared: CrossDeviceState
     private let isKnownExtension: (ArraySlice<UInt8>) -> Bool
@@ -96,12 +98,13 @@ final class CrossDeviceCopy: Placement {
     }
 
     init(
-        source: FolderDescriptor, name: FileName, destination: FolderDescriptor, settle: SettlePolicy,
+        source: FolderDescriptor, name: FileName, destination: CopyDestination, settle: SettlePolicy,
         shared: CrossDeviceState, isKnownExtension: @escaping (ArraySlice<UInt8>) -> Bool
     ) {
         self.source = source
         self.name = name
-        self.destination = destination
+        self.destination = destination.folder
+        recordedDestination = destination
         self.settle = settle
         self.shared = shared
         self.isKnownExtension = isKnownExtension
@@ -298,7 +301,7 @@ final class CrossDeviceCopy: Placement {
         }
         do {
             aside = try SetAside.begin(
-                name, in: source, documents: destination, records: records, copy: (target, UInt64(publishedInode)))
+                name, in: source, to: recordedDestination, records: records, copy: (target, UInt64(publishedInode)))
         } catch {
             switch error {
             case .gone: return .moved
@@ -383,7 +386,7 @@ final class CrossDeviceCopy: Placement {
         let records: RecordFolder
         do { records = try shared.records() } catch { throw .failed(error) }
         let aside: SetAside
-        do { aside = try SetAside.begin(name, in: source, documents: destination, records: records) } catch {
+        do { aside = try SetAside.begin(name, in: source, to: recordedDestination, records: records) } catch {
             switch error {
             case .gone: throw .sourceGone
             case .notRemovable(let reason):
@@ -584,7 +587,7 @@ final class CrossDeviceCopy: Placement {
 
     /// The pass's staging folder, or why there is none.
     private func stagingFolder() throws(Failure) -> StagingFolder {
-        do { return try shared.stagingFolder(in: destination) } catch { throw .failed(error) }
+        do { return try shared.stagingFolder(in: recordedDestination) } catch { throw .failed(error) }
     }
 
     // MARK: Folders

@@ -417,22 +417,15 @@ public final class InboxProcessor {
         passFolders = (documents, FileID(of: inbox))
         // What runs killed midway left, known only from the records of this
         // user's runs: removals to finish, staging folders to clear, in
-        // Documents and the route folders that exist. What the records name
-        // is not a document of this pass; anything else is.
+        // Documents and in the folders of it the records name, whatever the
+        // rules of this run. What the records name is not a document of this
+        // pass; anything else is.
         let recorded = shared.existingRecords()
-        var recoveryFolders = [documents]
-        if !recorded.isEmpty, let routing = options.routing {
-            for folder in routing.routes.map(\.folder) + (routing.quarantine.map { [$0] } ?? []) {
-                if case .success(let opened?) = openDestination(folder, create: false) {
-                    recoveryFolders.append(opened)
-                }
-            }
-        }
-        let plan = SetAside.plan(recorded, inbox: inbox, destinations: recoveryFolders)
+        let plan = SetAside.plan(recorded, inbox: inbox, documents: documents)
         var recordedHere: Set<FileName> = []
         for step in plan {
             switch step {
-            case .removal(_, let hidden, _, _): recordedHere.insert(hidden)
+            case .removal(_, let hidden, _, _), .giveBack(_, let hidden, _): recordedHere.insert(hidden)
             case .emptyFolder(let entry, let name, _): if case .moving = entry.what { recordedHere.insert(name) }
             case .staging, .stale: break
             }
@@ -450,6 +443,10 @@ public final class InboxProcessor {
                 case .removal(_, let hidden, let original, _):
                     return
                         "would finish moving \(original.escaped), set aside as \(hidden.escaped) by an interrupted run"
+                case .giveBack(_, let hidden, let original):
+                    return
+                        "would give back \(original.escaped) whole, set aside as \(hidden.escaped) by an interrupted run "
+                        + "moving it into a folder that cannot be found"
                 case .emptyFolder(_, let name, _):
                     return "would remove \(name.escaped), an empty folder of an interrupted run"
                 case .stale: return nil
@@ -894,11 +891,17 @@ public final class InboxProcessor {
         // nothing slow (such as waiting for the registry to know extensions)
         // comes between the copy and the removal of its source.
         _ = NumberedName(name, isKnownExtension: isKnownExtension)
-        guard let crossDevice else {
+        guard let crossDevice, let documents = passFolders?.documents else {
             return .failed(ItemFailure(.other, "cannot be copied into \(destinationPath(key))"))
         }
+        guard let documentsID = FileID(of: documents) else {
+            let error = SystemError.current("fstat", path: documentsPath)
+            return .failed(ItemFailure(error, context: "cannot be copied into \(destinationPath(key))"))
+        }
         let copy = CrossDeviceCopy(
-            source: folder, name: name, destination: destination, settle: options.settle, shared: crossDevice,
+            source: folder, name: name,
+            destination: CopyDestination(folder: destination, path: key, documents: documentsID),
+            settle: options.settle, shared: crossDevice,
             isKnownExtension: isKnownExtension)
         do { try copy.prepare() } catch {
             switch error {

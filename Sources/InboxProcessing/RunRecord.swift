@@ -141,20 +141,30 @@ final class RecordFolder {
 /// inode once it does, and removed once the thing is gone.
 final class RunRecord {
     enum Kind: String {
-        /// Fields: the device and inode of the folder the item is copied
-        /// into (Documents, or a folder of it the item is routed to), the
-        /// Inbox's device and inode, the hidden folder's name in the Inbox, the item's name
+        /// Fields: the destination (the folder the item is copied into,
+        /// Documents or a folder of it the item is routed to, as
+        /// `CopyDestination.fields` gives it), the Inbox's device and
+        /// inode, the hidden folder's name in the Inbox, the item's name
         /// there; then the hidden folder's inode; then, any number of
         /// times, the name and inode of the published copy (the last counts).
-        case moving
-        /// Fields: the device and inode of the folder copies are published
-        /// in (Documents, or a folder of it items are routed to), the
-        /// staging folder's name there; then its inode.
-        case staging
+        case moving = "move"
+        /// Fields: the destination (the folder copies are published in, as
+        /// `CopyDestination.fields` gives it), the staging folder's name
+        /// there; then its inode.
+        case staging = "stage"
+        /// A `moving` record as earlier versions wrote it, read and never
+        /// written: its destination is the device and inode alone (no
+        /// Documents, no path), taken to be Documents.
+        case movingWithoutPath = "moving"
+        /// A `staging` record as earlier versions wrote it (see `movingWithoutPath`).
+        case stagingWithoutPath = "staging"
     }
 
     /// A record is never larger: a few names and numbers.
     static let maximumSize = 64 * (FileName.maximumLength + 24)
+
+    /// The longest destination path a record holds, in bytes.
+    static let maximumPathLength = Int(PATH_MAX)
 
     let folder: RecordFolder
     let name: FileName
@@ -278,7 +288,12 @@ struct RecordedEntry {
     /// The run that wrote it.
     var run: RunIdentity
     /// The folder the copy goes to: Documents, or a folder of it items are routed to.
+    var destination: FileID
+    /// The Documents folder the destination is in, and the destination's
+    /// path below it (none for Documents itself). A record of an earlier
+    /// version names neither: its destination is taken to be Documents.
     var documents: FileID
+    var path: [FileName]
     var what: What
 
     enum What {
@@ -288,7 +303,7 @@ struct RecordedEntry {
         case moving(
             inbox: FileID, hidden: FileName, original: FileName, hiddenInode: UInt64?,
             copy: (name: FileName, inode: UInt64)?)
-        /// The folder `staging` of Documents (of inode `inode` once made).
+        /// The folder `staging` of the destination (of inode `inode` once made).
         case staging(FileName, inode: UInt64?)
     }
 
@@ -303,9 +318,23 @@ struct RecordedEntry {
         guard fields.count >= 2, let device = number(fields[0]), let inode = number(fields[1]) else { return nil }
         self.name = name
         self.run = run
-        documents = FileID(device: device, inode: inode)
+        destination = FileID(device: device, inode: inode)
+        // The fields after the destination's, as a record of an earlier version has them.
+        var fields = fields
         switch kind {
-        case .staging:
+        case .moving, .staging:
+            guard fields.count >= 5, let documentsDevice = number(fields[2]), let documentsInode = number(fields[3]),
+                let path = CopyDestination.path(fields[4])
+            else { return nil }
+            documents = FileID(device: documentsDevice, inode: documentsInode)
+            self.path = path
+            fields.removeSubrange(2..<5)
+        case .movingWithoutPath, .stagingWithoutPath:
+            documents = destination
+            path = []
+        }
+        switch kind {
+        case .staging, .stagingWithoutPath:
             guard fields.count == 3 || fields.count == 4, let staging = component(fields[2]) else { return nil }
             var stagingInode: UInt64?
             if fields.count == 4 {
@@ -313,7 +342,7 @@ struct RecordedEntry {
                 stagingInode = value
             }
             what = .staging(staging, inode: stagingInode)
-        case .moving:
+        case .moving, .movingWithoutPath:
             guard fields.count >= 6, let inboxDevice = number(fields[2]), let inboxInode = number(fields[3]),
                 let hidden = component(fields[4]), let original = component(fields[5])
             else { return nil }
@@ -333,5 +362,48 @@ struct RecordedEntry {
                 inbox: FileID(device: inboxDevice, inode: inboxInode), hidden: hidden, original: original,
                 hiddenInode: hiddenInode, copy: copy)
         }
+    }
+}
+
+/// The folder a copy goes to, as a record names it: by its device and
+/// inode, and by where it is, so that any later run over the same Documents
+/// finds it whatever its rules: the device and inode of Documents, and the
+/// folder's path below it (none for Documents itself). A later run opens
+/// the path one component at a time and uses what it finds only when it is
+/// the folder of the recorded device and inode (`SetAside.locate`).
+struct CopyDestination {
+    /// The folder, open.
+    let folder: FolderDescriptor
+    /// Its components below Documents, each a single name.
+    let path: [FileName]
+    /// The device and inode of Documents.
+    let documents: FileID
+
+    /// The fields that name it in a record: its device and inode,
+    /// Documents' device and inode, and its path, the components joined by
+    /// `/` (an empty field for Documents itself). Throws when it cannot be
+    /// read, or its path is longer than a record holds.
+    func fields() throws(SystemError) -> [[UInt8]] {
+        guard let id = FileID(of: folder) else { throw .current("fstat", path: folder.path) }
+        let joined = Array(path.map(\.bytes).joined(separator: [UInt8(ascii: "/")]))
+        guard joined.count <= RunRecord.maximumPathLength, path.allSatisfy({ SetAside.isSingleComponent($0.bytes) })
+        else { throw SystemError(ENAMETOOLONG, call: "write", path: folder.path) }
+        return [
+            RunRecord.field(id.device), RunRecord.field(id.inode), RunRecord.field(documents.device),
+            RunRecord.field(documents.inode), joined,
+        ]
+    }
+
+    /// The path a record's field names: its components, each a single
+    /// name; none for an empty field; nil when it is not such a path.
+    static func path(_ field: [UInt8]) -> [FileName]? {
+        guard !field.isEmpty else { return [] }
+        guard field.count <= RunRecord.maximumPathLength else { return nil }
+        var components: [FileName] = []
+        for part in field.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            guard SetAside.isSingleComponent(Array(part)) else { return nil }
+            components.append(FileName(Array(part)))
+        }
+        return components
     }
 }

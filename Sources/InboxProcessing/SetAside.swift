@@ -70,24 +70,22 @@ final class SetAside {
 
     /// Moves `name` of `inbox` into a new hidden folder, recorded in
     /// `records` (with `copy`, the published copy with its inode in
-    /// `documents`, when there is one) before the item is moved into it.
+    /// `destination`, when there is one) before the item is moved into it.
     static func begin(
-        _ name: FileName, in inbox: FolderDescriptor, documents: FolderDescriptor, records: RecordFolder,
+        _ name: FileName, in inbox: FolderDescriptor, to destination: CopyDestination, records: RecordFolder,
         copy: (name: FileName, inode: UInt64)? = nil
     ) throws(Refusal) -> SetAside {
         if let problem = removalProblem(name, in: inbox) {
             throw problem.code == ENOENT ? .gone : .notRemovable(problem)
         }
-        guard let documentsID = FileID(of: documents), let inboxID = FileID(of: inbox) else {
-            throw .failed(.current("fstat", path: inbox.path))
-        }
+        guard let inboxID = FileID(of: inbox) else { throw .failed(.current("fstat", path: inbox.path)) }
         let made: (name: FileName, folder: FolderDescriptor, record: RunRecord)
         do {
+            let destinationFields = try destination.fields()
             made = try RunRecord.makeRecordedFolder(
                 .moving, prefix: ".uti-moving-", in: inbox, records: records,
                 fields: { hidden in
-                    [
-                        RunRecord.field(documentsID.device), RunRecord.field(documentsID.inode),
+                    destinationFields + [
                         RunRecord.field(inboxID.device), RunRecord.field(inboxID.inode), hidden.bytes, name.bytes,
                     ]
                 },
@@ -205,6 +203,10 @@ final class SetAside {
         /// An item set aside: what its copy in `destination` holds is
         /// removed, the rest given back.
         case removal(RecordedEntry, hidden: FileName, original: FileName, destination: FolderDescriptor)
+        /// An item set aside whose destination folder cannot be found (gone,
+        /// renamed, no longer the recorded one, or in another Documents):
+        /// what its copy holds cannot be checked, so it is given back whole.
+        case giveBack(RecordedEntry, hidden: FileName, original: FileName)
         /// A hidden folder made just before its run ended, still empty,
         /// in `in` (the Inbox or a destination folder): removed.
         case emptyFolder(RecordedEntry, FileName, in: FolderDescriptor)
@@ -214,39 +216,86 @@ final class SetAside {
     }
 
     /// What the records of runs that have ended ask of this Inbox and of
-    /// the folders its items move to, `destinations` (Documents and the
-    /// folders of Documents items are routed to). A record names the folder
-    /// a copy went to by device and inode: a record of other folders is left
-    /// for a run over those. Each folder a record names counts only while
-    /// it is the very folder recorded: same device and inode (once
-    /// recorded), the running user's, mode 0700.
-    static func plan(
-        _ recorded: [RecordedEntry], inbox: FolderDescriptor, destinations: [FolderDescriptor]
-    ) -> [Recovery] {
-        guard let inboxID = FileID(of: inbox) else { return [] }
-        var byID: [FileID: FolderDescriptor] = [:]
-        for folder in destinations { if let id = FileID(of: folder), byID[id] == nil { byID[id] = folder } }
+    /// `documents` with the folders of it copies went to. A record names
+    /// the folder a copy went to by device and inode, and by its path below
+    /// Documents (`CopyDestination`): that folder counts only when the path
+    /// leads to it from this Documents (`locate(_:in:)`), whatever the rules
+    /// of this run. A staging record of another Documents is left for a run
+    /// over it; one whose folder cannot be found is stale. An item set
+    /// aside in this Inbox whose destination cannot be found is given back
+    /// whole. Each folder a record names counts only while it is the very
+    /// folder recorded: same device and inode (once recorded), the running
+    /// user's, mode 0700.
+    static func plan(_ recorded: [RecordedEntry], inbox: FolderDescriptor, documents: FolderDescriptor) -> [Recovery] {
+        guard let inboxID = FileID(of: inbox), let documentsID = FileID(of: documents) else { return [] }
+        var located: [[FileName]: Located] = [:]
+        /// The entry's destination folder: found, missing, or not to be told now.
+        func destination(of entry: RecordedEntry) -> Located {
+            guard entry.documents == documentsID else { return .unknown }
+            let found = located[entry.path] ?? locate(entry.path, in: documents)
+            located[entry.path] = found
+            guard case .found(let folder) = found else { return found }
+            return FileID(of: folder) == entry.destination ? found : .missing
+        }
         var plan: [Recovery] = []
         for entry in recorded where !entry.run.mayBeRunning {
-            guard let destination = byID[entry.documents] else { continue }
             switch entry.what {
             case .staging(let name, let inode):
-                switch ownFolder(name, in: destination, device: entry.documents.device, inode: inode) {
-                case .some(true): plan.append(.staging(entry, name, in: destination))
-                case .some(false): plan.append(.emptyFolder(entry, name, in: destination))
+                let parent: FolderDescriptor
+                switch destination(of: entry) {
+                case .found(let folder): parent = folder
+                case .missing:
+                    plan.append(.stale(entry))
+                    continue
+                // Another Documents, or a folder that cannot be read now: left for a later run.
+                case .unknown: continue
+                }
+                switch ownFolder(name, in: parent, device: entry.destination.device, inode: inode) {
+                case .some(true): plan.append(.staging(entry, name, in: parent))
+                case .some(false): plan.append(.emptyFolder(entry, name, in: parent))
                 case nil: plan.append(.stale(entry))
                 }
             case .moving(let inboxOfEntry, let hidden, let original, let inode, _):
                 guard inboxOfEntry == inboxID else { continue }
                 switch ownFolder(hidden, in: inbox, device: inboxID.device, inode: inode) {
                 case .some(true):
-                    plan.append(.removal(entry, hidden: hidden, original: original, destination: destination))
+                    if case .found(let folder) = destination(of: entry) {
+                        plan.append(.removal(entry, hidden: hidden, original: original, destination: folder))
+                    } else {
+                        plan.append(.giveBack(entry, hidden: hidden, original: original))
+                    }
                 case .some(false): plan.append(.emptyFolder(entry, hidden, in: inbox))
                 case nil: plan.append(.stale(entry))
                 }
             }
         }
         return plan
+    }
+
+    /// What `locate(_:in:)` found.
+    enum Located {
+        case found(FolderDescriptor)
+        /// A component is missing, not a folder, or a symbolic link.
+        case missing
+        /// It cannot be told now (a component cannot be searched, or
+        /// another error), or the record is of another Documents.
+        case unknown
+    }
+
+    /// The folder at `path` below `documents`, each component opened with
+    /// `O_NOFOLLOW | O_DIRECTORY`: a symbolic link is never followed and
+    /// nothing is made. Documents itself for an empty path.
+    static func locate(_ path: [FileName], in documents: FolderDescriptor) -> Located {
+        var current = documents
+        for component in path {
+            let parent = current
+            let fd = component.bytes.withCString {
+                openat(parent.fd, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            }
+            guard fd >= 0 else { return [ENOENT, ENOTDIR, ELOOP].contains(errno) ? .missing : .unknown }
+            current = FolderDescriptor(adopting: fd, path: InboxProcessor.join(parent.path, component.escaped))
+        }
+        return .found(current)
     }
 
     /// Whether `name` of `parent` is the recorded folder: nil when it is
@@ -300,6 +349,26 @@ final class SetAside {
                     problems.append(
                         "\(name.escaped): unpublished copies of an interrupted run could not be removed whole; "
                             + "what is left is kept")
+                }
+            case .giveBack(let entry, let hidden, let original):
+                guard case .moving(_, _, _, _, let copy) = entry.what,
+                    let folder = try? inbox.openFolder(hidden, displayPath: hidden.escaped)
+                else { continue }
+                let setAside = SetAside(
+                    inbox: inbox, hidden: hidden, original: original, folder: folder, records: records,
+                    recordName: entry.name, record: nil)
+                let left =
+                    copy == nil
+                    ? "it was not copied by the interrupted run moving it, so it"
+                    : "an interrupted run published a copy of it in a folder that cannot be found any more "
+                        + "(removed, renamed or replaced), so what that copy holds cannot be checked and all of it"
+                // What the copy holds cannot be checked: nothing is removed
+                // from the item. One the run had published a copy of goes
+                // back with a word, as it may now be there twice.
+                if let rest = setAside.end(left: left, isKnownExtension: isKnownExtension),
+                    copy != nil || folder.contains(itemName)
+                {
+                    problems.append("\(original.escaped): \(rest)")
                 }
             case .removal(let entry, let hidden, let original, let documents):
                 guard case .moving(_, _, _, _, let copy) = entry.what,

@@ -24,14 +24,14 @@ final class StagingFolder {
         self.record = record
     }
 
-    /// Makes a new staging folder in `documents` (the folder copies are
+    /// Makes a new staging folder in `destination` (the folder copies are
     /// published in), recorded in `records`.
-    static func make(in documents: FolderDescriptor, records: RecordFolder) throws(SystemError) -> StagingFolder {
-        guard let documentsID = FileID(of: documents) else { throw .current("fstat", path: documents.path) }
+    static func make(in destination: CopyDestination, records: RecordFolder) throws(SystemError) -> StagingFolder {
+        let fields = try destination.fields()
         let (name, folder, record) = try RunRecord.makeRecordedFolder(
-            .staging, prefix: ".uti-staging-", in: documents, records: records,
-            fields: { [RunRecord.field(documentsID.device), RunRecord.field(documentsID.inode), $0.bytes] })
-        return StagingFolder(documents: documents, name: name, folder: folder, record: record)
+            .staging, prefix: ".uti-staging-", in: destination.folder, records: records,
+            fields: { fields + [$0.bytes] })
+        return StagingFolder(documents: destination.folder, name: name, folder: folder, record: record)
     }
 
     /// A name no entry of the folder has had yet.
@@ -99,10 +99,11 @@ final class CrossDeviceState {
     }
 
     /// The staging folder of this pass in `destination`.
-    func stagingFolder(in destination: FolderDescriptor) throws(InboxProcessor.ItemFailure) -> StagingFolder {
-        guard let id = FileID(of: destination) else {
+    func stagingFolder(in destination: CopyDestination) throws(InboxProcessor.ItemFailure) -> StagingFolder {
+        guard let id = FileID(of: destination.folder) else {
             throw InboxProcessor.ItemFailure(
-                SystemError.current("fstat", path: destination.path), context: "cannot make a folder to copy into")
+                SystemError.current("fstat", path: destination.folder.path),
+                context: "cannot make a folder to copy into")
         }
         if let made = staging[id] { return made }
         let records = try records()

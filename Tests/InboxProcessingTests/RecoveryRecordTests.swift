@@ -21,19 +21,30 @@ struct Records {
 
     func id(_ path: String) -> FileID { FileID(tree.status(path)) }
 
+    /// The fields naming the destination `path` below Documents (empty for
+    /// Documents itself), as a run writes them; as an earlier version wrote
+    /// them when `withoutPath` (its device and inode alone).
+    func destination(_ path: String, withoutPath: Bool = false) throws -> [[UInt8]] {
+        let folder = try FolderDescriptor.open(path.isEmpty ? tree.documents : tree.documents + "/" + path)
+        let components = path.split(separator: "/").map { FileName(String($0)) }
+        let fields = try CopyDestination(folder: folder, path: components, documents: id(tree.documents)).fields()
+        return withoutPath ? Array(fields[..<2]) : fields
+    }
+
     /// A record of an item set aside as `hidden` in the Inbox, with the
-    /// folder's inode when `recordInode`, and `copy` when given.
+    /// folder's inode when `recordInode`, and `copy` when given, moving
+    /// into the folder `destination` of Documents.
     @discardableResult
     func moving(
         hidden: String, original: String, recordInode: Bool = true, copy: (String, UInt64)? = nil,
-        inbox: String? = nil, run: RunIdentity = deadRun
+        inbox: String? = nil, into destination: String = "", withoutPath: Bool = false, run: RunIdentity = deadRun
     ) throws -> RunRecord {
-        let documents = id(tree.documents), inboxID = id(inbox ?? tree.inbox)
+        let inboxID = id(inbox ?? tree.inbox)
         let record = try RunRecord.create(
-            .moving, in: folder,
-            [
-                RunRecord.field(documents.device), RunRecord.field(documents.inode), RunRecord.field(inboxID.device),
-                RunRecord.field(inboxID.inode), Array(hidden.utf8), Array(original.utf8),
+            withoutPath ? .movingWithoutPath : .moving, in: folder,
+            try self.destination(destination, withoutPath: withoutPath) + [
+                RunRecord.field(inboxID.device), RunRecord.field(inboxID.inode), Array(hidden.utf8),
+                Array(original.utf8),
             ], run: run)
         if recordInode {
             try record.append(
@@ -43,14 +54,17 @@ struct Records {
         return record
     }
 
-    /// A record of the staging folder `name` of Documents.
+    /// A record of the staging folder `name` of the folder `destination` of Documents.
     @discardableResult
-    func staging(_ name: String, recordInode: Bool = true, run: RunIdentity = deadRun) throws -> RunRecord {
-        let documents = id(tree.documents)
+    func staging(
+        _ name: String, in destination: String = "", recordInode: Bool = true, withoutPath: Bool = false,
+        run: RunIdentity = deadRun
+    ) throws -> RunRecord {
+        let path = destination.isEmpty ? tree.documents : tree.documents + "/" + destination
         let record = try RunRecord.create(
-            .staging, in: folder,
-            [RunRecord.field(documents.device), RunRecord.field(documents.inode), Array(name.utf8)], run: run)
-        if recordInode { try record.append([RunRecord.field(id(tree.documents + "/" + name).inode)]) }
+            withoutPath ? .stagingWithoutPath : .staging, in: folder,
+            try self.destination(destination, withoutPath: withoutPath) + [Array(name.utf8)], run: run)
+        if recordInode { try record.append([RunRecord.field(id(path + "/" + name).inode)]) }
         return record
     }
 
