@@ -41,7 +41,9 @@ public struct EnvironmentVariable: Sendable, Hashable {
     public static let dataDirs = EnvironmentVariable(
         "XDG_DATA_DIRS", "the system's data folders (`/usr/local/share:/usr/share`), searched after `XDG_DATA_HOME`")
     public static let configHome = EnvironmentVariable(
-        "XDG_CONFIG_HOME", "the user's config folder (`~/.config`): the `mimeapps.list` that `set-default` writes")
+        "XDG_CONFIG_HOME",
+        "the user's config folder (`~/.config`): the `mimeapps.list` that `set-default` writes, "
+            + "and the routes file `uti/routes` of `inbox`")
     public static let configDirs = EnvironmentVariable(
         "XDG_CONFIG_DIRS", "the system's config folders (`/etc/xdg`) for `mimeapps.list`")
     public static let cacheHome = EnvironmentVariable("XDG_CACHE_HOME", "the user's cache folder (`~/.cache`)")
