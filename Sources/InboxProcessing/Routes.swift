@@ -27,6 +27,12 @@ public struct RouteFolder: Sendable, Hashable, CustomStringConvertible {
             throw RouteError(.badFolder, "the folder must be inside DOCUMENTS: no leading \"/\"")
         }
         if bytes.contains(0) { throw RouteError(.badFolder, "the folder holds a NUL byte") }
+        if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw RouteError(.badFolder, "the folder holds a control character (a line break, a tab)")
+        }
+        if bytes.count >= Int(PATH_MAX) {
+            throw RouteError(.badFolder, "the folder is longer than \(Int(PATH_MAX) - 1) bytes")
+        }
         let parts = bytes.split(separator: slash).map { FileName(Array($0)) }
         for part in parts {
             if part.bytes == [UInt8(ascii: ".")] || part.bytes == [UInt8(ascii: "."), UInt8(ascii: ".")] {
@@ -90,14 +96,22 @@ public struct InboxRoute: Sendable {
     /// Reads `TYPE=FOLDER`, the argument of `--route` (the first `=`
     /// ends the type). Throws naming the argument.
     public static func option(_ argument: String) throws(RouteError) -> InboxRoute {
-        let origin = Origin.option(argument)
-        guard let equals = argument.firstIndex(of: "=") else {
+        try option(bytes: Array(argument.utf8))
+    }
+
+    /// Reads `TYPE=FOLDER` given as bytes (an argument need not be UTF-8:
+    /// the folder is made under the bytes given), as `option(_:)` does.
+    public static func option(bytes argument: [UInt8]) throws(RouteError) -> InboxRoute {
+        let origin = Origin.option(FileName(argument).escaped)
+        guard let equals = argument.firstIndex(of: UInt8(ascii: "=")) else {
             throw RouteError(.syntax, "give TYPE=FOLDER", at: origin)
         }
-        let type = String(argument[..<equals])
-        let folderText = String(argument[argument.index(after: equals)...])
+        let type = String(decoding: argument[..<equals], as: UTF8.self)
         if type.isEmpty { throw RouteError(.syntax, "the type is empty; give TYPE=FOLDER", at: origin) }
-        do { return InboxRoute(type: type, folder: try RouteFolder(folderText), origin: origin) } catch {
+        do {
+            let folder = try RouteFolder(bytes: Array(argument[(equals + 1)...]))
+            return InboxRoute(type: type, folder: folder, origin: origin)
+        } catch {
             throw error.at(origin)
         }
     }
@@ -111,7 +125,9 @@ public struct InboxRoute: Sendable {
         var routes: [InboxRoute] = []
         let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), cr = UInt8(ascii: "\r")
         let isBlank = { (byte: UInt8) in byte == space || byte == tab }
-        for (index, rawLine) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        // A byte order mark, as some editors write, is no part of the first line.
+        let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
+        for (index, rawLine) in text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             .enumerated()
         {
             let origin = Origin.file(path: path, line: index + 1)

@@ -80,7 +80,10 @@ enum FileTypeBox {
         let bytes = ContainerBytes(head)
         let stated = bytes.big(0, 4)
         let headerLength = stated == 1 ? 16 : 8
-        let boxSize = stated == 1 ? bytes.big(8, 8) : stated == 0 ? reader.size : stated
+        // A 64-bit size past what a signed number holds, or past the file,
+        // is read as far as the file goes.
+        let given = stated == 1 ? bytes.big(8, 8) : stated == 0 ? reader.size : stated
+        let boxSize = given < 0 || given > reader.size ? reader.size : given
         guard boxSize >= headerLength + 8, headerLength + 8 <= bytes.count else { return nil }
         let major = brand(bytes, headerLength)
         let weak: Set<String> = ["mif1", "msf1", "miaf"]

@@ -36,25 +36,50 @@ extension FileTyping {
         let isText = { (type: UniformType) in
             self.registry.declaredType("public.text").map(type.conforms(to:)) ?? false
         }
-        switch ContentEvidence(of: content) {
+        let evidence = ContentEvidence(of: content)
+        if evidence != .format, ContentSignature.matches(named.identifier, prefix) == true { return verdict(.agrees) }
+        switch evidence {
         case .format:
             let found = content.type
             let agrees =
                 named.conforms(to: found) || found.conforms(to: named) || (isText(named) && isText(found))
                 || related(answer.mimeType, content.mimeType)
                 || (content.mimeType.map { isFormat(named, inside: $0) } ?? false)
-            return verdict(agrees ? .agrees : .contradicts)
-        case .text, .nothing:
-            if ContentSignature.matches(named.identifier, prefix) == true { return verdict(.agrees) }
-            if isText(named) {
-                // Text in UTF-16 or UTF-32 holds NUL bytes, yet is text.
-                let text =
-                    ContentEvidence(of: content) == .text
-                    || TextCharset.name(of: Array(prefix), truncated: true) != "binary"
-                return verdict(text ? .agrees : .contradicts)
+            if agrees { return verdict(.agrees) }
+            // A rule weaker than the default priority (50) only breaks ties
+            // between names; it stands against the name only where the
+            // kinds clash (a shared library's ELF header read as a program's
+            // is no contradiction).
+            let weak = (content.sniffPriority ?? 50) < 50
+            if weak && !SystemTypePlacement.kindsClash(kinds(of: named), kinds(of: found)) {
+                return verdict(.undecided)
             }
-            return verdict(hasSignature(named, prefix: prefix) ? .contradicts : .undecided)
+            return verdict(.contradicts)
+        case .text where isText(named):
+            return verdict(.agrees)
+        case .nothing where isText(named):
+            // Text in UTF-16 or UTF-32 holds NUL bytes, yet is text.
+            let text = TextCharset.name(of: Array(prefix), truncated: true) != "binary"
+            return verdict(text ? .agrees : .contradicts)
+        case .text, .nothing:
+            // Content without the signature of the name's format contradicts
+            // it where that format's files all carry one (images, sound and
+            // video, archives; and documents, against text): elsewhere the
+            // magic rules may not know every version (Python bytecode, keys).
+            var signed = Self.signedKinds
+            if evidence == .text { signed.insert("public.composite-content") }
+            let strict = !kinds(of: named).isDisjoint(with: signed)
+            return verdict(strict && hasSignature(named, prefix: prefix) ? .contradicts : .undecided)
         }
+    }
+
+    /// The kinds (`SystemTypePlacement.kinds`) whose formats all start with
+    /// a signature the magic rules know.
+    private static let signedKinds: Set<String> = ["public.image", "public.audiovisual-content", "public.archive"]
+
+    /// The kinds of content `type` is of.
+    private func kinds(of type: UniformType) -> Set<String> {
+        SystemTypePlacement.kinds { identifier in registry.declaredType(identifier).map(type.conforms(to:)) ?? false }
     }
 
     /// Whether two MIME types name one format, or one a kind of the other,

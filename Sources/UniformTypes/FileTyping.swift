@@ -128,7 +128,8 @@ public struct FileTyping: Sendable {
         /// Type a regular file by its content alone, its name left out, as
         /// `file` does, naming the format inside a container
         /// (`ContainerFormat`); folders, links and other kinds stay their
-        /// kinds.
+        /// kinds, and a path where nothing is is a failure (`notFound`),
+        /// not a name to type.
         public var contentAlone = false
         /// The given settings; by default content is sniffed, links are not
         /// followed and tree rules are not matched.
@@ -390,7 +391,7 @@ public struct FileTyping: Sendable {
         let found = FileStatus.withCPath(path) { fstatat(folder, $0, &info, flags) }
         let name = Self.fileName(of: path)
         guard found == 0 else {
-            if errno == ENOENT || errno == ENOTDIR {
+            if (errno == ENOENT || errno == ENOTDIR) && !options.contentAlone {
                 var result = type(forName: name)
                 result.exists = false
                 return result
@@ -419,8 +420,8 @@ public struct FileTyping: Sendable {
             return info.st_size == 0 ? type(ofContent: []) : try content().typeAlone(by: self)
         }
         var result = try typeByNameAndContent(name, size: Int(info.st_size), options: options, content: content)
-        if options.checkContent, options.sniff, result.exists, info.st_size > 0 {
-            let file = try content()
+        // Content that cannot be read leaves the answer as it is, unchecked.
+        if options.checkContent, options.sniff, result.exists, info.st_size > 0, let file = try? content() {
             result.contentCheck = file.prefix.withUnsafeBytes {
                 check(result, against: file.typeAlone(by: self), prefix: $0)
             }
@@ -529,6 +530,8 @@ public struct FileTyping: Sendable {
         result.mimeType = mime
         result.basis = .content
         result.certain = true
+        result.sniffedType = mime
+        result.sniffPriority = nil
         return result
     }
 

@@ -16,13 +16,25 @@ struct RouteTests {
         #expect(try RouteFolder("Media//Videos/").components == [FileName("Media"), FileName("Videos")])
         for (bad, phrase) in [
             ("", "empty"), ("/abs", "no leading \"/\""), ("a/../b", "\".\" or \"..\""), ("./a", "\".\" or \"..\""),
-            ("..", "\".\" or \"..\""),
+            ("..", "\".\" or \"..\""), ("P\rpublic.text Q", "control character"), ("a\tb", "control character"),
+            (Array(repeating: "a", count: 2100).joined(separator: "/"), "longer than 4095 bytes"),
         ] {
             #expect(throws: RouteError.self) { try RouteFolder(bad) }
             do { _ = try RouteFolder(bad) } catch {
                 #expect(error.code == .badFolder && error.message.contains(phrase), "\(bad): \(error)")
             }
         }
+    }
+
+    @Test func aRouteOptionGivenAsBytesMakesItsFolderUnderThoseBytes() throws {
+        let route = try InboxRoute.option(bytes: Array("public.image=P".utf8) + [0xFF] + Array("x".utf8))
+        #expect(route.type == "public.image" && route.folder.bytes == [0x50, 0xFF, 0x78])
+        #expect(route.origin.description == "--route 'public.image=P\\xffx'")
+    }
+
+    @Test func aByteOrderMarkStartsNoRule() throws {
+        let routes = try InboxRoute.parseFile([0xEF, 0xBB, 0xBF] + Array("public.image Pictures\n".utf8), path: "r")
+        #expect(routes.map(\.type) == ["public.image"] && routes.map(\.folder.description) == ["Pictures"])
     }
 
     @Test func aRouteOptionIsTypeEqualsFolder() throws {

@@ -330,7 +330,10 @@ private func mimetype(_ type: String) -> [Entry] {
             ("box size 0 (to the end)", Build.be(0, 4) + ftyp + brands + Array(repeating: 0, count: 8), mp4),
             ("box size 1, large size 24", Build.be(1, 4) + ftyp + Build.be(24, 8) + brands, mp4),
             ("box size 1, large size huge", Build.be(1, 4) + ftyp + Build.be(Int.max, 8) + brands, mp4),
-            ("box size 1, large size negative", Build.be(1, 4) + ftyp + [0xFF] + Build.be(0, 7) + brands, nil),
+            (
+                "box size 1, large size past a signed number", Build.be(1, 4) + ftyp + [0xFF] + Build.be(0, 7) + brands,
+                mp4
+            ),
             ("box size 1, large size 0", Build.be(1, 4) + ftyp + Build.be(0, 8) + brands, nil),
             ("box size 8", Build.be(8, 4) + ftyp + brands, nil),
             ("box size huge", Build.be(0xFFFF_FFFF, 4) + ftyp + brands + Array(repeating: 0x41, count: 5000), mp4),

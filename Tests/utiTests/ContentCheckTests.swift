@@ -62,6 +62,10 @@ import Testing
             name: "skippable.zst", bytes: zstd, answer: "com.facebook.zstandard-archive",
             content: "com.facebook.zstandard-archive",
             agreement: "agrees", strictlyImage: false),
+        // Binary data named after a format whose rules may not know every version of it.
+        Row(
+            name: "module.pyc", bytes: noise, answer: "org.freedesktop.mime.application.x-python-bytecode",
+            content: "public.data", agreement: "undecided", strictlyImage: false),
         Row(
             name: "screenshot", bytes: png, answer: "public.png", content: "public.png", agreement: "agrees",
             strictlyImage: true),
@@ -141,6 +145,8 @@ import Testing
         let filter = try Run(
             ["filter", "--strict", "--no-sniff", "public.image", "x.png"], environment: Self.systemData)
         #expect(filter.status == 2 && filter.stderr.contains("--no-sniff reads nothing"))
+        let missing = try Run(["file", "--content", "missing.pdf"], environment: Self.systemData)
+        #expect(missing.status == 1 && missing.stdout.isEmpty && missing.stderr.contains("missing.pdf"))
         let stdin = try Run(["file", "--content", "--mime", "-"], stdin: "plain words\n", environment: Self.systemData)
         #expect(stdin.stdout == "text/plain\n")
         let conforms = try Run(

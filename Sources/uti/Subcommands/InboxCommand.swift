@@ -130,9 +130,10 @@ struct InboxCommand: ParsableCommand {
         var routes: [InboxRoute] = []
         var folder: RouteFolder?
         do {
-            for argument in routeArguments { routes.append(try InboxRoute.option(argument)) }
+            // Arguments as their bytes: a folder is made under the bytes given.
+            for argument in routeArguments { routes.append(try InboxRoute.option(bytes: PathText.bytes(argument))) }
             if let quarantine {
-                do { folder = try RouteFolder(quarantine) } catch {
+                do { folder = try RouteFolder(bytes: PathText.bytes(quarantine)) } catch {
                     throw RouteError(error.code, "--quarantine \(quarantine): \(error.message)")
                 }
             }
