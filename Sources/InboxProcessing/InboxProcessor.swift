@@ -427,7 +427,7 @@ public final class InboxProcessor {
             switch step {
             case .removal(_, let hidden, _, _), .giveBack(_, let hidden, _): recordedHere.insert(hidden)
             case .emptyFolder(let entry, let name, _): if case .moving = entry.what { recordedHere.insert(name) }
-            case .staging, .stale: break
+            case .staging, .stale, .lostStaging: break
             }
         }
         if !options.dryRun {
@@ -449,6 +449,7 @@ public final class InboxProcessor {
                         + "moving it into a folder that cannot be found"
                 case .emptyFolder(_, let name, _):
                     return "would remove \(name.escaped), an empty folder of an interrupted run"
+                case .lostStaging(let entry, let name): return SetAside.lostStagingLine(entry, name, dryRun: true)
                 case .stale: return nil
                 }
             }

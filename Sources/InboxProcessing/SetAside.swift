@@ -207,6 +207,11 @@ final class SetAside {
         /// renamed, no longer the recorded one, or in another Documents):
         /// what its copy holds cannot be checked, so it is given back whole.
         case giveBack(RecordedEntry, hidden: FileName, original: FileName)
+        /// The staging folder `name` of a destination folder that cannot be
+        /// found where it was (removed, renamed or replaced by a link): its
+        /// record is removed, and the copies it may still hold, wherever
+        /// that folder went, are named so that they can be removed.
+        case lostStaging(RecordedEntry, FileName)
         /// A hidden folder made just before its run ended, still empty,
         /// in `in` (the Inbox or a destination folder): removed.
         case emptyFolder(RecordedEntry, FileName, in: FolderDescriptor)
@@ -245,7 +250,8 @@ final class SetAside {
                 switch destination(of: entry) {
                 case .found(let folder): parent = folder
                 case .missing:
-                    plan.append(.stale(entry))
+                    // A staging folder that was made may hold copies wherever its folder went.
+                    plan.append(inode == nil ? .stale(entry) : .lostStaging(entry, name))
                     continue
                 // Another Documents, or a folder that cannot be read now: left for a later run.
                 case .unknown: continue
@@ -270,6 +276,15 @@ final class SetAside {
             }
         }
         return plan
+    }
+
+    /// What is said of a staging folder whose folder was not found.
+    static func lostStagingLine(_ entry: RecordedEntry, _ name: FileName, dryRun: Bool) -> String {
+        let folder = entry.path.map(\.escaped).joined(separator: "/")
+        return "\(folder.isEmpty ? "" : folder + "/")\(name.escaped): the unfinished copies of an interrupted run "
+            + "are no longer there (their folder was removed, renamed or replaced by a link), so they "
+            + (dryRun ? "would be forgotten" : "were forgotten")
+            + "; where that folder went, its \(name.escaped) may be removed"
     }
 
     /// What `locate(_:in:)` found.
@@ -338,6 +353,9 @@ final class SetAside {
             switch step {
             case .stale(let entry):
                 records.remove(entry.name)
+            case .lostStaging(let entry, let name):
+                records.remove(entry.name)
+                problems.append(lostStagingLine(entry, name, dryRun: false))
             case .emptyFolder(let entry, let name, let parent):
                 if name.bytes.withCString({ unlinkat(parent.fd, $0, AT_REMOVEDIR) }) == 0 || errno == ENOENT {
                     records.remove(entry.name)

@@ -47,14 +47,10 @@ extension FileTyping {
                 || (content.mimeType.map { isFormat(named, inside: $0) } ?? false)
             if agrees { return verdict(.agrees) }
             // A rule weaker than the default priority (50) only breaks ties
-            // between names; it stands against the name only where the
-            // kinds clash (a shared library's ELF header read as a program's
-            // is no contradiction).
-            let weak = (content.sniffPriority ?? 50) < 50
-            if weak && !SystemTypePlacement.kindsClash(kinds(of: named), kinds(of: found)) {
-                return verdict(.undecided)
-            }
-            return verdict(.contradicts)
+            // between names, and never stands against one: a shared
+            // library's ELF header reads as a program's, and Python bytecode
+            // whose first constant is HTML as HTML.
+            return verdict((content.sniffPriority ?? 50) < 50 ? .undecided : .contradicts)
         case .text where isText(named):
             return verdict(.agrees)
         case .nothing where isText(named):
