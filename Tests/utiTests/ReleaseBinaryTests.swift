@@ -50,13 +50,13 @@ import Testing
         }
     }
 
-    /// README's size: the stripped static binary stays within 20 MB and
+    /// README's size: the stripped static binary stays within 20 MiB and
     /// links nothing at run time.
     @Test(.enabled(if: releaseBinary != nil, "UTI_RELEASE_BINARY names no release binary"))
     func theReleaseBinaryIsSmallAndStatic() throws {
         let binary = try #require(Self.releaseBinary)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: binary)[.size] as? Int)
-        #expect(size <= 20_000_000, "\(size) bytes")
+        #expect(size <= 20 << 20, "\(size) bytes")
         let file = try ProgramRun(URL(fileURLWithPath: "/usr/bin/file"), ["-b", binary], environment: [:])
         #expect(file.stdout.contains("statically linked"), "\(file.stdout)")
         #expect(file.stdout.contains("stripped") && !file.stdout.contains("not stripped"), "\(file.stdout)")
