@@ -73,8 +73,8 @@ extension FileTyping {
     /// a signature the magic rules know.
     private static let signedKinds: Set<String> = ["public.image", "public.audiovisual-content", "public.archive"]
 
-    /// The kinds of content `type` is of.
-    private func kinds(of type: UniformType) -> Set<String> {
+    /// The kinds of content `type` is of (`SystemTypePlacement.kinds`).
+    func kinds(of type: UniformType) -> Set<String> {
         SystemTypePlacement.kinds { identifier in registry.declaredType(identifier).map(type.conforms(to:)) ?? false }
     }
 
@@ -132,7 +132,13 @@ final class OpenedFile {
         }
         guard fd >= 0 else { throw .current("open", path: path, "cannot read") }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.isRegularFile else {
+        guard fstat(fd, &info) == 0 else {
+            let error = SystemError.current("fstat", path: String(decoding: path, as: UTF8.self))
+            close(fd)
+            throw FileTyping.Failure(
+                .systemCallFailed, path: path, reason: "is no longer a regular file", systemError: error)
+        }
+        guard info.isRegularFile else {
             close(fd)
             throw FileTyping.Failure(.notRegularFile, path: path, reason: "is no longer a regular file")
         }

@@ -327,11 +327,7 @@ public struct FileTyping: Sendable {
         {
             return nil
         }
-        func kinds(_ type: UniformType) -> Set<String> {
-            SystemTypePlacement.kinds { identifier in registry.declaredType(identifier).map(type.conforms(to:)) ?? false
-            }
-        }
-        guard !SystemTypePlacement.kindsClash(kinds(decided), kinds(claimed)) else { return nil }
+        guard !SystemTypePlacement.kindsClash(kinds(of: decided), kinds(of: claimed)) else { return nil }
         return (claimed, ext)
     }
 
@@ -774,21 +770,7 @@ public struct FileTyping: Sendable {
     /// Up to `count` leading bytes of a regular file; FIFOs and devices are
     /// refused before they are opened (and `O_NONBLOCK` guards the race).
     static func readPrefix(_ path: [UInt8], count: Int, follow: Bool) throws(Failure) -> [UInt8] {
-        let fd = FileStatus.withCPath(path) {
-            open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW))
-        }
-        guard fd >= 0 else { throw .current("open", path: path, "cannot read") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            throw Failure(
-                .systemCallFailed, path: path, reason: "is no longer a regular file",
-                systemError: .current("fstat", path: String(decoding: path, as: UTF8.self)))
-        }
-        guard info.isRegularFile else {
-            throw Failure(.notRegularFile, path: path, reason: "is no longer a regular file")
-        }
-        return try readPrefix(of: fd, count: count, label: String(decoding: path, as: UTF8.self))
+        try OpenedFile(in: AT_FDCWD, path, follow: follow, prefix: count).prefix
     }
 
     /// Up to `count` bytes read from `fd` until end of file (standard input

@@ -269,10 +269,7 @@ enum InboxRoutesFile {
         guard let result = try? typing.type(ofEntry: name.bytes, inFolder: folder, options: options) else {
             return nil
         }
-        var contradiction: String?
-        if let check = result.contentCheck, check.agreement == .contradicts {
-            contradiction = check.reason ?? "the content is \(check.content.type.identifier)"
-        }
+        let contradiction = result.contentCheck.flatMap { $0.agreement == .contradicts ? $0.reason : nil }
         return EntryTyping(
             identifier: result.type.identifier, conformsTo: result.type.orderedSupertypes.map(\.identifier),
             contradiction: contradiction)
