@@ -53,62 +53,60 @@ enum CommandWord {
     /// it: the command word, or the first query of the default command.
     static func firstWord(_ arguments: [String]) -> Int? {
         guard arguments.count > 1, arguments[1].hasPrefix("-") else { return arguments.count > 1 ? 1 : nil }
-        let command = UTI.configuration.defaultSubcommand
-        return firstWord(arguments, optionsTakingValues: command.map(ParserModel.optionsTakingValues(of:)) ?? [])
+        let command = CommandName.defaultCommand.command
+        return firstWord(arguments, optionsTakingValues: ParserModel.optionsTakingValues(of: command))
     }
 }
 
-/// The command words the parser knows, from its own declaration.
-enum CommandNames {
-    /// Each subcommand's name and aliases, in the order `uti --help` lists
-    /// them, and the `help` the parser adds; beside them, the subcommands
-    /// they name (`help` names none).
-    private static let table: (names: [String], commands: [ParsableCommand.Type]) = {
-        var names: [String] = [], commands: [ParsableCommand.Type] = []
-        for command in UTI.configuration.subcommands {
-            for name in CommandNames.names(of: command) {
-                names.append(name)
-                commands.append(command)
-            }
-        }
-        names.append("help")
-        return (names, commands)
-    }()
+/// Every subcommand and the word that names it, in the order `uti --help`
+/// lists them: the one declaration both the parser (`UTI`'s subcommands and
+/// each command's `commandName`) and the word checks below read. Telling a
+/// command word from a query so reads no command's configuration, whose
+/// help texts are built when first read.
+enum CommandName: String, CaseIterable {
+    case lookup, file, tags, conforms, equal, supertypes, descendants, decode, graph, validate, batch, filter
+    case inbox, watch
+    case openIn = "open-in", open
+    case setDefault = "set-default", defaults
 
+    /// The command a query without a command word goes to.
+    static let defaultCommand = CommandName.lookup
+
+    /// The command the word names.
+    var command: ParsableCommand.Type {
+        switch self {
+        case .lookup: Lookup.self
+        case .file: FileCommand.self
+        case .tags: Tags.self
+        case .conforms: Conforms.self
+        case .equal: Equal.self
+        case .supertypes: Supertypes.self
+        case .descendants: Descendants.self
+        case .decode: Decode.self
+        case .graph: Graph.self
+        case .validate: Validate.self
+        case .batch: Batch.self
+        case .filter: Filter.self
+        case .inbox: InboxCommand.self
+        case .watch: Watch.self
+        case .openIn: OpenIn.self
+        case .open: Open.self
+        case .setDefault: SetDefault.self
+        case .defaults: Defaults.self
+        }
+    }
+}
+
+/// The command words, from `CommandName`, and the `help` the parser adds.
+enum CommandNames {
     /// Every command word, in the order `uti --help` lists the commands.
-    static var ordered: [String] { table.names }
+    static let ordered: [String] = CommandName.allCases.map(\.rawValue) + ["help"]
 
     /// Whether `word` is a command word.
-    static func contains(_ word: String) -> Bool { table.names.contains(word) }
+    static func contains(_ word: String) -> Bool { word == "help" || CommandName(rawValue: word) != nil }
 
     /// The subcommand `word` names; nil for `help` and anything else.
-    static func command(named word: String) -> ParsableCommand.Type? {
-        table.names.firstIndex(of: word).flatMap { $0 < table.commands.count ? table.commands[$0] : nil }
-    }
-
-    /// The words that name `command`: its name and its aliases.
-    static func names(of command: ParsableCommand.Type) -> [String] {
-        let configuration = command.configuration
-        return [name(of: command, configuration)] + configuration.aliases
-    }
-
-    /// The name the parser gives `command` (`_commandName`): its
-    /// configuration's, else its type's name converted. The parser converts
-    /// the name `String(describing:)` gives, whose dynamic casts scan every
-    /// protocol conformance of the binary (several times a lookup's work);
-    /// a type name of one capital and small letters becomes that word in
-    /// small letters by its rule, and is converted here alike; any other is
-    /// left to the parser.
-    static func name(of command: ParsableCommand.Type, _ configuration: CommandConfiguration) -> String {
-        if let name = configuration.commandName { return name }
-        let typeName = _typeName(command, qualified: false).unicodeScalars
-        if let first = typeName.first, ("A"..."Z").contains(first),
-            typeName.dropFirst().allSatisfy({ ("a"..."z").contains($0) })
-        {
-            return String(typeName).lowercased()
-        }
-        return command._commandName
-    }
+    static func command(named word: String) -> ParsableCommand.Type? { CommandName(rawValue: word)?.command }
 }
 
 extension CommandWord {

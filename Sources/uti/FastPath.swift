@@ -133,15 +133,15 @@ enum FastPath {
         let word = tokens[first]
         // A command answered here is found by its own names: after the
         // command word, the parser reads every word as an argument.
-        if let command = commands.first(where: { CommandNames.names(of: $0).contains(word) }) {
+        if let command = CommandNames.command(named: word), commands.contains(where: { $0 == command }) {
             var rest = tokens
             rest.remove(at: first)
             return read(command, rest, firstQuery: nil)
         }
         // Another command (or `help`) goes to the parser; any other word is
         // the default command's first query.
-        guard !CommandNames.contains(word), let command = UTI.configuration.defaultSubcommand else { return nil }
-        return read(command, tokens, firstQuery: word)
+        guard !CommandNames.contains(word) else { return nil }
+        return read(CommandName.defaultCommand.command, tokens, firstQuery: word)
     }
 
     /// `tokens` as `command`'s flags and words: nil when a token is neither

@@ -36,13 +36,8 @@ struct UTI: ParsableCommand {
             Exit status: 0 success (or "yes"), 1 "no" or not found, 2 error.
             """,
         version: version,
-        subcommands: [
-            Lookup.self, FileCommand.self, Tags.self, Conforms.self, Equal.self, Supertypes.self,
-            Descendants.self, Decode.self, Graph.self, Validate.self, Batch.self, Filter.self, InboxCommand.self,
-            Watch.self,
-            OpenIn.self, Open.self, SetDefault.self, Defaults.self,
-        ],
-        defaultSubcommand: Lookup.self
+        subcommands: CommandName.allCases.map(\.command),
+        defaultSubcommand: CommandName.defaultCommand.command
     )
 
     /// Maps argument errors to exit status 2, as documented. Simple lookups

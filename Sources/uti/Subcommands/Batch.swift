@@ -8,7 +8,7 @@ import UniformTypes
 
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "batch",
+        commandName: CommandName.batch.rawValue,
         abstract: "Answer queries read from standard input, one a line (with -0, NUL-separated), in order.",
         discussion: """
             Prints one line per input line: the identifier (with --mime, the MIME type as

@@ -4,7 +4,7 @@ import UniformTypes
 
 struct Defaults: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "defaults",
+        commandName: CommandName.defaults.rawValue,
         abstract:
             "Every type and URL scheme a mimeapps.list sets a default for, the application, and the line that sets it.",
         discussion: """

@@ -7,7 +7,7 @@ import UniformTypes
 
 struct FileCommand: FastCommand {
     static let configuration = CommandConfiguration(
-        commandName: "file",
+        commandName: CommandName.file.rawValue,
         abstract: "The type of each path, from its name and, when the name leaves doubt, its first bytes.",
         discussion: """
             Names follow shared-mime-info's globs (literal names, then the longest

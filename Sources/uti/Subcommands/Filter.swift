@@ -8,7 +8,7 @@ import UniformTypes
 
 struct Filter: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "filter",
+        commandName: CommandName.filter.rawValue,
         abstract: "Print the paths whose type conforms to TYPE, as grep -l prints matching files.",
         discussion: """
             Paths come from the arguments or, when there are none, from standard input,

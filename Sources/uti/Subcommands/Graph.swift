@@ -3,7 +3,7 @@ import UniformTypes
 
 struct Graph: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "graph",
+        commandName: CommandName.graph.rawValue,
         abstract: "The conformance graph of a type as Graphviz DOT.",
         discussion: """
             By default TYPE and every type under it; with --up, TYPE and every type above

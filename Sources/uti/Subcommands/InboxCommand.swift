@@ -9,7 +9,7 @@ import UniformTypes
 
 struct InboxCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "inbox",
+        commandName: CommandName.inbox.rawValue,
         abstract: "Move everything in DOCUMENTS/Inbox into DOCUMENTS, never replacing a file.",
         discussion: """
             Each entry of the Inbox moves as a unit: a file, a symbolic link (moved as a

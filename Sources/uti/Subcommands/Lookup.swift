@@ -3,6 +3,7 @@ import UniformTypes
 
 struct Lookup: FastCommand {
     static let configuration = CommandConfiguration(
+        commandName: CommandName.lookup.rawValue,
         abstract: "Describe the types of extensions, MIME types or identifiers (the default command).",
         discussion: """
             A query with a "/" is a MIME type (TYPE/SUBTYPE; a path is refused), a

@@ -9,7 +9,7 @@ import UniformTypes
 
 struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "open",
+        commandName: CommandName.open.rawValue,
         abstract: "Open files and URLs with their default applications, as xdg-open does.",
         discussion: """
             Each file or URL is opened with its default application: the first candidate

@@ -9,7 +9,7 @@ import UniformTypes
 
 struct OpenIn: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "open-in",
+        commandName: CommandName.openIn.rawValue,
         abstract: "Which applications open each file, URL (or type), best first, and the command that would open it.",
         discussion: """
             Handlers come from app bundles (--apps, UTI_APPS, uti/apps under the XDG data

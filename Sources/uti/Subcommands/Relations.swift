@@ -5,7 +5,7 @@ import UniformTypes
 
 struct Conforms: FastCommand {
     static let configuration = CommandConfiguration(
-        commandName: "conforms",
+        commandName: CommandName.conforms.rawValue,
         abstract: "Exit 0 when TYPE conforms to SUPERTYPE, 1 when not, 2 on error; silent unless --verbose.",
         discussion: """
             TYPE is any query form, or a file: with --file, or when TYPE is an existing
@@ -131,7 +131,7 @@ struct Conforms: FastCommand {
 
 struct Equal: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "equal",
+        commandName: CommandName.equal.rawValue,
         abstract: "Exit 0 when both queries name the same type, 1 when not, 2 on error.")
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -150,7 +150,7 @@ struct Equal: ParsableCommand {
 
 struct Supertypes: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "supertypes",
+        commandName: CommandName.supertypes.rawValue,
         abstract: "Every type TYPE conforms to, nearest first, one a line.")
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -167,7 +167,7 @@ struct Supertypes: ParsableCommand {
 
 struct Descendants: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "descendants",
+        commandName: CommandName.descendants.rawValue,
         abstract: "Every declared type that conforms to TYPE, nearest first, one a line.")
 
     @OptionGroup var registryOptions: RegistryOptions
@@ -199,7 +199,7 @@ enum IdentifierList {
 
 struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "decode",
+        commandName: CommandName.decode.rawValue,
         abstract: "Decode dynamic identifiers (dyn.a...) into the tags and conformance they carry.")
 
     @OptionGroup var output: OutputOptions

@@ -4,7 +4,7 @@ import UniformTypes
 
 struct SetDefault: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "set-default",
+        commandName: CommandName.setDefault.rawValue,
         abstract: "Choose the application that opens a type or URL scheme, in the user's mimeapps.list.",
         discussion: """
             Writes "MIME/TYPE=ID;" for each MIME type of TYPE, its aliases included, into

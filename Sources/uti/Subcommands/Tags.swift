@@ -3,7 +3,7 @@ import UniformTypes
 
 struct Tags: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "tags",
+        commandName: CommandName.tags.rawValue,
         abstract: "The tags of a type: all of them, one class, or the preferred one.",
         discussion: """
             With --class, prints one tag a line. --descendants adds the tags of every type

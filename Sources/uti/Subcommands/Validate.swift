@@ -5,6 +5,7 @@ import UniformTypes
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: CommandName.validate.rawValue,
         abstract:
             "Check declaration files and app bundles: syntax, identifiers, parents, cycles, duplicates, tag clashes, document and URL types.",
         discussion: """

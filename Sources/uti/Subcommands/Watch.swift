@@ -10,6 +10,7 @@ import UniformTypes
 
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: CommandName.watch.rawValue,
         abstract: "Print each settled change in folders, typed: added, removed, changed, renamed.",
         discussion: """
             One line per change, as it settles: "added PATH: TYPE (MIME)", "changed
