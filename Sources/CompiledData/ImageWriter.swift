@@ -74,6 +74,19 @@ public struct ImageWriter {
         return offset
     }
 
+    /// Writes a reference to `bytes` (stored as given; nil is stored as
+    /// `none`) into words `index` and `index + 1`, which were reserved before.
+    public mutating func setBlob(_ bytes: [UInt8]?, at index: Int) {
+        guard let bytes else {
+            words[index] = Self.none
+            words[index + 1] = 0
+            return
+        }
+        words[index] = UInt32(pool.count)
+        words[index + 1] = UInt32(bytes.count)
+        pool.append(contentsOf: bytes)
+    }
+
     /// Appends a blob reference (two words) to `bytes`, stored as given.
     public mutating func appendBlob(_ bytes: [UInt8]) {
         append(UInt32(pool.count))

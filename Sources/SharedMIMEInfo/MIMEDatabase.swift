@@ -12,59 +12,42 @@ import SystemBase
 /// file name implies, the type content implies, and which type is a
 /// sub-class of which.
 public final class MIMEDatabase: Sendable {
-    /// What the layers say beyond names: relations, magic, comments. Built
-    /// from the layers when they are read from their sources, or decoded on
-    /// first use when the database comes from a compiled registry.
+    /// What the layers say beyond names and content rules: the layers
+    /// themselves, declarations, tree magic, comments. Built from the
+    /// layers when they are read from their sources, or decoded on first
+    /// use when the database comes from a compiled registry.
     struct Contents: Sendable {
         var layers: [MIMELayer]
         var diagnostics: [Diagnostic]
-        var magicLists: [[MagicRule]] = []
         var treeMagic: [TreeMagicRule] = []
-        var aliasMap: [String: String] = [:]
-        var parentMap: [String: [String]] = [:]
         var declaredIn: [String: Int] = [:]
         var types: [String] = []
-        var sniffLength = 4096
 
         init(layers: [MIMELayer], diagnostics: [Diagnostic]) {
             self.layers = layers
             self.diagnostics = diagnostics
-            var magicDeleted: Set<String> = []
-            for layer in layers {
-                magicLists.append(
-                    layer.magic.filter { !magicDeleted.contains(mimeKey($0.mimeType)) && $0.priority > 0 })
-                treeMagic += layer.treeMagic
-                magicDeleted.formUnion(layer.magicDeleted)
-            }
+            for layer in layers { treeMagic += layer.treeMagic }
             treeMagic.sort { $0.priority > $1.priority }
-            var aliases: [String: String] = [:]
-            var parents: [String: [String]] = [:]
+            var aliases: Set<String> = []
             var declaredIn: [String: Int] = [:]
             var types: [String] = []
             for (index, layer) in layers.enumerated() {
-                for (alias, canonical) in layer.aliases where aliases[alias] == nil { aliases[alias] = canonical }
-                for (type, list) in layer.parents {
-                    var merged = parents[type] ?? []
-                    for p in list where !merged.contains(where: { mimeKey($0) == mimeKey(p) }) { merged.append(p) }
-                    parents[type] = merged
-                }
+                aliases.formUnion(layer.aliases.keys)
                 for type in layer.types where declaredIn[mimeKey(type)] == nil {
                     declaredIn[mimeKey(type)] = index
                     types.append(type)
                 }
             }
             // An alias that is also declared as a type of its own stays a type.
-            self.types = types.filter { aliases[mimeKey($0)] == nil }
-            self.aliasMap = aliases
-            self.parentMap = parents
+            self.types = types.filter { !aliases.contains(mimeKey($0)) }
             self.declaredIn = declaredIn
-            let extent = layers.flatMap(\.magic).map(\.extent).max() ?? 0
-            self.sniffLength = extent == 0 || extent > 4096 ? 4096 : extent
         }
     }
 
     /// The globs of every layer, compiled for matching names.
     public let nameIndex: MIMENameIndex
+    /// The magic rules, aliases and parents, compiled for typing content.
+    private let contentIndex: LazyValue<MIMEContentIndex>
     private let contents: LazyValue<Contents>
     /// Whether the database has any layer (any `mime` folder was readable).
     public let isEmpty: Bool
@@ -76,17 +59,16 @@ public final class MIMEDatabase: Sendable {
     /// Every type, canonical names, in order of first appearance.
     public var types: [String] { contents.value.types }
     /// How many leading bytes content sniffing reads (GIO caps it at 4096).
-    public var sniffLength: Int { contents.value.sniffLength }
+    public var sniffLength: Int { contentIndex.value.sniffLength }
     /// The tree magic rules of every layer, highest priority first.
     public var treeMagic: [TreeMagicRule] { contents.value.treeMagic }
 
-    private var aliasMap: [String: String] { contents.value.aliasMap }
-    private var parentMap: [String: [String]] { contents.value.parentMap }
     private var declaredIn: [String: Int] { contents.value.declaredIn }
 
     /// A database of `layers`, highest precedence first, with the problems found while reading them.
     public init(layers: [MIMELayer], diagnostics: [Diagnostic] = []) {
         nameIndex = MIMENameIndex(layers: layers)
+        contentIndex = LazyValue(MIMEContentIndex(layers: layers))
         isEmpty = layers.isEmpty
         contents = LazyValue(Contents(layers: layers, diagnostics: diagnostics))
     }
@@ -94,10 +76,13 @@ public final class MIMEDatabase: Sendable {
     /// A database whose name index lives in a compiled image and whose
     /// layers are decoded from `encodedLayers` when first needed. Layers
     /// that cannot be decoded leave an empty database with an error.
-    init(nameIndex: MIMENameIndex, isEmpty: Bool, encodedLayers: @escaping @Sendable () -> UnsafeBufferPointer<UInt8>) {
+    init(
+        nameIndex: MIMENameIndex, contentIndex: MIMEContentIndex?, isEmpty: Bool,
+        encodedLayers: @escaping @Sendable () -> UnsafeBufferPointer<UInt8>
+    ) {
         self.nameIndex = nameIndex
         self.isEmpty = isEmpty
-        contents = LazyValue {
+        let contents = LazyValue {
             do {
                 let (layers, diagnostics) = try MIMELayerCoding.decode(encodedLayers())
                 return Contents(layers: layers, diagnostics: diagnostics)
@@ -111,6 +96,9 @@ public final class MIMEDatabase: Sendable {
                     ])
             }
         }
+        self.contents = contents
+        self.contentIndex =
+            contentIndex.map { LazyValue($0) } ?? LazyValue { MIMEContentIndex(layers: contents.value.layers) }
     }
 
     /// The layers and diagnostics as bytes, for a compiled registry.
@@ -123,14 +111,38 @@ public final class MIMEDatabase: Sendable {
         MIMENameIndex.write(layers: layers, into: &writer)
     }
 
-    /// Reads a database from a compiled image: the name index at `indexRoot`
-    /// and the encoded layers that `encodedLayers` returns.
+    /// Writes the content index (`MIMEContentIndex`) into `writer` and
+    /// returns its root word.
+    public func writeContentIndex(into writer: inout ImageWriter) -> Int {
+        MIMEContentIndex.write(layers: layers, into: &writer)
+    }
+
+    /// Reads a database from a compiled image: the name index at
+    /// `indexRoot`, the content index at `contentRoot`, and the encoded
+    /// layers that `encodedLayers` returns, decoded only when something
+    /// beyond names and content rules is asked.
+    public static func compiled(
+        view: ImageView, indexRoot: Int, contentRoot: Int, isEmpty: Bool,
+        encodedLayers: @escaping @Sendable () -> UnsafeBufferPointer<UInt8>
+    ) -> MIMEDatabase {
+        MIMEDatabase(
+            nameIndex: MIMENameIndex(view: view, root: indexRoot),
+            contentIndex: MIMEContentIndex(view: view, root: contentRoot), isEmpty: isEmpty,
+            encodedLayers: encodedLayers)
+    }
+
+    /// Reads a database from a compiled image without a content index: the
+    /// name index at `indexRoot` and the encoded layers that
+    /// `encodedLayers` returns, from which the content index is built when
+    /// first needed.
+    @available(*, deprecated, message: "use compiled(view:indexRoot:contentRoot:isEmpty:encodedLayers:)")
     public static func compiled(
         view: ImageView, indexRoot: Int, isEmpty: Bool,
         encodedLayers: @escaping @Sendable () -> UnsafeBufferPointer<UInt8>
     ) -> MIMEDatabase {
         MIMEDatabase(
-            nameIndex: MIMENameIndex(view: view, root: indexRoot), isEmpty: isEmpty, encodedLayers: encodedLayers)
+            nameIndex: MIMENameIndex(view: view, root: indexRoot), contentIndex: nil, isEmpty: isEmpty,
+            encodedLayers: encodedLayers)
     }
 
     /// The database of the `mime` folders the environment names.
@@ -149,7 +161,7 @@ public final class MIMEDatabase: Sendable {
 
     /// The canonical name of `type` (aliases resolved), as the database spells it.
     public func canonical(_ type: String) -> String {
-        aliasMap[mimeKey(type)] ?? type
+        contentIndex.value.canonical(of: type) ?? type
     }
 
     /// True when some layer declares `type` (or it is an alias of one).
@@ -159,7 +171,7 @@ public final class MIMEDatabase: Sendable {
 
     /// The declared `sub-class-of` parents of `type`.
     public func parents(of type: String) -> [String] {
-        parentMap[mimeKey(canonical(type))] ?? []
+        contentIndex.value.parents(ofKey: mimeKey(canonical(type)))
     }
 
     /// GIO's `g_content_type_is_a`: equal after resolving aliases; any type
@@ -177,7 +189,8 @@ public final class MIMEDatabase: Sendable {
         if base == "text/plain" && type.hasPrefix("text/") { return true }
         if base == "application/octet-stream" && !type.hasPrefix("inode/") { return true }
         guard seen.insert(type).inserted else { return false }
-        for parent in parentMap[type] ?? [] where isSubclass(mimeKey(canonical(parent)), of: base, seen: &seen) {
+        for parent in contentIndex.value.parents(ofKey: type)
+        where isSubclass(mimeKey(canonical(parent)), of: base, seen: &seen) {
             return true
         }
         return false
@@ -281,12 +294,7 @@ public final class MIMEDatabase: Sendable {
     /// The first matching magic rule of each layer; the highest priority
     /// wins, the higher-precedence layer on a tie. Nil when none matches.
     public func magicMatch(_ data: UnsafeRawBufferPointer) -> Sniff? {
-        var best: Sniff?
-        for rules in contents.value.magicLists {
-            guard let rule = rules.first(where: { $0.matches(data) }) else { continue }
-            if rule.priority > (best?.priority ?? 0) { best = Sniff(mimeType: rule.mimeType, priority: rule.priority) }
-        }
-        return best
+        contentIndex.value.magicMatch(data)
     }
 
     /// What `g_content_type_guess` answers.
@@ -349,8 +357,7 @@ public final class MIMEDatabase: Sendable {
     /// of): content can confirm that type, so content that matches no rule
     /// is not of it.
     public func hasMagic(for type: String) -> Bool {
-        let key = mimeKey(canonical(type))
-        return contents.value.magicLists.contains { rules in rules.contains { mimeKey(canonical($0.mimeType)) == key } }
+        contentIndex.value.hasMagic(forKey: mimeKey(canonical(type)))
     }
 
     /// The type of content alone: empty data is `application/x-zerosize`;

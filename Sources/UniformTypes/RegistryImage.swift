@@ -11,8 +11,8 @@ import SharedMIMEInfo
 /// `kind.layoutVersion` (`RegistryImageLayoutTests` holds the layout of
 /// every version).
 enum RegistryImage {
-    /// `UTIR`, layout 3.
-    static let kind = ImageKind(tag: 0x5554_4952, layoutVersion: 3)
+    /// `UTIR`, layout 4.
+    static let kind = ImageKind(tag: 0x5554_4952, layoutVersion: 4)
     /// Words per type record.
     static let recordSize = 22
 
@@ -25,7 +25,7 @@ enum RegistryImage {
     enum Root {
         static let count = 0, types = 1, identifiers = 2, tagClassCount = 3, tagClasses = 4, diagnostics = 5
         static let diagnosticCount = 6, mimeFlags = 7, mimeIndex = 8, mimeLayers = 9, mimeNameSlots = 11
-        static let extra = 12, dataSlot = 14, nameAnswers = 15, size = 16
+        static let extra = 12, dataSlot = 14, nameAnswers = 15, mimeContent = 16, size = 17
     }
 
     /// An entry of the tag class table (`Root.tagClasses`).
@@ -73,7 +73,7 @@ enum RegistryImage {
                 + "tagClasses \(Root.tagClasses), diagnostics \(Root.diagnostics), diagnosticCount \(Root.diagnosticCount), "
                 + "mimeFlags \(Root.mimeFlags), mimeIndex \(Root.mimeIndex), mimeLayers \(Root.mimeLayers), "
                 + "mimeNameSlots \(Root.mimeNameSlots), extra \(Root.extra), dataSlot \(Root.dataSlot), "
-                + "nameAnswers \(Root.nameAnswers), size \(Root.size)",
+                + "nameAnswers \(Root.nameAnswers), mimeContent \(Root.mimeContent), size \(Root.size)",
             "record: identifier \(Field.identifier), kind \(Field.kind), position \(Field.position), file \(Field.file), "
                 + "description \(Field.description), referenceURL \(Field.referenceURL), version \(Field.version), "
                 + "iconName \(Field.iconName), conformsTo \(Field.conformsTo), tags \(Field.tags), parents \(Field.parents), "
@@ -99,6 +99,7 @@ enum RegistryImage {
                 + "limit \(NameAnswers.patternLimit)",
             "sources: " + sources.map { "\($0)" }.joined(separator: ", "),
             "MIME name index: " + MIMENameIndex.layoutDescription,
+            "MIME content index: " + MIMEContentIndex.layoutDescription,
         ].joined(separator: "\n")
     }
 
@@ -364,11 +365,13 @@ enum RegistryImage {
 
         var mimeFlags: UInt32 = 0
         var mimeIndex = 0
+        var mimeContent = 0
         var mimeSlots = empty
         var layers: [UInt8] = []
         if let db = input.mimeDatabase {
             mimeFlags = 1 | (db.isEmpty ? 2 : 0)
             mimeIndex = db.writeNameIndex(into: &w)
+            mimeContent = db.writeContentIndex(into: &w)
             layers = db.encodedLayers()
             let names = db.nameIndex.nameCount
             mimeSlots = w.append(names)
@@ -389,6 +392,7 @@ enum RegistryImage {
         w[root + Root.diagnosticCount] = UInt32(diagnostics.count)
         w[root + Root.mimeFlags] = mimeFlags
         w[root + Root.mimeIndex] = UInt32(mimeIndex)
+        w[root + Root.mimeContent] = UInt32(mimeContent)
         let layersAt = w.wordCount
         w.appendBlob(layers)
         w[root + Root.mimeLayers] = w[layersAt]

@@ -78,7 +78,8 @@ public final class TypeRegistry: Sendable {
             let layersAt = root + Root.mimeLayers
             mimeDatabase = MIMEDatabase.compiled(
                 view: image, indexRoot: image.int(root + Root.mimeIndex),
-                isEmpty: flags & 2 != 0, encodedLayers: { image.bytes(at: layersAt) })
+                contentRoot: image.int(root + Root.mimeContent), isEmpty: flags & 2 != 0,
+                encodedLayers: { image.bytes(at: layersAt) })
         } else {
             mimeDatabase = nil
         }
