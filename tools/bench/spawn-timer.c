@@ -6,7 +6,9 @@
  * Runs every command once per round, in turn (interleaved, so a change in
  * machine load touches all of them alike), with standard output and error
  * sent to /dev/null. Each run is posix_spawnp + wait4, timed with
- * CLOCK_MONOTONIC. Prints one line per command, tab-separated:
+ * CLOCK_MONOTONIC. Leading NAME=VALUE words of a command set those
+ * variables for it alone, as env(1) would, without a process of its own.
+ * Prints one line per command, tab-separated:
  *   median_us  p10_us  p90_us  max_rss_kib  exit_status  command
  * Exits 1 when a command cannot be started or exits non-zero in any run.
  */
@@ -43,6 +45,25 @@ int main(int argc, char **argv) {
         while (i < argc && strcmp(argv[i], ":::") != 0) i++;
         if (i < argc) argv[i++] = NULL;
     }
+    /* Each command's environment: the leading NAME=VALUE words, then ours. */
+    char ***environments = calloc(count, sizeof *environments);
+    int inherited = 0;
+    while (environ[inherited]) inherited++;
+    for (int c = 0; c < count; c++) {
+        int n = 0;
+        while (commands[c][n] && strchr(commands[c][n], '=') && commands[c][n][0] != '=' && commands[c][n][0] != '/') n++;
+        environments[c] = calloc(n + inherited + 1, sizeof(char *));
+        for (int k = 0; k < n; k++) environments[c][k] = commands[c][k];
+        for (int k = 0, m = n; k < inherited; k++) {
+            size_t name = strcspn(environ[k], "=");
+            int shadowed = 0;
+            for (int j = 0; j < n; j++)
+                if (strncmp(commands[c][j], environ[k], name + 1) == 0) shadowed = 1;
+            if (!shadowed) environments[c][m++] = environ[k];
+        }
+        commands[c] += n;
+        if (!commands[c][0]) { fprintf(stderr, "spawn-timer: a command has no program\n"); return 2; }
+    }
     double **times = calloc(count, sizeof *times);
     long *rss = calloc(count, sizeof *rss);
     int *status = calloc(count, sizeof *status);
@@ -60,7 +81,7 @@ int main(int argc, char **argv) {
             pid_t pid;
             int wstatus = 0;
             clock_gettime(CLOCK_MONOTONIC, &start);
-            if (posix_spawnp(&pid, commands[c][0], &actions, NULL, commands[c], environ) != 0) {
+            if (posix_spawnp(&pid, commands[c][0], &actions, NULL, commands[c], environments[c]) != 0) {
                 fprintf(stderr, "spawn-timer: cannot start %s\n", commands[c][0]);
                 return 1;
             }
