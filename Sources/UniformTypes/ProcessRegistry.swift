@@ -147,7 +147,7 @@ package enum ProcessRegistry {
     /// `/usr/bin/NAME` with `/usr/share/NAME/Info.plist`).
     package static func infoPlistCandidates(executable: String) -> [String] {
         let directory = parent(of: executable)
-        let name = String(executable.split(separator: "/").last ?? "")
+        let name = components(of: executable).last.map { String(decoding: $0, as: UTF8.self) } ?? ""
         let above = parent(of: directory)
         return [
             join(directory, "Info.plist"), join(above, "Info.plist"),
@@ -169,10 +169,34 @@ package enum ProcessRegistry {
         return infoPlistCandidates(executable: executable).first { FileStatus.exists($0) }
     }
 
+    /// The folder of `path`, from the root: its components but the last,
+    /// each after one "/" (`/a//b/c` gives `/a/b`, `/a` and `/` give `/`).
     private static func parent(of path: String) -> String {
-        var parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        if !parts.isEmpty { parts.removeLast() }
-        return "/" + parts.joined(separator: "/")
+        var bytes: [UInt8] = []
+        for component in components(of: path).dropLast() {
+            bytes.append(UInt8(ascii: "/"))
+            bytes.append(contentsOf: component)
+        }
+        return bytes.isEmpty ? "/" : String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The non-empty components of `path`, as bytes. Read byte by byte:
+    /// the generic splitting and joining of strings has the runtime look
+    /// up conformances in every loaded library, which in a program that
+    /// links Foundation costs more than the rest of a first lookup.
+    private static func components(of path: String) -> [[UInt8]] {
+        var result: [[UInt8]] = []
+        var current: [UInt8] = []
+        for byte in path.utf8 {
+            if byte != UInt8(ascii: "/") {
+                current.append(byte)
+            } else if !current.isEmpty {
+                result.append(current)
+                current.removeAll(keepingCapacity: true)
+            }
+        }
+        if !current.isEmpty { result.append(current) }
+        return result
     }
 
     private static func join(_ folder: String, _ name: String) -> String {
