@@ -99,8 +99,9 @@ enum CommandName: String, CaseIterable {
 
 /// The command words, from `CommandName`, and the `help` the parser adds.
 enum CommandNames {
-    /// Every command word, in the order `uti --help` lists the commands.
-    static let ordered: [String] = CommandName.allCases.map(\.rawValue) + ["help"]
+    /// Every command word, in the order `uti --help` lists the commands (a
+    /// closure rather than a key path, whose metadata is built at run time).
+    static let ordered: [String] = CommandName.allCases.map { $0.rawValue } + ["help"]
 
     /// Whether `word` is a command word.
     static func contains(_ word: String) -> Bool { word == "help" || CommandName(rawValue: word) != nil }

@@ -36,7 +36,7 @@ struct UTI: ParsableCommand {
             Exit status: 0 success (or "yes"), 1 "no" or not found, 2 error.
             """,
         version: version,
-        subcommands: CommandName.allCases.map(\.command),
+        subcommands: CommandName.allCases.map { $0.command },
         defaultSubcommand: CommandName.defaultCommand.command
     )
 
