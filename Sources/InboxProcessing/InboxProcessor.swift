@@ -941,7 +941,8 @@ public final class InboxProcessor {
         _ name: FileName, in destination: FolderDescriptor, key: [FileName],
         alwaysNumber: Bool, placement: inout P
     ) -> Placed {
-        var picker = pickers[key] ?? NamePicker()
+        // Taken out while in use, so that its counters are changed in place, not copied.
+        var picker = pickers.removeValue(forKey: key) ?? NamePicker()
         defer { pickers[key] = picker }
         let placed = picker.search(
             for: name, alwaysNumbered: alwaysNumber, isKnownExtension: isKnownExtension, isTaken: destination.contains
@@ -963,18 +964,21 @@ public final class InboxProcessor {
     private func pickDryRunName(
         _ name: FileName, in destination: FolderDescriptor?, key: [FileName], alwaysNumber: Bool
     ) -> FileName? {
-        let given = reserved[key] ?? []
+        // Taken out while in use, so that a name given is added in place, not to a copy.
+        var given = reserved.removeValue(forKey: key) ?? []
+        defer { reserved[key] = given }
         let isTaken = { (candidate: FileName) in
             given.contains(candidate) || (destination?.contains(candidate) ?? false)
         }
-        var picker = pickers[key] ?? NamePicker()
+        // Taken out while in use, so that its counters are changed in place, not copied.
+        var picker = pickers.removeValue(forKey: key) ?? NamePicker()
         defer { pickers[key] = picker }
         let target = picker.search(
             for: name, alwaysNumbered: alwaysNumber, isKnownExtension: isKnownExtension, isTaken: isTaken
         ) { candidate in
             isTaken(candidate) ? .taken : .placed(candidate)
         }
-        if let target { reserved[key, default: []].insert(target) }
+        if let target { given.insert(target) }
         return target
     }
 
