@@ -331,6 +331,8 @@ public final class InboxProcessor {
     /// The settings every run uses.
     public let options: Options
     private let isKnownExtension: (ArraySlice<UInt8>) -> Bool
+    /// `options.ignore`, read once for matching every name.
+    private let ignoring: IgnorePattern.Matcher
     /// The name pickers of the pass, one for each destination folder (by
     /// its components below Documents; none for Documents itself).
     private var pickers: [[FileName]: NamePicker] = [:]
@@ -363,6 +365,7 @@ public final class InboxProcessor {
         self.documentsPath = documents
         self.options = options
         self.isKnownExtension = isKnownExtension
+        self.ignoring = IgnorePattern.Matcher(options.ignore)
     }
 
     /// Where the Inbox is, for messages and for watching.
@@ -466,8 +469,10 @@ public final class InboxProcessor {
             throw .system(error, path: inboxPath, reason: "cannot be read: \(error)")
         }
         observe(.started(itemCount: entries.count))
+        movedThisPass.reserveCapacity(entries.count)
+        let shownInbox = displayInbox
         func handle(_ name: FileName, _ type: UInt8) {
-            let displayPath = Self.join(displayInbox, name.escaped)
+            let displayPath = Self.join(shownInbox, name.escaped)
             let report =
                 leftOut(name, in: inbox, displayPath: displayPath)
                 ?? process(name, typeHint: type, in: inbox, displayPath: displayPath, to: documents)
@@ -638,9 +643,9 @@ public final class InboxProcessor {
     /// `options.ignore`, nil for any other. Only its status is read, to tell
     /// a folder (for patterns ending with `/`) and to say what it is.
     private func leftOut(_ name: FileName, in folder: FolderDescriptor, displayPath: String) -> ItemReport? {
-        guard !options.ignore.isEmpty else { return nil }
-        let asAnything = options.ignore.first { $0.matches(name.bytes, isFolder: false) }
-        let asFolder = options.ignore.first { $0.matchesFoldersOnly && $0.matches(name.bytes, isFolder: true) }
+        guard !ignoring.isEmpty else { return nil }
+        let asAnything = ignoring.firstMatch(name.bytes, isFolder: false)
+        let asFolder = ignoring.firstMatch(name.bytes, isFolder: true, foldersOnly: true)
         guard asAnything != nil || asFolder != nil, case .success(let info) = folder.status(of: name) else {
             return nil
         }
@@ -936,7 +941,8 @@ public final class InboxProcessor {
         _ name: FileName, in destination: FolderDescriptor, key: [FileName],
         alwaysNumber: Bool, placement: inout P
     ) -> Placed {
-        var picker = pickers[key] ?? NamePicker()
+        // Taken out while in use, so that its counters are changed in place, not copied.
+        var picker = pickers.removeValue(forKey: key) ?? NamePicker()
         defer { pickers[key] = picker }
         let placed = picker.search(
             for: name, alwaysNumbered: alwaysNumber, isKnownExtension: isKnownExtension, isTaken: destination.contains
@@ -958,18 +964,21 @@ public final class InboxProcessor {
     private func pickDryRunName(
         _ name: FileName, in destination: FolderDescriptor?, key: [FileName], alwaysNumber: Bool
     ) -> FileName? {
-        let given = reserved[key] ?? []
+        // Taken out while in use, so that a name given is added in place, not to a copy.
+        var given = reserved.removeValue(forKey: key) ?? []
+        defer { reserved[key] = given }
         let isTaken = { (candidate: FileName) in
             given.contains(candidate) || (destination?.contains(candidate) ?? false)
         }
-        var picker = pickers[key] ?? NamePicker()
+        // Taken out while in use, so that its counters are changed in place, not copied.
+        var picker = pickers.removeValue(forKey: key) ?? NamePicker()
         defer { pickers[key] = picker }
         let target = picker.search(
             for: name, alwaysNumbered: alwaysNumber, isKnownExtension: isKnownExtension, isTaken: isTaken
         ) { candidate in
             isTaken(candidate) ? .taken : .placed(candidate)
         }
-        if let target { reserved[key, default: []].insert(target) }
+        if let target { given.insert(target) }
         return target
     }
 

@@ -20,6 +20,8 @@ public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// backslash doubled, control characters as `\n`, `\t` or `\xHH`, and
     /// bytes that are not UTF-8 as `\xHH`.
     public var escaped: String {
+        // Printable ASCII other than a backslash stands for itself.
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x5C }) { return String(decoding: bytes, as: UTF8.self) }
         var out = ""
         var index = 0
         while index < bytes.count {

@@ -367,6 +367,194 @@ public struct IgnorePattern: Sendable, Hashable, CustomStringConvertible {
         return t == tokens.count
     }
 
+    // MARK: A compiled list
+
+    /// A list of patterns read once, to match many names: it answers what
+    /// each pattern's `matches(_:isFolder:)` answers, in the list's order,
+    /// and matches a name's bytes where they are, without making a copy of
+    /// them for each pattern. A pattern's first and last characters, where
+    /// they are plain, are compared as bytes before anything else.
+    public struct Matcher: Sendable {
+        /// The patterns, in the order given.
+        public let patterns: [IgnorePattern]
+        private let compiled: [Compiled]
+
+        /// One pattern, read for matching.
+        struct Compiled: Sendable {
+            /// Whether only folders match.
+            var foldersOnly: Bool
+            /// The tokens of a pattern that matches a name at any depth (the
+            /// last component of a path); nil for others.
+            var lastComponent: [Token]?
+            /// The bytes every name it matches starts with, and ends with.
+            var prefix: [UInt8]
+            var suffix: [UInt8]
+        }
+
+        /// Reads `patterns`, for matching in this order.
+        public init(_ patterns: [IgnorePattern]) {
+            self.patterns = patterns
+            compiled = patterns.map { pattern in
+                var tokens: [Token]?
+                if pattern.components.count == 2, pattern.components[0] == .anyDepth,
+                    case .name(let found) = pattern.components[1]
+                {
+                    tokens = found
+                }
+                return Compiled(
+                    foldersOnly: pattern.matchesFoldersOnly, lastComponent: tokens,
+                    prefix: tokens.map { IgnorePattern.plainBytes($0, atEnd: false) } ?? [],
+                    suffix: tokens.map { IgnorePattern.plainBytes($0, atEnd: true) } ?? [])
+            }
+        }
+
+        /// Whether there is no pattern.
+        public var isEmpty: Bool { patterns.isEmpty }
+
+        /// The first pattern that matches the item at `path` (inside the
+        /// watched folder, without a leading `/`), itself, as
+        /// `matches(_:isFolder:)` answers; nil when none does. With
+        /// `foldersOnly`, only patterns that match folders only (ending in
+        /// `/`) are asked.
+        public func firstMatch(_ path: [UInt8], isFolder: Bool, foldersOnly: Bool = false) -> IgnorePattern? {
+            guard !path.isEmpty else { return nil }
+            // Where the last component starts, and whether the path has one component only.
+            let start = path.lastIndex(of: IgnorePattern.slashByte).map { $0 + 1 } ?? 0
+            for index in compiled.indices {
+                let pattern = compiled[index]
+                if foldersOnly && !pattern.foldersOnly { continue }
+                if pattern.foldersOnly && !isFolder { continue }
+                let matched: Bool
+                if let tokens = pattern.lastComponent {
+                    let length = path.count - start
+                    guard length >= pattern.prefix.count, length >= pattern.suffix.count,
+                        Self.hasPrefix(path, from: start, pattern.prefix), Self.hasSuffix(path, pattern.suffix)
+                    else { continue }
+                    matched = IgnorePattern.nameMatches(tokens, path, from: start)
+                } else if start == 0 {
+                    matched = patterns[index].matchesOneComponent(path)
+                } else {
+                    matched = patterns[index].matches(path, isFolder: isFolder)
+                }
+                if matched { return patterns[index] }
+            }
+            return nil
+        }
+
+        private static func hasPrefix(_ path: [UInt8], from start: Int, _ prefix: [UInt8]) -> Bool {
+            var index = 0
+            while index < prefix.count {
+                if path[start + index] != prefix[index] { return false }
+                index += 1
+            }
+            return true
+        }
+
+        private static func hasSuffix(_ path: [UInt8], _ suffix: [UInt8]) -> Bool {
+            let offset = path.count - suffix.count
+            var index = 0
+            while index < suffix.count {
+                if path[offset + index] != suffix[index] { return false }
+                index += 1
+            }
+            return true
+        }
+    }
+
+    /// The bytes of the plain characters `tokens` start with (up to the
+    /// first `*`, `?` or class), or `atEnd`, end with.
+    static func plainBytes(_ tokens: [Token], atEnd: Bool) -> [UInt8] {
+        var characters: [UInt32] = []
+        for token in atEnd ? Array(tokens.reversed()) : tokens {
+            guard case .character(let character) = token else { break }
+            characters.append(character)
+        }
+        if atEnd { characters.reverse() }
+        var out: [UInt8] = []
+        for character in characters {
+            if character >= rawBase {
+                out.append(UInt8(character - rawBase))
+            } else if let scalar = Unicode.Scalar(character) {
+                out.append(contentsOf: String(scalar).utf8)
+            } else {
+                return []
+            }
+        }
+        return out
+    }
+
+    /// Whether the path `path`, of one component (no `/`), matches, as
+    /// `matches(_:isFolder:)` answers for it, whether a folder is asked aside.
+    func matchesOneComponent(_ path: [UInt8]) -> Bool {
+        // Whether the components so far can match none of the path, and all of it.
+        var none = true
+        var all = false
+        for component in components {
+            switch component {
+            case .anyDepth: all = all || none
+            case .everythingInside:
+                all = none
+                none = false
+            case .name(let tokens):
+                all = none && Self.nameMatches(tokens, path, from: 0)
+                none = false
+            }
+        }
+        return all
+    }
+
+    /// Whether the characters of `bytes` from `start` to the end match
+    /// `tokens`, as `nameMatches(_:_:)` answers for them, read in place.
+    static func nameMatches(_ tokens: [Token], _ bytes: [UInt8], from start: Int) -> Bool {
+        var t = 0
+        var n = start
+        var retry: (token: Int, name: Int)? = nil
+        while n < bytes.count {
+            if t < tokens.count {
+                let (found, length) = Self.character(bytes, at: n)
+                switch tokens[t] {
+                case .anyRun:
+                    retry = (t, n)
+                    t += 1
+                    continue
+                case .anyCharacter:
+                    t += 1
+                    n += length
+                    continue
+                case .character(let wanted) where wanted == found:
+                    t += 1
+                    n += length
+                    continue
+                case .oneOf(let set) where set.contains(found):
+                    t += 1
+                    n += length
+                    continue
+                default: break
+                }
+            }
+            guard let last = retry else { return false }
+            // The last `*` takes one more character.
+            let next = last.name + Self.character(bytes, at: last.name).length
+            retry = (last.token, next)
+            t = last.token + 1
+            n = next
+        }
+        while t < tokens.count, tokens[t] == .anyRun { t += 1 }
+        return t == tokens.count
+    }
+
+    /// The character at `index` of `bytes` (see `characters(_:)`) and its length in bytes.
+    static func character(_ bytes: [UInt8], at index: Int) -> (value: UInt32, length: Int) {
+        let length = FileName.scalarLength(bytes, at: index)
+        if length == 0 { return (rawBase + UInt32(bytes[index]), 1) }
+        var value = UInt32(bytes[index])
+        if length > 1 {
+            value &= length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07
+            for offset in 1..<length { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
+        }
+        return (value, length)
+    }
+
     // MARK: Characters
 
     /// Where bytes that are not UTF-8 are numbered: past every code point.

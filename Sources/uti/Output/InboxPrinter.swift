@@ -1,5 +1,6 @@
 import Dispatch
 import InboxProcessing
+import SystemBase
 import UniformTypes
 
 #if canImport(Glibc)
@@ -19,6 +20,8 @@ final class InboxPrinter: @unchecked Sendable {
     let streaming: Bool
     private var items: [JSON] = []
     private var progress: ProgressLine?
+    /// Documents as the items of this pass are typed in it (`documentsFolder`).
+    private var openedDocuments: FolderDescriptor??
 
     init(registry: BackgroundRegistry, documents: String, json: Bool, dryRun: Bool, streaming: Bool) {
         self.registry = registry
@@ -35,7 +38,7 @@ final class InboxPrinter: @unchecked Sendable {
         case .item(let report):
             progress?.advance()
             // A routed item was typed before it moved: by that type.
-            let type = report.type ?? typing.flatMap { Self.type(of: report, typing: $0, documents: documents) }
+            let type = report.type ?? typing.flatMap { typeOf(report, typing: $0)?.identifier }
             if json {
                 let object = Self.json(report, type: type)
                 if streaming { print(object.serialized(indent: nil)) } else { items.append(object) }
@@ -64,6 +67,8 @@ final class InboxPrinter: @unchecked Sendable {
 
     func finishPass(_ summary: InboxProcessor.Summary) {
         endProgress()
+        // The next pass opens Documents anew, as its processor does.
+        openedDocuments = nil
         for problem in summary.recoveryProblems { Console.error("uti: \(problem)") }
         if json { return }
         let total = summary.moved + summary.waiting + summary.leftInPlace + summary.gone + summary.failed
@@ -99,33 +104,37 @@ final class InboxPrinter: @unchecked Sendable {
         TerminalText.print(Self.summaryLine(summary, dryRun: dryRun))
     }
 
-    private static func type(
-        of report: InboxProcessor.ItemReport, typing: FileTyping, documents: String
-    ) -> String? {
-        typeOf(report, typing: typing, documents: documents)?.identifier
-    }
-
-    private static func typeOf(
-        _ report: InboxProcessor.ItemReport, typing: FileTyping, documents: String
-    ) -> UniformType? {
-        let name: FileName
-        var folder = documents
+    /// The type of an item the processor did not type (it types items only
+    /// to route them): a moved item at its new place, reached through
+    /// Documents opened once; an item a dry run would move, where it is.
+    /// Typed here, off the thread that moves items, so that moves never wait.
+    private func typeOf(_ report: InboxProcessor.ItemReport, typing: FileTyping) -> UniformType? {
         switch report.outcome {
-        case .moved(let to, _), .wouldMove(let to):
-            name = to
-            if case .wouldMove = report.outcome {
-                guard let source = report.sourcePath else { return typing.type(forName: report.name.escaped).type }
-                return (try? typing.type(forPath: source))?.type ?? typing.type(forName: source).type
+        case .wouldMove:
+            guard let source = report.sourcePath else { return typing.type(forName: report.name.escaped).type }
+            return (try? typing.type(forPath: source))?.type ?? typing.type(forName: source).type
+        case .moved(let to, _):
+            guard let text = to.text else { return typing.type(forName: to.escaped).type }
+            // Inside Documents: the folder it was routed to (when its name is text), then its name.
+            var inside: [UInt8] = []
+            if let routed = report.folder?.bytes, String(validating: routed, as: UTF8.self) != nil {
+                inside = routed + [UInt8(ascii: "/")]
             }
+            inside += to.bytes
+            if let folder = documentsFolder {
+                return (try? typing.type(ofEntry: inside, inFolder: folder.fd))?.type ?? typing.type(forName: text).type
+            }
+            let path = documents.hasSuffix("/") ? documents : documents + "/"
+            return (try? typing.type(forPath: path.utf8 + inside))?.type ?? typing.type(forName: text).type
         default:
             return nil
         }
-        guard let text = name.text else { return typing.type(forName: name.escaped).type }
-        if !folder.hasSuffix("/") { folder += "/" }
-        if let routed = report.folder?.bytes, let path = String(validating: routed, as: UTF8.self) {
-            folder += path + "/"
-        }
-        return (try? typing.type(forPath: folder + text))?.type ?? typing.type(forName: text).type
+    }
+
+    /// Documents, opened at the first item typed in a pass; nil when it cannot be opened.
+    private var documentsFolder: FolderDescriptor? {
+        if openedDocuments == nil { openedDocuments = .some(try? FolderDescriptor.open(documents)) }
+        return openedDocuments ?? nil
     }
 
     /// The line of an item; its names come escaped (`FileName.escaped`).
