@@ -45,6 +45,12 @@ public struct MIMEContentIndex: Sendable {
     /// Matchlets nest at most this deep; deeper ones never match.
     static let depthLimit = 64
 
+    /// How many matchlets one match may visit: as many as the image has
+    /// room for. A sound index visits each at most once; a damaged one
+    /// whose children lead back to their parents stops there, having cost
+    /// what a sound index of its size could.
+    var visitLimit: Int { view.wordCount / Matchlet.size + 1 }
+
     let view: ImageView
     let root: Int
     /// How many leading bytes content sniffing reads: the furthest byte a
@@ -195,6 +201,12 @@ public struct MIMEContentIndex: Sendable {
     /// The first matching rule of each layer; the highest priority wins,
     /// the higher-precedence layer on a tie. Nil when none matches.
     public func magicMatch(_ data: UnsafeRawBufferPointer) -> MIMEDatabase.Sniff? {
+        var visits = visitLimit
+        return magicMatch(data, visits: &visits)
+    }
+
+    /// `magicMatch(_:)`, each matchlet visited paid from `visits`.
+    func magicMatch(_ data: UnsafeRawBufferPointer, visits: inout Int) -> MIMEDatabase.Sniff? {
         let list = view.int(root + Root.layers)
         let layers = view.count(at: list, entryWords: Layer.size, from: list + 1)
         var best: (rule: Int, priority: Int)?
@@ -204,7 +216,7 @@ public struct MIMEContentIndex: Sendable {
             let count = view.count(at: entry + Layer.ruleCount, entryWords: Rule.size, from: start)
             for i in 0..<count {
                 let rule = start + i * Rule.size
-                guard anyMatches(list: rule + Rule.matchletCount, data, depth: 0) else { continue }
+                guard anyMatches(list: rule + Rule.matchletCount, data, depth: 0, visits: &visits) else { continue }
                 let priority = view.int(rule + Rule.priority)
                 if priority > best?.priority ?? 0 { best = (rule, priority) }
                 break
@@ -215,17 +227,22 @@ public struct MIMEContentIndex: Sendable {
     }
 
     /// Whether one of the matchlets whose count is at word `list` (their
-    /// first entry's word follows it) matches `data`.
-    private func anyMatches(list: Int, _ data: UnsafeRawBufferPointer, depth: Int) -> Bool {
+    /// first entry's word follows it) matches `data`, each visit paid from
+    /// `visits`; false once they are spent.
+    private func anyMatches(list: Int, _ data: UnsafeRawBufferPointer, depth: Int, visits: inout Int) -> Bool {
         guard depth < Self.depthLimit else { return false }
         let start = view.int(list + 1)
         let count = view.count(at: list, entryWords: Matchlet.size, from: start)
-        for i in 0..<count where matches(start + i * Matchlet.size, data, depth: depth) { return true }
+        for i in 0..<count {
+            guard visits > 0 else { return false }
+            visits -= 1
+            if matches(start + i * Matchlet.size, data, depth: depth, visits: &visits) { return true }
+        }
         return false
     }
 
     /// `Matchlet.matches` of the matchlet at word `entry`.
-    private func matches(_ entry: Int, _ data: UnsafeRawBufferPointer, depth: Int) -> Bool {
+    private func matches(_ entry: Int, _ data: UnsafeRawBufferPointer, depth: Int, visits: inout Int) -> Bool {
         let value = view.bytes(at: entry + Matchlet.value)
         let mask = view.bytes(at: entry + Matchlet.mask)
         let count = value.count
@@ -254,7 +271,7 @@ public struct MIMEContentIndex: Sendable {
         }
         guard found else { return false }
         return view.int(entry + Matchlet.childCount) == 0
-            || anyMatches(list: entry + Matchlet.childCount, data, depth: depth + 1)
+            || anyMatches(list: entry + Matchlet.childCount, data, depth: depth + 1, visits: &visits)
     }
 
     /// `body` with the bytes of `type` lower-cased (ASCII), without allocating for names up to 256 bytes.

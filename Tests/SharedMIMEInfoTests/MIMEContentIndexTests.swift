@@ -1,3 +1,4 @@
+import CompiledData
 import Testing
 
 @testable import SharedMIMEInfo
@@ -156,5 +157,50 @@ struct SplitMix {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+/// A damaged index cannot make a match run long: matchlets whose children
+/// lead back to themselves are visited no more often than the image has
+/// room for matchlets, and the damage matches nothing.
+@Suite struct MIMEContentIndexDamageTests {
+    @Test func childrenThatLeadBackStopAtTheVisitLimit() throws {
+        var layer = MIMELayer(directory: "/damaged/mime", format: .packages)
+        let leaf = Matchlet(rangeStart: 0, value: Array("A".utf8), children: [Matchlet(rangeStart: 1, value: [0])])
+        layer.magic = [MagicRule(mimeType: "application/x-loop", priority: 50, matchlets: [leaf, leaf])]
+        var writer = ImageWriter()
+        let root = MIMEContentIndex.write(layers: [layer], into: &writer)
+        // Both top-level matchlets get the pair itself as their children: 2^64 paths without a limit.
+        let layers = Int(writer[root + MIMEContentIndex.Root.layers])
+        let rule = Int(writer[layers + 1 + MIMEContentIndex.Layer.rules])
+        let pair = Int(writer[rule + MIMEContentIndex.Rule.matchlets])
+        for entry in [pair, pair + MIMEContentIndex.Matchlet.size] {
+            writer[entry + MIMEContentIndex.Matchlet.childCount] = 2
+            writer[entry + MIMEContentIndex.Matchlet.children] = UInt32(pair)
+        }
+        let view = try ImageView(
+            writer.image(kind: MIMEContentIndex.imageKind, root: root), kind: MIMEContentIndex.imageKind)
+        let index = MIMEContentIndex(view: view, root: view.root)
+        var visits = index.visitLimit
+        let found = Array("AAAA".utf8).withUnsafeBytes { index.magicMatch($0, visits: &visits) }
+        #expect(found == nil)
+        #expect(visits == 0)
+        #expect(index.visitLimit < view.wordCount)
+    }
+
+    @Test(arguments: MIMEContentIndexTests.databases.indices)
+    func aSoundIndexNeverRunsOut(_ which: Int) {
+        let db = MIMEContentIndexTests.databases[which].db
+        let index = MIMEContentIndex(layers: db.layers)
+        for layer in db.layers {
+            for rule in layer.magic {
+                for data in rule.matchlets.flatMap({ MIMEContentIndexTests.samples($0, length: 4096) }) {
+                    var visits = index.visitLimit
+                    let found = data.withUnsafeBytes { index.magicMatch($0, visits: &visits) }
+                    #expect(visits > 0)
+                    #expect(found == MIMEContentIndexTests.expectedMatch(db.layers, data))
+                }
+            }
+        }
     }
 }

@@ -20,6 +20,7 @@ public func exercise(_ database: MIMEDatabase, content: UnsafeRawBufferPointer) 
         _ = database.canonical(type)
         _ = database.parents(of: type)
         _ = database.isSubclass(type, of: "text/plain")
+        _ = database.hasMagic(for: type)
         _ = database.comment(for: type, language: "de")
         _ = database.genericIcon(for: type)
     }
@@ -27,6 +28,8 @@ public func exercise(_ database: MIMEDatabase, content: UnsafeRawBufferPointer) 
         _ = database.nameMatches(name)
         _ = database.guess(name: name, data: nil)
     }
+    _ = database.sniffLength
+    _ = database.magicMatch(content)
     _ = database.guess(name: nil, data: content)
     _ = database.guess(name: "fuzz.txt", data: content)
     _ = database.treeMagic.count
@@ -36,11 +39,17 @@ public func exercise(_ database: MIMEDatabase, content: UnsafeRawBufferPointer) 
 /// types it holds and for the usual lookups. For a registry read from an
 /// image of `imageBytes` bytes, the strings its answers hold are counted and
 /// must come to at most one work budget (`WorkBudget`) for each answer.
-public func exercise(_ registry: TypeRegistry, imageBytes: Int? = nil) {
+/// `content` is typed by the registry's MIME database, as a file's first bytes.
+public func exercise(
+    _ registry: TypeRegistry, imageBytes: Int? = nil,
+    content: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
+) {
     var answers = 0, received = 0
+    // Scalars, not UTF-8 bytes: bytes that are not UTF-8 become one U+FFFD
+    // (three bytes) each, so the scalars never outnumber the bytes read.
     func count(_ strings: [String]) {
         answers += 1
-        received += strings.reduce(0) { $0 + $1.utf8.count }
+        received += strings.reduce(0) { $0 + $1.unicodeScalars.count }
     }
     func count(_ specs: [TagSpecification]) { count(specs.flatMap { [$0.tagClass.identifier] + $0.tags }) }
     count(registry.diagnostics.flatMap { [$0.file, $0.message] })
@@ -74,7 +83,7 @@ public func exercise(_ registry: TypeRegistry, imageBytes: Int? = nil) {
         _ = typing.preferredType(forName: "README." + name.uppercased()).identifier
     }
     if let database = registry.mimeDatabase {
-        exercise(database, content: UnsafeRawBufferPointer(start: nil, count: 0))
+        exercise(database, content: content)
     }
 }
 

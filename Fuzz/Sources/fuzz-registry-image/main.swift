@@ -51,5 +51,7 @@ if arguments.count == 4 && arguments[1] == "--write-seeds" {
 fuzz { input in
     var bytes = Array(input)
     guard let view = try? ImageView(withMatchingChecksum(&bytes), kind: RegistryImage.kind) else { return }
-    exercise(TypeRegistry(image: view), imageBytes: view.byteCount)
+    // The end of the image, where the pool holds the rules' values, stands for a file's content.
+    let content = Array(bytes.suffix(4096))
+    content.withUnsafeBytes { exercise(TypeRegistry(image: view), imageBytes: view.byteCount, content: $0) }
 }
