@@ -18,17 +18,23 @@ enum CommandWord {
     }
 
     /// The index of a command word that the options before it leave as the
-    /// first word when the command reads them (its options that take a value
-    /// take the next argument); nil when there is none.
+    /// first word (an option that takes a value, for that command or for the
+    /// default command, takes the next argument); nil when there is none.
+    /// An option the command does not take is then refused by the command:
+    /// `uti --language de conforms jpg public.text` is `uti conforms
+    /// --language de …`, an error, never a lookup of `conforms`.
     static func commandAfterOptions(_ arguments: [String]) -> Int? {
         // `---completion COMMAND … -- …` is a shell asking the parser for candidates, its command word in place.
         guard arguments.count > 2, arguments[1].hasPrefix("-"), arguments[1] != "-", arguments[1] != "---completion"
         else { return nil }
+        var defaultOptions: Set<String>?
         for index in 2..<arguments.count {
             let word = arguments[index]
             if word == "--" { return nil }
-            guard CommandNames.contains(word) else { continue }
-            let options = CommandNames.command(named: word).map(ParserModel.optionsTakingValues(of:)) ?? []
+            guard let command = CommandNames.command(named: word) else { continue }
+            let fallback = defaultOptions ?? ParserModel.optionsTakingValues(of: CommandName.defaultCommand.command)
+            defaultOptions = fallback
+            let options = ParserModel.optionsTakingValues(of: command).union(fallback)
             if firstWord(arguments, optionsTakingValues: options) == index { return index }
         }
         return nil

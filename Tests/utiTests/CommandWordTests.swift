@@ -90,7 +90,41 @@ private struct ParserOptions {
         #expect(tried > 60)
     }
 
+    /// An option of the default command that takes a value, before another
+    /// command's word: the command reads it (and refuses it, when it does
+    /// not take it), as it would after its word. The value never makes the
+    /// command word a query.
+    @Test func aDefaultCommandOptionWithAValueBeforeACommandIsTheCommands() throws {
+        let parser = try ParserOptions()
+        let values = ["--language": "de", "--conforming-to": "public.data", "--tag-class": "extension"]
+        let samples: [String: [String]] = [
+            "file": ["/nonexistent/x.png"], "tags": ["jpg"], "conforms": ["jpg", "public.text"],
+            "equal": ["jpg", "jpeg"], "supertypes": ["jpg"], "decode": ["dyn.ah62d4rv4ge81g6pq"],
+            "graph": ["public.jpeg"], "filter": ["public.image", "/nonexistent/x.png"],
+        ]
+        var tried = 0
+        for option in parser.byCommand["lookup"] ?? [] where option.takesValue {
+            for name in option.names {
+                guard let value = values[name] else { continue }
+                for (command, arguments) in samples {
+                    let before = try Run([name, value, command] + arguments)
+                    let after = try Run([command, name, value] + arguments)
+                    tried += 1
+                    #expect(
+                        before.status == after.status && before.stdout == after.stdout,
+                        "uti \(name) \(value) \(command): \(before.status) \(before.stderr) / \(after.status)")
+                    #expect(
+                        before.status != 0 || parser.byCommand[command]?.contains { $0.names.contains(name) } == true)
+                }
+            }
+        }
+        #expect(tried >= 3 * samples.count)
+    }
+
     @Test(arguments: [
+        (["--language", "de", "conforms", "jpg", "public.text"], "Unknown option '--language'"),
+        (["--tag-class", "extension", "file", "x.png"], "Unknown option '--tag-class'"),
+        (["--conforming-to", "public.data", "file", "jpg", "-b"], "Unknown option '--conforming-to'"),
         (["--bogus"], "Unknown option '--bogus'"),
         (["--verison"], "Unknown option '--verison'. Did you mean '--version'?"),
         (["jpg", "--verison"], "Unknown option '--verison'. Did you mean '--version'?"),
