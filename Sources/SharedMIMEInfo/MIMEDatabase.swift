@@ -328,11 +328,7 @@ public final class MIMEDatabase: Sendable {
         }
         var sniffed: String?
         var priority = 0
-        if let data {
-            (sniffed, priority) = sniff(data)
-            // A desktop file is only trusted by its name.
-            if fileName != nil, sniffed == "application/x-desktop" { sniffed = "text/plain" }
-        }
+        if let data { (sniffed, priority) = sniff(data, ofFileNamed: fileName != nil) }
         guard !names.isEmpty else {
             return Guess(
                 mimeType: sniffed ?? "application/octet-stream", uncertain: sniffed == nil,
@@ -366,6 +362,14 @@ public final class MIMEDatabase: Sendable {
         if data.isEmpty { return ("application/x-zerosize", 100) }
         if let match = magicMatch(data) { return (match.mimeType, match.priority) }
         return (Self.looksLikeText(data) ? "text/plain" : nil, 0)
+    }
+
+    /// `sniff(_:)` of a file's content, as GIO types a file it has the
+    /// name of: a desktop entry is trusted only by its name, so content
+    /// that looks like one is `text/plain` (with the rule's priority).
+    public func sniff(_ data: UnsafeRawBufferPointer, ofFileNamed named: Bool) -> (mimeType: String?, priority: Int) {
+        let (type, priority) = sniff(data)
+        return (named && type == "application/x-desktop" ? "text/plain" : type, priority)
     }
 
     /// No control characters but tab, line feed and carriage return in the

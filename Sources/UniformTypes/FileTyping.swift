@@ -611,7 +611,7 @@ public struct FileTyping: Sendable {
     /// is) or says nothing (binary data without magic); otherwise the content
     /// decides, as it would for a name GIO does not know.
     private func confirm(_ byName: Result, content: UnsafeRawBufferPointer, database db: MIMEDatabase) -> Result {
-        let (sniffed, priority) = db.sniff(content)
+        let (sniffed, priority) = db.sniff(content, ofFileNamed: true)
         var result = byName
         result.sniffedType = sniffed
         result.sniffPriority = sniffed == nil ? nil : priority
