@@ -289,15 +289,11 @@ public enum MIMECacheReader {
                 guard rangeStart <= Int(Int32.max), rangeLength <= Int(Int32.max) else {
                     throw CacheError(offset: m, reason: "matchlet range too large")
                 }
-                var value = Array(bytes[valueOffset..<(valueOffset + valueLength)])
-                var mask = maskOffset == 0 ? nil : Array(bytes[maskOffset..<(maskOffset + valueLength)])
                 // host16/host32 values are stored big-endian with their word
-                // size; lay them out in this machine's order.
-                let wordSize = try c.u32(m + 8)
-                if wordSize > 1, !MagicValueSyntax.hostIsBigEndian, valueLength % wordSize == 0 {
-                    value = swapWords(value, wordSize)
-                    mask = mask.map { swapWords($0, wordSize) }
-                }
+                // size, which GIO ignores: it compares the bytes as stored,
+                // and so does uti (`MagicValueSyntax.numericLayout`).
+                let value = Array(bytes[valueOffset..<(valueOffset + valueLength)])
+                let mask = maskOffset == 0 ? nil : Array(bytes[maskOffset..<(maskOffset + valueLength)])
                 let children = try matchlets(try c.u32(m + 28), try c.u32(m + 24), depth: depth + 1)
                 result.append(
                     Matchlet(
@@ -331,16 +327,6 @@ public enum MIMECacheReader {
             note(type)
         }
         for canonical in layer.aliases.values { note(canonical) }
-    }
-
-    private static func swapWords(_ bytes: [UInt8], _ size: Int) -> [UInt8] {
-        var result = bytes
-        var i = 0
-        while i + size <= result.count {
-            result[i..<(i + size)].reverse()
-            i += size
-        }
-        return result
     }
 
     private static func glob(_ c: Cursor, pattern: String, typeAt: Int, flagsAt: Int) throws -> GlobRule {

@@ -21,13 +21,14 @@ enum MagicValueSyntax {
         case "big32": (4, true)
         case "little16": (2, false)
         case "little32": (4, false)
-        case "host16": (2, hostIsBigEndian)
-        case "host32": (4, hostIsBigEndian)
+        // The specification's host order is what update-mime-database
+        // writes big-endian with a word size that GIO never reads: GIO
+        // compares the bytes as stored, so uti does too.
+        case "host16": (2, true)
+        case "host32": (4, true)
         default: nil
         }
     }
-
-    static let hostIsBigEndian = 1.bigEndian == 1
 
     static let knownTypes: Set<String> = [
         "string", "byte", "big16", "big32", "little16", "little32", "host16", "host32",

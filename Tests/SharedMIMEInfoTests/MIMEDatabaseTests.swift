@@ -95,30 +95,60 @@ import Testing
 @Suite struct MagicTests {
     let db = Fixtures.fromCache
 
-    @Test(
-        arguments: [
-            (Array("USTR\0\u{1}\n".utf8), "application/x-uti-string"),
-            (Array("xxxxxUsTr".utf8), "application/x-uti-string"),  // masked, inside the range 4:8
-            (Array("xxxxxxxxxustr".utf8), "text/plain"),  // past the range: only text
-            ([0, 0, 0xFE, 7], "application/x-uti-byte"),
-            ([0, 0, 0xFE, 8], nil),  // nested match fails
-            ([0x12, 0x34, 0, 0], "application/x-uti-big16"),
-            ([0xCA, 0xFE, 0x77, 0x0D], "application/x-uti-big32"),  // mask ignores the third byte
-            ([0x78, 0x56, 0, 0], "application/x-uti-little16"),
-            ([0x04, 0x03, 0x02, 0x01], "application/x-uti-little32"),
-            (withUnsafeBytes(of: UInt16(0x9ABC)) { Array($0) } + [0, 0], "application/x-uti-host16"),
-            (withUnsafeBytes(of: UInt32(0x0A0B0C0D)) { Array($0) }, "application/x-uti-host32"),
-            (Array("NESTA1".utf8), "application/x-uti-nested"),
-            (Array("NESTB".utf8), "application/x-uti-nested"),
-            (Array("NESTA2".utf8), "text/plain"),  // children are AND, siblings OR
-            ([0x00, 0x01, 0x02], nil),
-            (Array("plain words\n".utf8), "text/plain"),
-            (Array("caf\u{E9} \u{0C}".utf8), "text/plain"),
-            ([0x61, 0x0B, 0x62], nil),  // a vertical tab is binary
-        ] as [([UInt8], String?)])
+    /// Content and the type the fixture package's rules give it.
+    static let samples: [([UInt8], String?)] = [
+        (Array("USTR\0\u{1}\n".utf8), "application/x-uti-string"),
+        (Array("xxxxxUsTr".utf8), "application/x-uti-string"),  // masked, inside the range 4:8
+        (Array("xxxxxxxxxustr".utf8), "text/plain"),  // past the range: only text
+        ([0, 0, 0xFE, 7], "application/x-uti-byte"),
+        ([0, 0, 0xFE, 8], nil),  // nested match fails
+        ([0x12, 0x34, 0, 0], "application/x-uti-big16"),
+        ([0xCA, 0xFE, 0x77, 0x0D], "application/x-uti-big32"),  // mask ignores the third byte
+        ([0x78, 0x56, 0, 0], "application/x-uti-little16"),
+        ([0x04, 0x03, 0x02, 0x01], "application/x-uti-little32"),
+        // Host-order values as GIO compares them: big-endian, as stored.
+        ([0x9A, 0xBC, 0, 0], "application/x-uti-host16"),
+        ([0xBC, 0x9A, 0, 0], nil),
+        ([0x0A, 0x0B, 0x0C, 0x0D], "application/x-uti-host32"),
+        (Array("NESTA1".utf8), "application/x-uti-nested"),
+        (Array("NESTB".utf8), "application/x-uti-nested"),
+        (Array("NESTA2".utf8), "text/plain"),  // children are AND, siblings OR
+        ([0x00, 0x01, 0x02], nil),
+        (Array("plain words\n".utf8), "text/plain"),
+        (Array("caf\u{E9} \u{0C}".utf8), "text/plain"),
+        ([0x61, 0x0B, 0x62], nil),  // a vertical tab is binary
+    ]
+
+    @Test(arguments: samples)
     func matchTypes(bytes: [UInt8], expected: String?) {
         #expect(db.sniffType(bytes) == expected)
         #expect(Fixtures.fromXML.sniffType(bytes) == expected)
+    }
+
+    /// GIO reads the same compiled package to the same types: every sample,
+    /// in a file without extension (which GIO types by content alone).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gio"), "gio is not installed"))
+    func gioTypesEverySampleAlike() throws {
+        try withTemporaryDirectory { folder in
+            for (index, (bytes, expected)) in Self.samples.enumerated() {
+                let path = "\(folder)/sample\(index)"
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                let gio = Process()
+                gio.executableURL = URL(fileURLWithPath: "/usr/bin/gio")
+                gio.arguments = ["info", "-a", "standard::content-type", path]
+                gio.environment = [
+                    "XDG_DATA_DIRS": Fixtures.path("compiled"), "XDG_DATA_HOME": folder + "/none",
+                    "HOME": folder, "PATH": "/usr/bin:/bin",
+                ]
+                let pipe = Pipe()
+                gio.standardOutput = pipe
+                try gio.run()
+                let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                gio.waitUntilExit()
+                let said = output.split(separator: "\n").last.map { $0.split(separator: " ").last.map(String.init) }
+                #expect(said == .some(expected ?? "application/octet-stream"), "\(bytes): \(output)")
+            }
+        }
     }
 
     @Test func priorityOrdersRules() {
