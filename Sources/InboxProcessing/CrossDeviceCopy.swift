@@ -471,6 +471,10 @@ final class CrossDeviceCopy: Placement {
     /// meanwhile is caught by the caller's unchanged check.
     private static func copyContents(from: Int32, to: Int32, _ info: stat) throws(Failure) {
         let size = off_t(info.st_size)
+        // Past `ulimit -f` a write would end the process, copy half made.
+        do { try checkFileSizeLimit(Int(size), call: "write") } catch {
+            throw .system("cannot copy: the file is larger than this process may write (ulimit -f)", error)
+        }
         var offset: off_t = 0
         while offset < size {
             var data = uti_seek_data(from, offset)

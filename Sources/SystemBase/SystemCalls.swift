@@ -135,3 +135,21 @@ package func withDefaultSignalAttributes<T>(_ body: (UnsafeMutablePointer<posix_
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     return try body(&attributes)
 }
+
+/// The most bytes a file this process writes may hold (`ulimit -f`, the
+/// soft `RLIMIT_FSIZE`); nil when there is no limit. Writing or extending a
+/// file past it sends SIGXFSZ, which ends the process: a writer that asks
+/// first fails with `EFBIG` instead, and keeps no signal handler.
+package func fileSizeLimit() -> Int? {
+    var limit = rlimit()
+    guard getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
+        return nil
+    }
+    return Int(clamping: limit.rlim_cur)
+}
+
+/// `EFBIG` for `call` when a file of `size` bytes would pass the file size
+/// limit (`fileSizeLimit()`).
+package func checkFileSizeLimit(_ size: Int, call: String, path: String? = nil) throws(SystemError) {
+    if let limit = fileSizeLimit(), size > limit { throw SystemError(EFBIG, call: call, path: path) }
+}

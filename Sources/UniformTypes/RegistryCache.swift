@@ -334,7 +334,11 @@ public struct RegistryCache: Sendable {
         flush: Bool = true
     ) throws(ImageError) {
         var failure: SystemError?
-        do { try writeAll(temporary.fd, bytes) } catch { failure = error }
+        do {
+            // Past `ulimit -f` the write would end the process.
+            try checkFileSizeLimit(bytes.count, call: "write", path: temporary.name)
+            try writeAll(temporary.fd, bytes)
+        } catch { failure = error }
         // Read-only: a process of the user must change the mode (and so the
         // change time the checksum record holds) before it can write it.
         if failure == nil && fchmod(temporary.fd, 0o444) != 0 { failure = .current("fchmod") }
