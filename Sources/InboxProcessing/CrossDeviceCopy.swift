@@ -164,6 +164,10 @@ final class CrossDeviceCopy: Placement {
                 throw .failed(.other, "\(error)")
             }
             copied = tree
+            // Set aside before the copy is published, the record naming the
+            // copy before it is (`place`): a run killed once the copy is out
+            // leaves a record of it for the next, never a whole folder to copy again.
+            try setAsideSource()
         default:
             throw .failed(.uncopyableKind, "cannot copy this kind of file")
         }
@@ -286,33 +290,13 @@ final class CrossDeviceCopy: Placement {
     }
 
     private func completeFolder(_ target: FileName) -> Completion {
-        guard let tree = copied else {
+        guard let tree = copied, let aside = setAside else {
             return .failed(
                 InboxProcessor.ItemFailure(
                     .originalKept, "copied as \(target.escaped), but the original folder was kept"))
         }
-        let aside: SetAside
-        let records: RecordFolder
-        do { records = try shared.records() } catch {
-            return .failed(
-                InboxProcessor.ItemFailure(
-                    .originalKept, "copied as \(target.escaped), but the original folder was kept: \(error.message)",
-                    systemError: error.systemError))
-        }
-        do {
-            aside = try SetAside.begin(
-                name, in: source, to: recordedDestination, records: records, copy: (target, UInt64(publishedInode)))
-        } catch {
-            switch error {
-            case .gone: return .moved
-            case .notRemovable(let reason), .failed(let reason):
-                return .failed(
-                    InboxProcessor.ItemFailure(
-                        .originalKept,
-                        "copied as \(target.escaped), but the original folder could not be set aside for removal: \(reason)",
-                        systemError: reason))
-            }
-        }
+        // From here what is left of it stays set aside, its record naming the copy, for a later run to finish.
+        setAside = nil
         do {
             let folder = try aside.folder.openFolder(SetAside.itemName, displayPath: name.escaped)
             if let problem = tree.remove(from: folder, settle: settle) {
@@ -381,12 +365,17 @@ final class CrossDeviceCopy: Placement {
 
     // MARK: Files
 
-    private func prepareFile() throws(Failure) {
-        try checkRemovable()
+    /// Moves the source into a hidden folder of the Inbox, recorded
+    /// (`SetAside`): from then on a killed run is finished by the next.
+    @discardableResult
+    private func setAsideSource() throws(Failure) -> SetAside {
         let records: RecordFolder
         do { records = try shared.records() } catch { throw .failed(error) }
-        let aside: SetAside
-        do { aside = try SetAside.begin(name, in: source, to: recordedDestination, records: records) } catch {
+        do {
+            let aside = try SetAside.begin(name, in: source, to: recordedDestination, records: records)
+            setAside = aside
+            return aside
+        } catch {
             switch error {
             case .gone: throw .sourceGone
             case .notRemovable(let reason):
@@ -396,7 +385,11 @@ final class CrossDeviceCopy: Placement {
             case .failed(let reason): throw .system("cannot be set aside for the move: \(reason)", reason)
             }
         }
-        setAside = aside
+    }
+
+    private func prepareFile() throws(Failure) {
+        try checkRemovable()
+        let aside = try setAsideSource()
         let fd = SetAside.itemName.bytes.withCString {
             openat(aside.folder.fd, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         }
@@ -473,7 +466,7 @@ final class CrossDeviceCopy: Placement {
         let size = off_t(info.st_size)
         // Past `ulimit -f` a write would end the process, copy half made.
         do { try checkFileSizeLimit(Int(size), call: "write") } catch {
-            throw .system("cannot copy: the file is larger than this process may write (ulimit -f)", error)
+            throw .system("cannot copy: \(SystemError(EFBIG)) (more than this process may write: ulimit -f)", error)
         }
         var offset: off_t = 0
         while offset < size {
