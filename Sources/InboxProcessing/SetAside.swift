@@ -69,11 +69,11 @@ final class SetAside {
     }
 
     /// Moves `name` of `inbox` into a new hidden folder, recorded in
-    /// `records` (with `copy`, the published copy with its inode in
-    /// `destination`, when there is one) before the item is moved into it.
+    /// `records` before the item is moved into it; the copy in
+    /// `destination` is added to the record (`record(copy:inode:)`) before
+    /// it is published.
     static func begin(
-        _ name: FileName, in inbox: FolderDescriptor, to destination: CopyDestination, records: RecordFolder,
-        copy: (name: FileName, inode: UInt64)? = nil
+        _ name: FileName, in inbox: FolderDescriptor, to destination: CopyDestination, records: RecordFolder
     ) throws(Refusal) -> SetAside {
         if let problem = removalProblem(name, in: inbox) {
             throw problem.code == ENOENT ? .gone : .notRemovable(problem)
@@ -89,7 +89,7 @@ final class SetAside {
                         RunRecord.field(inboxID.device), RunRecord.field(inboxID.inode), hidden.bytes, name.bytes,
                     ]
                 },
-                completion: copy.map { [$0.name.bytes, RunRecord.field($0.inode)] } ?? [])
+                completion: [])
         } catch { throw .failed(error) }
         let (hidden, folder, record) = made
         let setAside = SetAside(
