@@ -136,8 +136,11 @@ def main():
 
         rows = []
 
-        def row(figure, peer, before, after, goal, unit="x", at=None):
-            rows.append((figure, peer, before, after, goal, unit, at or load()))
+        def row(figure, peer, before, after, goal, unit="x", at=None, times=None):
+            rows.append((figure, peer, before, after, goal, unit, at or load(), times))
+
+        def ms(us):
+            return "%.2f ms" % (us / 1000)
 
         # 1, 2: one-shot lookups.
         at = load()
@@ -147,10 +150,12 @@ def main():
                 ["file", "--mime-type", "-b", picture], uti("before", "file", "--mime", picture),
                 uti("after", "file", "--mime", picture), ["gio", "info", "-a", "standard::content-type", picture]])
         at = at + "–" + load()
-        row("`uti -b jpg`", "`file --mime-type -b`", b_jpg / file_jpg, a_jpg / file_jpg, "<= 0.9x", at=at)
-        row("`uti file --mime` on a PNG without extension", "`file --mime-type -b`", b_png / file_png,
-            a_png / file_png, "<= 1.0x", at=at)
-        row("same", "`gio info -a standard::content-type`", b_png / gio_png, a_png / gio_png, "<= 0.5x", at=at)
+        row("`uti -b jpg`", "`file --mime-type -b` " + ms(file_jpg), b_jpg / file_jpg, a_jpg / file_jpg, "<= 0.9x",
+            at=at, times=(ms(b_jpg), ms(a_jpg)))
+        row("`uti file --mime` on a PNG without extension", "`file --mime-type -b` " + ms(file_png), b_png / file_png,
+            a_png / file_png, "<= 1.0x", at=at, times=(ms(b_png), ms(a_png)))
+        row("same", "`gio info -a standard::content-type` " + ms(gio_png), b_png / gio_png, a_png / gio_png,
+            "<= 0.5x", at=at, times=(ms(b_png), ms(a_png)))
         row("peak memory of `uti -b jpg` (MiB)", "`file` %.1f MiB" % (file_rss / 1024), b_rss / 1024, a_rss / 1024,
             "<= 4 MiB", unit="MiB", at=at)
         row("peak memory, content sniffed (MiB)", "`gio info` %.1f MiB" % (gio_rss / 1024), b_png_rss / 1024,
@@ -196,7 +201,8 @@ def main():
                 shutil.rmtree(base, ignore_errors=True)
             p, b, a = (statistics.median(times[k]) for k in ("plain", "before", "after"))
             row("%d files through `uti inbox`, %s" % (args.inbox_files, folder),
-                "plain rename loop %.1f ms" % (p * 1e3), b / p, a / p, goal, at=at + "–" + load())
+                "plain rename loop %.1f ms" % (p * 1e3), b / p, a / p, goal, at=at + "–" + load(),
+                times=("%.1f ms" % (b * 1e3), "%.1f ms" % (a * 1e3)))
 
         # 6, 7: rates in process.
         def rates(command, extra_env=None):
@@ -239,9 +245,12 @@ def main():
 
     print("| figure | peer | before | after | goal | load |")
     print("|---|---|---|---|---|---|")
-    for figure, peer, before, after, goal, unit, at in rows:
+    for figure, peer, before, after, goal, unit, at, times in rows:
         form = "%.2fx" if unit == "x" else "%.1f " + unit if unit == "MiB" else "%.2f " + unit
-        print("| %s | %s | %s | %s | %s | %s |" % (figure, peer, form % before, form % after, goal, at))
+        b, a = form % before, form % after
+        if times:
+            b, a = b + " (" + times[0] + ")", a + " (" + times[1] + ")"
+        print("| %s | %s | %s | %s | %s | %s |" % (figure, peer, b, a, goal, at))
 
 
 if __name__ == "__main__":
