@@ -267,7 +267,7 @@ public struct IgnorePattern: Sendable, Hashable, CustomStringConvertible {
         // A name at any depth: only the last component counts.
         if components.count == 2, components[0] == .anyDepth, case .name(let tokens) = components[1] {
             let start = path.lastIndex(of: Self.slashByte).map { $0 + 1 } ?? 0
-            return Self.nameMatches(tokens, Self.characters(path[start...]))
+            return Self.nameMatches(tokens, path, from: start)
         }
         let parts = path.split(separator: Self.slashByte, omittingEmptySubsequences: false)
         // reachable[j]: the components so far can match the first j parts.
@@ -290,7 +290,7 @@ public struct IgnorePattern: Sendable, Hashable, CustomStringConvertible {
                 }
             case .name(let tokens):
                 for j in 0..<parts.count where reachable[j] {
-                    next[j + 1] = Self.nameMatches(tokens, Self.characters(parts[j]))
+                    next[j + 1] = Self.nameMatches(tokens, Array(parts[j]), from: 0)
                 }
             }
             reachable = next
@@ -328,44 +328,6 @@ public struct IgnorePattern: Sendable, Hashable, CustomStringConvertible {
     ].map { try! IgnorePattern($0) }
 
     // MARK: Matching a name
-
-    /// Whether `name`'s characters match `tokens`: a `*` takes as few
-    /// characters as it can, and more when what follows fails (the last
-    /// `*` is the only one tried again, which is enough).
-    static func nameMatches(_ tokens: [Token], _ name: [UInt32]) -> Bool {
-        var t = 0, n = 0
-        var retry: (token: Int, name: Int)? = nil
-        while n < name.count {
-            if t < tokens.count {
-                switch tokens[t] {
-                case .anyRun:
-                    retry = (t, n)
-                    t += 1
-                    continue
-                case .anyCharacter:
-                    t += 1
-                    n += 1
-                    continue
-                case .character(let character) where character == name[n]:
-                    t += 1
-                    n += 1
-                    continue
-                case .oneOf(let set) where set.contains(name[n]):
-                    t += 1
-                    n += 1
-                    continue
-                default: break
-                }
-            }
-            guard let last = retry else { return false }
-            // The last `*` takes one more character.
-            retry = (last.token, last.name + 1)
-            t = last.token + 1
-            n = last.name + 1
-        }
-        while t < tokens.count, tokens[t] == .anyRun { t += 1 }
-        return t == tokens.count
-    }
 
     // MARK: A compiled list
 
@@ -504,7 +466,9 @@ public struct IgnorePattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the characters of `bytes` from `start` to the end match
-    /// `tokens`, as `nameMatches(_:_:)` answers for them, read in place.
+    /// `tokens`, read in place: a `*` takes as few characters as it can,
+    /// and more when what follows fails (the last `*` is the only one tried
+    /// again, which is enough).
     static func nameMatches(_ tokens: [Token], _ bytes: [UInt8], from start: Int) -> Bool {
         var t = 0
         var n = start
