@@ -21,14 +21,17 @@ enum MagicValueSyntax {
         case "big32": (4, true)
         case "little16": (2, false)
         case "little32": (4, false)
-        // The specification's host order is what update-mime-database
-        // writes big-endian with a word size that GIO never reads: GIO
-        // compares the bytes as stored, so uti does too.
-        case "host16": (2, true)
-        case "host32": (4, true)
+        // This machine's order, as the specification says and as GIO
+        // compares a `magic` file compiled from the package when a folder
+        // has no `mime.cache` (a cache stores them big-endian, and GIO
+        // compares those bytes as stored: see `MIMECacheReader`).
+        case "host16": (2, hostIsBigEndian)
+        case "host32": (4, hostIsBigEndian)
         default: nil
         }
     }
+
+    static let hostIsBigEndian = 1.bigEndian == 1
 
     static let knownTypes: Set<String> = [
         "string", "byte", "big16", "big32", "little16", "little32", "host16", "host32",

@@ -24,7 +24,9 @@ import Testing
             Set(l.globs.map { "\($0.pattern) \($0.mimeType) \($0.weight) \($0.caseSensitive)" })
         }
         #expect(globs(xml) == globs(cache))
-        #expect(xml.magic == cache.magic)
+        // Host-order values differ by design: see `hostOrderFollowsTheSourceAsGIOReadsIt`.
+        func portable(_ l: MIMELayer) -> [MagicRule] { l.magic.filter { !$0.mimeType.contains("host") } }
+        #expect(portable(xml) == portable(cache))
         #expect(xml.treeMagic == cache.treeMagic)
         #expect(xml.aliases == cache.aliases)
         #expect(xml.parents == cache.parents)
@@ -106,7 +108,7 @@ import Testing
         ([0xCA, 0xFE, 0x77, 0x0D], "application/x-uti-big32"),  // mask ignores the third byte
         ([0x78, 0x56, 0, 0], "application/x-uti-little16"),
         ([0x04, 0x03, 0x02, 0x01], "application/x-uti-little32"),
-        // Host-order values as GIO compares them: big-endian, as stored.
+        // Host-order values of the cache as GIO compares them: big-endian, as stored.
         ([0x9A, 0xBC, 0, 0], "application/x-uti-host16"),
         ([0xBC, 0x9A, 0, 0], nil),
         ([0x0A, 0x0B, 0x0C, 0x0D], "application/x-uti-host32"),
@@ -122,7 +124,23 @@ import Testing
     @Test(arguments: samples)
     func matchTypes(bytes: [UInt8], expected: String?) {
         #expect(db.sniffType(bytes) == expected)
-        #expect(Fixtures.fromXML.sniffType(bytes) == expected)
+        // The package read from its XML lays host-order values out in this machine's order.
+        if !(expected ?? "").contains("host"), bytes != [0xBC, 0x9A, 0, 0] {
+            #expect(Fixtures.fromXML.sniffType(bytes) == expected)
+        }
+    }
+
+    /// Host-order values read from a package's XML are in this machine's
+    /// order, as the specification says and as GIO compares the `magic`
+    /// file compiled from it when there is no `mime.cache`; the cache
+    /// stores them big-endian, and GIO compares those bytes as stored.
+    @Test func hostOrderFollowsTheSourceAsGIOReadsIt() {
+        let host16 = withUnsafeBytes(of: UInt16(0x9ABC)) { Array($0) } + [0, 0]
+        let host32 = withUnsafeBytes(of: UInt32(0x0A0B_0C0D)) { Array($0) }
+        #expect(Fixtures.fromXML.sniffType(host16) == "application/x-uti-host16")
+        #expect(Fixtures.fromXML.sniffType(host32) == "application/x-uti-host32")
+        #expect(db.sniffType([0x9A, 0xBC, 0, 0]) == "application/x-uti-host16")
+        #expect(db.sniffType([0x0A, 0x0B, 0x0C, 0x0D]) == "application/x-uti-host32")
     }
 
     /// GIO reads the same compiled package to the same types: every sample,
