@@ -31,11 +31,26 @@ enum CommandWord {
         for index in 2..<arguments.count {
             let word = arguments[index]
             if word == "--" { return nil }
-            guard let command = CommandNames.command(named: word) else { continue }
+            // `help` too: `uti --language de help conforms` asks for help, never looks up "help".
+            guard CommandNames.contains(word) else { continue }
             let fallback = defaultOptions ?? ParserModel.optionsTakingValues(of: CommandName.defaultCommand.command)
             defaultOptions = fallback
-            let options = ParserModel.optionsTakingValues(of: command).union(fallback)
+            let own = CommandNames.command(named: word).map(ParserModel.optionsTakingValues(of:)) ?? []
+            let options = own.union(fallback)
             if firstWord(arguments, optionsTakingValues: options) == index { return index }
+        }
+        return nil
+    }
+
+    /// The first option written `--NAME=` with nothing after `=`, before
+    /// `--`; nil when there is none. The parser would take the next
+    /// argument as its value (`uti inbox --inbox= sub` would empty `sub`).
+    static func emptyAttachedValue(_ arguments: [String]) -> String? {
+        for argument in arguments.dropFirst() {
+            if argument == "--" { return nil }
+            guard argument.hasPrefix("--"), argument.hasSuffix("="), argument.count > 3 else { continue }
+            if argument.dropFirst(2).dropLast().contains("=") { continue }
+            return argument
         }
         return nil
     }

@@ -60,11 +60,20 @@ struct UTI: ParsableCommand {
         // uti open keeps xdg-open's exit codes: 1 for an error in the command line.
         let syntaxStatus =
             arguments.dropFirst().first == Open.configuration.commandName ? Open.Code.syntax : Status.error
+        if let option = CommandWord.emptyAttachedValue(arguments) {
+            Console.error(
+                "uti: \(Escaping.name(option)) has nothing after \"=\": write the value after it, "
+                    + "or an empty value as an argument of its own (\(Escaping.name(String(option.dropLast()))) '')")
+            Glibc.exit(syntaxStatus)
+        }
         if let status = CommandSpelling.check(arguments) { Glibc.exit(RegistryOptions.checkedAnswers(status)) }
         // The parser answers `help WORD` with the general help when WORD is no command: a typo would read as success.
+        // The word it names is the first that is no option's value (`help --language de conforms`).
         if arguments.count > 2, arguments[1] == "help",
-            let word = arguments.dropFirst(2).first(where: { !$0.hasPrefix("-") }),
-            !CommandNames.contains(word)
+            let index = CommandWord.firstWord(
+                Array(arguments.dropFirst()),
+                optionsTakingValues: ParserModel.optionsTakingValues(of: CommandName.defaultCommand.command)),
+            case let word = arguments[index + 1], !CommandNames.contains(word)
         {
             Console.error("uti: help: \"\(Escaping.name(word))\" is not a command; uti --help lists them")
             Glibc.exit(Status.error)

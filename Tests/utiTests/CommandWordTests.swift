@@ -121,7 +121,29 @@ private struct ParserOptions {
         #expect(tried >= 3 * samples.count)
     }
 
+    /// `--NAME=` with nothing after `=` would make the parser take the next
+    /// argument as the value: refused (exit 2) before anything is done, so
+    /// `uti inbox --inbox= sub` never empties `sub`.
     @Test(arguments: [
+        ["--language=", "file", "a.png", "b.txt"], ["file", "--language=", "a.png"], ["--conforming-to=", "jpg"],
+        ["inbox", "--inbox=", "sub"],
+    ])
+    func anEmptyValueAfterAnEqualsSignIsRefused(arguments: [String]) throws {
+        let folder = TemporaryFolder("uti-empty-value")
+        try FileManager.default.createDirectory(atPath: folder.path + "/sub", withIntermediateDirectories: false)
+        try Data("kept".utf8).write(to: URL(fileURLWithPath: folder.path + "/sub/keep.txt"))
+        let run = try Run(arguments, directory: folder.path)
+        let option = try #require(arguments.first { $0.hasSuffix("=") })
+        #expect(run.status == 2 && run.stdout.isEmpty, "\(run.stdout)")
+        #expect(run.stderr.contains("\(option) has nothing after \"=\""), "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path + "/sub") == ["keep.txt"])
+        // An empty value given as an argument of its own, and `--` before it, are words as before.
+        #expect(try Run(["--", "--x="]).status != 2)
+    }
+
+    @Test(arguments: [
+        (["--language", "de", "help", "conforms"], "Unknown option '--language'"),
+        (["--tag-class", "extension", "help"], "Unknown option '--tag-class'"),
         (["--language", "de", "conforms", "jpg", "public.text"], "Unknown option '--language'"),
         (["--tag-class", "extension", "file", "x.png"], "Unknown option '--tag-class'"),
         (["--conforming-to", "public.data", "file", "jpg", "-b"], "Unknown option '--conforming-to'"),
