@@ -503,6 +503,10 @@ public final class InboxProcessor {
             let done = Set(now.map(\.name))
             links.removeAll { done.contains($0.name) }
         }
+        // The staging folders go before the Inbox: a run killed between the
+        // two leaves an Inbox, whose next run reads the records, never a
+        // staging folder with no Inbox to bring a run to it.
+        shared.finish()
         summary.inbox = removeInbox(parent, inboxName, summary)
         return summary
     }

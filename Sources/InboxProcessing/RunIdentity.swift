@@ -61,14 +61,18 @@ struct RunIdentity: Equatable, Sendable {
         return text.isEmpty ? "0" : text
     }()
 
-    /// Field 22 of `/proc/PID/stat`, or nil when no such process runs.
+    /// Field 22 of `/proc/PID/stat`, or nil when no such process runs:
+    /// none has the number, or it has ended and waits only to be reaped
+    /// (state `Z` or `X`), which a run killed a moment ago does until its
+    /// parent waits for it.
     static func startTime(of pid: Int32) -> UInt64? {
         guard let bytes = try? FileContents.read("/proc/\(pid)/stat", limit: 4096),
             let close = bytes.lastIndex(of: UInt8(ascii: ")"))
         else { return nil }
         // After the command's closing parenthesis: field 3 (state) onwards.
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
-        guard fields.count > 19 else { return nil }
+        guard fields.count > 19, let state = fields[0].first, state != UInt8(ascii: "Z"), state != UInt8(ascii: "X")
+        else { return nil }
         return UInt64(String(decoding: fields[19], as: UTF8.self))
     }
 }

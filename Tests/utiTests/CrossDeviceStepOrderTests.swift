@@ -7,7 +7,9 @@ import Testing
 /// killed once the copy is out leaves the next run a record of the copy,
 /// never the whole folder still in the Inbox to copy again as `P-1.app`.
 /// The order of the two renames, as strace sees the built binary make
-/// them, is what makes that so for every moment a kill can land.
+/// them, is what makes that so for every moment a kill can land; and the
+/// staging folder is removed before the Inbox, so that a run killed
+/// between the two still leaves an Inbox to bring the next run to it.
 @Suite struct CrossDeviceStepOrderTests {
     static let strace = ["/usr/bin/strace", "/bin/strace"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
@@ -22,7 +24,8 @@ import Testing
         let log = tree.root + "/strace.log"
         let run = try Run(
             [
-                "-f", "-e", "trace=renameat2,renameat,rename", "-o", log, Run.binary.path, "inbox", tree.documents,
+                "-f", "-e", "trace=renameat2,renameat,rename,unlinkat", "-o", log, Run.binary.path, "inbox",
+                tree.documents,
                 "--inbox", remote.inbox, "--settle", "0", "--no-system",
             ], environment: ["UTI_CACHE_DIR": ""], executable: Self.strace!)
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
@@ -41,5 +44,13 @@ import Testing
         let aside = try #require(setAside, "\(renames)")
         let publish = try #require(published, "\(renames)")
         #expect(aside < publish, "\(renames)")
+        // The staging folder goes before the Inbox does: a run killed between
+        // the two leaves an Inbox, which brings the next run to the records.
+        let removals = lines.filter { $0.contains("unlinkat(") && $0.contains("AT_REMOVEDIR") && $0.hasSuffix("= 0") }
+        let staging = removals.firstIndex { $0.contains("\".uti-staging-") }
+        let inbox = removals.firstIndex { $0.contains("\"Inbox\", AT_REMOVEDIR") }
+        let stagingGone = try #require(staging, "\(removals)")
+        let inboxGone = try #require(inbox, "\(removals)")
+        #expect(stagingGone < inboxGone, "\(removals)")
     }
 }
