@@ -9,7 +9,7 @@
 # Needs valgrind (callgrind counts which functions run) and a release build.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-command -v valgrind >/dev/null 2>&1 || { echo "make-startup-order.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+command -v valgrind >/dev/null 2>&1 || { echo "make-startup-order.sh: needs valgrind (apt-get update && apt-get install valgrind)" >&2; exit 1; }
 "$root/tools/build-release.sh" >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
